@@ -1,0 +1,40 @@
+/* cudaoptics — LGPL-2.1-or-later
+ *
+ * Every GStreamer version difference lives here, never in element files.
+ * The floor is 1.16; GStreamer's CUDA library (1.22+, unstable API) is used
+ * when the build found it (HAVE_GST_CUDA).
+ */
+#ifndef __GST_CO_COMPAT_H__
+#define __GST_CO_COMPAT_H__
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <gst/gst.h>
+
+#ifdef HAVE_GST_CUDA
+#ifndef GST_USE_UNSTABLE_API
+#define GST_USE_UNSTABLE_API
+#endif
+#include <gst/cuda/gstcudacontext.h>
+#include <gst/cuda/gstcudaloader.h>
+#include <gst/cuda/gstcudamemory.h>
+#include <gst/cuda/gstcudabufferpool.h>
+#include <gst/cuda/gstcudautils.h>
+#endif
+
+G_BEGIN_DECLS
+
+/* 1.18 */
+#if !GST_CHECK_VERSION (1, 18, 0)
+#define gst_type_mark_as_plugin_api(type, flags) G_STMT_START { (void) (type); } G_STMT_END
+#endif
+
+/* 1.20 gives gst_caps_features_new_single; older versions the variadic one */
+#if !GST_CHECK_VERSION (1, 20, 0)
+#define gst_caps_features_new_single(f) gst_caps_features_new ((f), NULL)
+#endif
+
+G_END_DECLS
+#endif

@@ -1,0 +1,220 @@
+/* cudaoptics — LGPL-2.1-or-later */
+#include "gstcohostmemory.h"
+
+#ifdef HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+GST_DEBUG_CATEGORY_STATIC (gst_co_host_memory_debug);
+#define GST_CAT_DEFAULT gst_co_host_memory_debug
+
+#define GST_CO_HOST_MEMORY_NAME "CoHostMemory"
+
+typedef struct
+{
+  GstMemory mem;
+  guint8 *host;                 /* start of the whole allocation */
+  guint8 *device;               /* its device alias (integrated), or NULL */
+} GstCoHostMemory;
+
+struct _GstCoHostAllocator
+{
+  GstAllocator parent;
+  GstCoDevice *device;
+};
+
+G_DEFINE_TYPE_WITH_CODE (GstCoHostAllocator, gst_co_host_allocator,
+    GST_TYPE_ALLOCATOR,
+    GST_DEBUG_CATEGORY_INIT (gst_co_host_memory_debug, "cohostmemory", 0,
+        "cudaoptics pinned/mapped host memory"));
+
+static GstCoHostMemory *
+wrap (GstAllocator * alloc, GstMemory * parent, guint8 * host, guint8 * dev,
+    gsize maxsize, gsize align, gsize offset, gsize size, GstMemoryFlags flags)
+{
+  GstCoHostMemory *m = g_new0 (GstCoHostMemory, 1);
+
+  gst_memory_init (GST_MEMORY_CAST (m), flags, alloc, parent, maxsize, align,
+      offset, size);
+  m->host = host;
+  m->device = dev;
+  return m;
+}
+
+static GstMemory *
+gst_co_host_allocator_alloc (GstAllocator * allocator, gsize size,
+    GstAllocationParams * params)
+{
+  GstCoHostAllocator *self = GST_CO_HOST_ALLOCATOR (allocator);
+  gsize maxsize = params->prefix + size + params->padding;
+  guint8 *host = NULL, *dev = NULL;
+
+  /* page-aligned allocations satisfy any alignment GStreamer asks for */
+  if (params->align >= 4096) {
+    GST_ERROR_OBJECT (self, "alignment %" G_GSIZE_FORMAT " not supported",
+        params->align + 1);
+    return NULL;
+  }
+#ifdef HAVE_CUDA
+  if (!gst_co_device_push (self->device))
+    return NULL;
+  if (self->device->integrated) {
+    if (GST_CO_CUDA_OK (self, cudaHostAlloc ((void **) &host, maxsize,
+                cudaHostAllocPortable | cudaHostAllocMapped)))
+      GST_CO_CUDA_OK (self, cudaHostGetDevicePointer ((void **) &dev, host,
+              0));
+  } else {
+    GST_CO_CUDA_OK (self, cudaHostAlloc ((void **) &host, maxsize,
+            cudaHostAllocPortable));
+  }
+  gst_co_device_pop (self->device);
+#endif
+  if (!host) {
+    GST_ERROR_OBJECT (self, "could not allocate %" G_GSIZE_FORMAT
+        " bytes of pinned host memory", maxsize);
+    return NULL;
+  }
+  if (params->flags & GST_MEMORY_FLAG_ZERO_PREFIXED && params->prefix)
+    memset (host, 0, params->prefix);
+  if (params->flags & GST_MEMORY_FLAG_ZERO_PADDED && params->padding)
+    memset (host + params->prefix + size, 0, params->padding);
+  return GST_MEMORY_CAST (wrap (allocator, NULL, host, dev, maxsize,
+          params->align, params->prefix, size, params->flags));
+}
+
+static void
+gst_co_host_allocator_free (GstAllocator * allocator, GstMemory * mem)
+{
+  GstCoHostAllocator *self = GST_CO_HOST_ALLOCATOR (allocator);
+  GstCoHostMemory *m = (GstCoHostMemory *) mem;
+
+#ifdef HAVE_CUDA
+  if (!mem->parent && gst_co_device_push (self->device)) {
+    GST_CO_CUDA_OK (self, cudaFreeHost (m->host));
+    gst_co_device_pop (self->device);
+  }
+#else
+  (void) self;
+#endif
+  g_free (m);
+}
+
+static gpointer
+host_map (GstMemory * mem, gsize maxsize, GstMapFlags flags)
+{
+  return ((GstCoHostMemory *) mem)->host;
+}
+
+static void
+host_unmap (GstMemory * mem)
+{
+}
+
+static GstMemory *
+host_share (GstMemory * mem, gssize offset, gssize size)
+{
+  GstCoHostMemory *m = (GstCoHostMemory *) mem;
+  GstMemory *parent = mem->parent ? mem->parent : mem;
+
+  if (size == -1)
+    size = mem->size - offset;
+  return GST_MEMORY_CAST (wrap (mem->allocator, parent, m->host, m->device,
+          mem->maxsize, mem->align, mem->offset + offset, size,
+          GST_MINI_OBJECT_FLAGS (parent) | GST_MINI_OBJECT_FLAG_LOCK_READONLY));
+}
+
+static gboolean
+host_is_span (GstMemory * m1, GstMemory * m2, gsize * offset)
+{
+  if (offset)
+    *offset = m1->offset - m1->parent->offset;
+  return ((GstCoHostMemory *) m1)->host == ((GstCoHostMemory *) m2)->host &&
+      m1->offset + m1->size == m2->offset;
+}
+
+static void
+gst_co_host_allocator_dispose (GObject * object)
+{
+  gst_clear_object (&GST_CO_HOST_ALLOCATOR (object)->device);
+  G_OBJECT_CLASS (gst_co_host_allocator_parent_class)->dispose (object);
+}
+
+static void
+gst_co_host_allocator_class_init (GstCoHostAllocatorClass * klass)
+{
+  GstAllocatorClass *aclass = GST_ALLOCATOR_CLASS (klass);
+
+  G_OBJECT_CLASS (klass)->dispose = gst_co_host_allocator_dispose;
+  aclass->alloc = gst_co_host_allocator_alloc;
+  aclass->free = gst_co_host_allocator_free;
+}
+
+static void
+gst_co_host_allocator_init (GstCoHostAllocator * self)
+{
+  GstAllocator *alloc = GST_ALLOCATOR_CAST (self);
+
+  alloc->mem_type = GST_CO_HOST_MEMORY_NAME;
+  alloc->mem_map = host_map;
+  alloc->mem_unmap = host_unmap;
+  alloc->mem_share = host_share;
+  alloc->mem_is_span = host_is_span;
+  /* a plain mem_copy (map, memcpy) is what the default gives us */
+  GST_OBJECT_FLAG_SET (self, GST_ALLOCATOR_FLAG_CUSTOM_ALLOC);
+}
+
+GstAllocator *
+gst_co_host_allocator_new (GstCoDevice * device)
+{
+  GstCoHostAllocator *self = g_object_new (GST_TYPE_CO_HOST_ALLOCATOR, NULL);
+
+  gst_object_ref_sink (self);
+  self->device = gst_object_ref (device);
+  return GST_ALLOCATOR_CAST (self);
+}
+
+GstBufferPool *
+gst_co_host_pool_new (GstAllocator * allocator, GstCaps * caps, guint * size,
+    guint min, guint max)
+{
+  GstBufferPool *pool = gst_video_buffer_pool_new ();
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+  GstAllocationParams params;
+  GstVideoInfo info;
+
+  if (!gst_video_info_from_caps (&info, caps)) {
+    gst_structure_free (config);
+    gst_object_unref (pool);
+    return NULL;
+  }
+  gst_allocation_params_init (&params);
+  gst_buffer_pool_config_set_params (config, caps, (guint) info.size, min,
+      max);
+  gst_buffer_pool_config_set_allocator (config, allocator, &params);
+  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  if (!gst_buffer_pool_set_config (pool, config)) {
+    gst_object_unref (pool);
+    return NULL;
+  }
+  /* the pool may have changed the size */
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_get_params (config, NULL, size, NULL, NULL);
+  gst_structure_free (config);
+  return pool;
+}
+
+gboolean
+gst_is_co_host_memory (GstMemory * mem)
+{
+  return mem && mem->allocator && GST_IS_CO_HOST_ALLOCATOR (mem->allocator);
+}
+
+gpointer
+gst_co_host_memory_device_ptr (GstMemory * mem, gpointer host)
+{
+  GstCoHostMemory *m = (GstCoHostMemory *) mem;
+
+  if (!gst_is_co_host_memory (mem) || !m->device)
+    return NULL;
+  return m->device + ((guint8 *) host - m->host);
+}

@@ -1,0 +1,152 @@
+/* cudaoptics — LGPL-2.1-or-later
+ *
+ * Backward-mapping remap core shared by every geometric element: the
+ * compressed 32-bit LUT entry (Kim et al. 2022, Eq. 2/3, extended with
+ * sub-pixel positions for bilinear sampling) and the samplers.  The CPU
+ * references and the CUDA kernels include this one file, so both backends
+ * compute the same integers.
+ *
+ * Entry layout, one uint32_t per output pixel:
+ *   nearest:  x | y << 16, the source pixel itself.
+ *   bilinear: qx | qy << 16 with q = round ((s + 1) * 2^F): the source
+ *             coordinate offset by one pixel (so that samples in (-1, 0)
+ *             whose right/lower tap is still inside stay representable) in
+ *             fixed point with F fractional bits.  F is the largest value
+ *             <= CO_LUT_MAX_FRAC_BITS for which (size + 1) << F fits in 16
+ *             bits: 5 bits (1/32 px, OpenCV's remap precision) up to 2046
+ *             pixels, 4 bits up to 4094, 3 bits up to 8190, 1 bit at 16384.
+ *   CO_LUT_UNMAPPED (all ones) marks "no source pixel": the output takes the
+ *   border colour.  No valid entry can equal it since sizes stay < 32768.
+ */
+#ifndef CO_REMAP_H
+#define CO_REMAP_H
+
+#include "co_frame.h"
+#include <math.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CO_LUT_UNMAPPED 0xffffffffu
+#define CO_LUT_MAX_FRAC_BITS 7  /* keeps 65535 * 2^(2F) inside 32 bits */
+#define CO_REMAP_MAX_SIZE 16384
+
+typedef enum
+{
+  CO_INTERP_NEAREST = 0,
+  CO_INTERP_BILINEAR = 1,
+} CoInterp;
+
+CO_HD int
+co_lut_frac_bits (int src_w, int src_h)
+{
+  int m = (src_w > src_h ? src_w : src_h) + 1;
+  int f = CO_LUT_MAX_FRAC_BITS;
+  while (f > 0 && (m << f) > 65534)
+    f--;
+  return f;
+}
+
+/* Comparisons are written so that NaN lands on the unmapped side. */
+CO_HD uint32_t
+co_lut_encode_nearest (float sx, float sy, int src_w, int src_h)
+{
+  float rx = floorf (sx + 0.5f), ry = floorf (sy + 0.5f);
+  if (!(rx >= 0.0f && rx <= (float) (src_w - 1) && ry >= 0.0f
+          && ry <= (float) (src_h - 1)))
+    return CO_LUT_UNMAPPED;
+  return (uint32_t) rx | ((uint32_t) ry << 16);
+}
+
+CO_HD void
+co_lut_decode_nearest (uint32_t e, int *x, int *y)
+{
+  *x = (int) (e & 0xffff);
+  *y = (int) (e >> 16);
+}
+
+CO_HD uint32_t
+co_lut_encode_bilinear (float sx, float sy, int src_w, int src_h, int frac)
+{
+  float s = (float) (1 << frac);
+  float fx = (sx + 1.0f) * s, fy = (sy + 1.0f) * s;
+  if (!(fx > 0.0f && fx < (float) ((src_w + 1) << frac) && fy > 0.0f
+          && fy < (float) ((src_h + 1) << frac)))
+    return CO_LUT_UNMAPPED;
+  return (uint32_t) (fx + 0.5f) | ((uint32_t) (fy + 0.5f) << 16);
+}
+
+CO_HD void
+co_lut_decode_bilinear (uint32_t e, int frac, int *x0, int *y0, int *wx,
+    int *wy)
+{
+  uint32_t qx = e & 0xffff, qy = e >> 16, m = (1u << frac) - 1;
+  *x0 = (int) (qx >> frac) - 1;
+  *y0 = (int) (qy >> frac) - 1;
+  *wx = (int) (qx & m);
+  *wy = (int) (qy & m);
+}
+
+CO_HD uint32_t
+co_lut_encode (CoInterp interp, float sx, float sy, int src_w, int src_h,
+    int frac)
+{
+  return interp == CO_INTERP_NEAREST ?
+      co_lut_encode_nearest (sx, sy, src_w, src_h) :
+      co_lut_encode_bilinear (sx, sy, src_w, src_h, frac);
+}
+
+/* One source plane as the samplers see it. */
+typedef struct
+{
+  const uint8_t *data;
+  int32_t pitch, width, height;
+} CoSrcPlane;
+
+CO_HD uint32_t
+co_tap (const CoSrcPlane * s, CoPixKind k, int x, int y, uint32_t border)
+{
+  if (x < 0 || y < 0 || x >= s->width || y >= s->height)
+    return border;
+  return co_pix_load (s->data + (size_t) y * s->pitch +
+      (size_t) x * co_pix_bpp (k), k);
+}
+
+/* Out-of-frame taps take the border value, as OpenCV's BORDER_CONSTANT. */
+CO_HD uint32_t
+co_sample (const CoSrcPlane * s, CoPixKind k, CoInterp interp, int frac,
+    uint32_t e, uint32_t border)
+{
+  int x0, y0, wx, wy, c;
+  uint32_t t00, t01, t10, t11, out = 0, one, half;
+
+  if (e == CO_LUT_UNMAPPED)
+    return border;
+  if (interp == CO_INTERP_NEAREST) {
+    co_lut_decode_nearest (e, &x0, &y0);
+    return co_pix_load (s->data + (size_t) y0 * s->pitch +
+        (size_t) x0 * co_pix_bpp (k), k);
+  }
+  co_lut_decode_bilinear (e, frac, &x0, &y0, &wx, &wy);
+  t00 = co_tap (s, k, x0, y0, border);
+  t01 = co_tap (s, k, x0 + 1, y0, border);
+  t10 = co_tap (s, k, x0, y0 + 1, border);
+  t11 = co_tap (s, k, x0 + 1, y0 + 1, border);
+  one = 1u << frac;
+  half = (1u << (2 * frac)) >> 1;
+  for (c = 0; c < co_pix_channels (k); c++) {
+    uint32_t top = co_pix_channel (t00, k, c) * (one - wx) +
+        co_pix_channel (t01, k, c) * wx;
+    uint32_t bot = co_pix_channel (t10, k, c) * (one - wx) +
+        co_pix_channel (t11, k, c) * wx;
+    uint32_t v = (top * (one - wy) + bot * wy + half) >> (2 * frac);
+    out = co_pix_set_channel (out, k, c, v);
+  }
+  return out;
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CO_REMAP_H */

@@ -1,0 +1,92 @@
+/* cudaoptics — LGPL-2.1-or-later
+ *
+ * cudalensdistort's LUT builders and remappers: C references (always built)
+ * and CUDA launchers (built with the cuda option).  Callers own all memory:
+ * co_lut_layout() says how large each table is, the caller allocates it on
+ * the host (CPU functions) or on the device (CUDA functions).
+ *
+ * CUDA launchers take the caller's cudaStream_t as void *, launch, and return
+ * the cudaError_t of the launch as an int (0 = success).  They never
+ * allocate, copy, print or synchronise.  Device frames must be aligned to
+ * their pixel size (pitch and base), which every CUDA allocation is.
+ */
+#ifndef CO_LENSDISTORT_H
+#define CO_LENSDISTORT_H
+
+#include <stddef.h>
+#include "lensdistort_math.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum
+{
+  CO_LUT_COMPRESSED = 0,        /* one 32-bit entry per output pixel */
+  CO_LUT_TWO_TABLE = 1,         /* float x and y tables (the paper's GPU_LUT) */
+  CO_LUT_COMPUTE = 2,           /* no table: the model per pixel (GPU_naive) */
+} CoLutMode;
+
+/* One table geometry; pitch is in entries and a multiple of 4. */
+typedef struct
+{
+  int32_t width, height, pitch;
+  uint32_t *packed;             /* CO_LUT_COMPRESSED */
+  float *x, *y;                 /* CO_LUT_TWO_TABLE; NaN where unmapped */
+} CoLutPlane;
+
+/* plane[0] serves plane 0 of the frame, plane[1] every subsampled plane. */
+typedef struct
+{
+  CoLutMode mode;
+  CoInterp interp;
+  CoFormat format;
+  int32_t n_geometries;
+  int32_t frac[2];
+  CoLutPlane plane[2];
+} CoLut;
+
+/* Host-side parameter set-up (double in, the floats both backends use out) */
+void co_lens_params_init_hmd (CoLensParams * p, int width, int height,
+    double k1, double k2, double center_x, double center_y, int stereo);
+/* K = {fx, fy, cx, cy}, dist = {k1, k2, p1, p2, k3}, new_k likewise */
+void co_lens_params_init_camera (CoLensParams * p, int width, int height,
+    const double k[4], const double dist[5], const double new_k[4]);
+/* cv::getOptimalNewCameraMatrix for an image of the same size: alpha 0 keeps
+ * only valid pixels, 1 keeps every source pixel.  Returns 0 when the
+ * distortion folds the border over (no usable rectangle). */
+int co_lens_optimal_new_camera (const double k[4], const double dist[5],
+    int width, int height, double alpha, double new_k[4]);
+
+/* Fills sizes, pitches and fractional bits; leaves the pointers NULL. */
+void co_lut_layout (CoLut * lut, CoLutMode mode, CoInterp interp,
+    CoFormat format, int width, int height);
+/* Bytes of one table of geometry g (0 for CO_LUT_COMPUTE). */
+size_t co_lut_table_bytes (const CoLut * lut, int g);
+
+/* C references.  Rows run in parallel under OpenMP where it was found. */
+void co_lens_build_lut_cpu (const CoLensParams * p, CoLut * lut);
+void co_lens_remap_cpu (const CoLensParams * p, const CoLut * lut,
+    const CoFrame * in, CoFrame * out, const uint32_t border[CO_MAX_PLANES]);
+/* The paper's forward mapping (benchmark only, nearest, single plane):
+ * fwd holds per SOURCE pixel the output pixel it lands on. */
+void co_lens_build_forward_cpu (const CoLensParams * p, uint32_t * fwd,
+    int pitch);
+void co_lens_remap_forward_cpu (const uint32_t * fwd, int pitch,
+    const CoFrame * in, CoFrame * out);
+
+/* CUDA launchers */
+int co_lens_build_lut_cuda (const CoLensParams * p, const CoLut * lut,
+    void *stream);
+int co_lens_remap_cuda (const CoLensParams * p, const CoLut * lut,
+    const CoFrame * in, CoFrame * out, const uint32_t border[CO_MAX_PLANES],
+    void *stream);
+int co_lens_build_forward_cuda (const CoLensParams * p, uint32_t * fwd,
+    int pitch, void *stream);
+int co_lens_remap_forward_cuda (const uint32_t * fwd, int pitch,
+    const CoFrame * in, CoFrame * out, void *stream);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CO_LENSDISTORT_H */

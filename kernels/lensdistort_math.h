@@ -1,0 +1,126 @@
+/* cudaoptics — LGPL-2.1-or-later
+ *
+ * The lens models of cudalensdistort, written once for the CPU reference,
+ * the LUT builders and the per-pixel ("none") kernels.  Coordinates are
+ * pixel indices (pixel centres on integers, OpenCV's convention).  Each
+ * function maps an OUTPUT pixel to the SOURCE position it samples (backward
+ * mapping).
+ *
+ * Bit-exactness between backends rests on plain IEEE float arithmetic: the
+ * CUDA side is built with -fmad=false and the C side with
+ * -ffp-contract=off, and nothing here calls a transcendental function.
+ */
+#ifndef CO_LENSDISTORT_MATH_H
+#define CO_LENSDISTORT_MATH_H
+
+#include "co_remap.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum
+{
+  CO_LENS_HMD = 0,
+  CO_LENS_CAMERA = 1,
+} CoLensModel;
+
+/* Derived, ready-to-use parameters; co_lens_params_init() fills them so that
+ * both backends see the very same floats. */
+typedef struct
+{
+  int32_t model, width, height;
+  /* hmd: per eye (two when stereo) centre in pixels, 1/R^2 */
+  int32_t stereo, eye_w;
+  float k1, k2, ecx0, ecx1, ecy, inv_r2;
+  /* camera: source intrinsics and distortion, 1/new focal, new centre */
+  float fx, fy, cx, cy, ck1, ck2, ck3, p1, p2, ifx, ify, ncx, ncy;
+} CoLensParams;
+
+/* HMD pre-distortion (the paper's model):
+ *   x_s = c + (x_o - c) / (1 + k1 r^2 + k2 r^4),  r = |x_o - c| / R
+ * with c the lens centre of the eye and R the eye's half-diagonal, so r is 1
+ * in the eye's corners whatever the resolution.  Where the denominator is not
+ * positive, or the source falls outside the eye's half in stereo, there is no
+ * source pixel. */
+CO_HD int
+co_lens_map_hmd (const CoLensParams * p, float x, float y, float *sx,
+    float *sy)
+{
+  /* a select, not an array index, so that the device keeps p in registers */
+  int eye = (p->stereo && x >= (float) p->eye_w) ? 1 : 0;
+  float ecx = eye ? p->ecx1 : p->ecx0;
+  float dx = x - ecx, dy = y - p->ecy;
+  float r2 = (dx * dx + dy * dy) * p->inv_r2;
+  float d = 1.0f + r2 * (p->k1 + r2 * p->k2);
+  if (!(d > 1e-6f))
+    return 0;
+  *sx = ecx + dx / d;
+  *sy = p->ecy + dy / d;
+  if (p->stereo) {
+    /* all taps with a non-zero weight stay inside the eye */
+    float x0 = (float) (eye * p->eye_w);
+    float x1 = (float) (eye ? p->width : p->eye_w) - 1.0f;
+    if (!(*sx >= x0 && *sx <= x1))
+      return 0;
+  }
+  return 1;
+}
+
+/* Brown-Conrady, as cv::initUndistortRectifyMap with R = I: the output is the
+ * ideal pinhole image of the new camera matrix, each pixel distorted into the
+ * source with the camera's own intrinsics. */
+CO_HD int
+co_lens_map_camera (const CoLensParams * p, float u, float v, float *sx,
+    float *sy)
+{
+  float x = (u - p->ncx) * p->ifx, y = (v - p->ncy) * p->ify;
+  float x2 = x * x, y2 = y * y, r2 = x2 + y2, xy2 = 2.0f * x * y;
+  float kr = 1.0f + ((p->ck3 * r2 + p->ck2) * r2 + p->ck1) * r2;
+  float xd = x * kr + p->p1 * xy2 + p->p2 * (r2 + 2.0f * x2);
+  float yd = y * kr + p->p1 * (r2 + 2.0f * y2) + p->p2 * xy2;
+  *sx = p->fx * xd + p->cx;
+  *sy = p->fy * yd + p->cy;
+  return 1;
+}
+
+CO_HD int
+co_lens_map (const CoLensParams * p, float x, float y, float *sx, float *sy)
+{
+  return p->model == CO_LENS_HMD ? co_lens_map_hmd (p, x, y, sx, sy) :
+      co_lens_map_camera (p, x, y, sx, sy);
+}
+
+/* Map pixel (px, py) of a plane subsampled by 2^shift: its centre goes to
+ * frame coordinates (centre-sited chroma), through the model, and back. */
+CO_HD int
+co_lens_map_plane (const CoLensParams * p, int shift, int px, int py,
+    float *sx, float *sy)
+{
+  float s, o, fx, fy;
+  if (shift == 0)
+    return co_lens_map (p, (float) px, (float) py, sx, sy);
+  s = (float) (1 << shift);
+  o = 0.5f * (s - 1.0f);
+  if (!co_lens_map (p, (float) px * s + o, (float) py * s + o, &fx, &fy))
+    return 0;
+  *sx = (fx - o) / s;
+  *sy = (fy - o) / s;
+  return 1;
+}
+
+/* The compressed LUT entry of one output pixel; src_w/src_h are the plane's. */
+CO_HD uint32_t
+co_lens_entry (const CoLensParams * p, int shift, int px, int py,
+    CoInterp interp, int frac, int src_w, int src_h)
+{
+  float sx, sy;
+  if (!co_lens_map_plane (p, shift, px, py, &sx, &sy))
+    return CO_LUT_UNMAPPED;
+  return co_lut_encode (interp, sx, sy, src_w, src_h, frac);
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CO_LENSDISTORT_MATH_H */
