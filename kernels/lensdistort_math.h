@@ -44,8 +44,8 @@ typedef struct
  * positive, or the source falls outside the eye's half in stereo, there is no
  * source pixel. */
 CO_HD int
-co_lens_map_hmd (const CoLensParams * p, float x, float y, float *sx,
-    float *sy)
+co_lens_map_hmd (const CoLensParams * p, float x, float y, float slack,
+    float *sx, float *sy)
 {
   /* a select, not an array index, so that the device keeps p in registers */
   int eye = (p->stereo && x >= (float) p->eye_w) ? 1 : 0;
@@ -58,9 +58,10 @@ co_lens_map_hmd (const CoLensParams * p, float x, float y, float *sx,
   *sx = ecx + dx / d;
   *sy = p->ecy + dy / d;
   if (p->stereo) {
-    /* all taps with a non-zero weight stay inside the eye */
-    float x0 = (float) (eye * p->eye_w);
-    float x1 = (float) (eye ? p->width : p->eye_w) - 1.0f;
+    /* all taps with a non-zero weight stay inside the eye; a subsampled
+     * plane's pixel may straddle the seam by its own half-footprint */
+    float x0 = (float) (eye * p->eye_w) - slack;
+    float x1 = (float) (eye ? p->width : p->eye_w) - 1.0f + slack;
     if (!(*sx >= x0 && *sx <= x1))
       return 0;
   }
@@ -85,9 +86,10 @@ co_lens_map_camera (const CoLensParams * p, float u, float v, float *sx,
 }
 
 CO_HD int
-co_lens_map (const CoLensParams * p, float x, float y, float *sx, float *sy)
+co_lens_map (const CoLensParams * p, float x, float y, float slack,
+    float *sx, float *sy)
 {
-  return p->model == CO_LENS_HMD ? co_lens_map_hmd (p, x, y, sx, sy) :
+  return p->model == CO_LENS_HMD ? co_lens_map_hmd (p, x, y, slack, sx, sy) :
       co_lens_map_camera (p, x, y, sx, sy);
 }
 
@@ -99,10 +101,10 @@ co_lens_map_plane (const CoLensParams * p, int shift, int px, int py,
 {
   float s, o, fx, fy;
   if (shift == 0)
-    return co_lens_map (p, (float) px, (float) py, sx, sy);
+    return co_lens_map (p, (float) px, (float) py, 0.0f, sx, sy);
   s = (float) (1 << shift);
   o = 0.5f * (s - 1.0f);
-  if (!co_lens_map (p, (float) px * s + o, (float) py * s + o, &fx, &fy))
+  if (!co_lens_map (p, (float) px * s + o, (float) py * s + o, o, &fx, &fy))
     return 0;
   *sx = (fx - o) / s;
   *sy = (fy - o) / s;
