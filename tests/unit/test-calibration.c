@@ -332,8 +332,9 @@ test_inline_errors (void)
       GST_CO_CALIBRATION_ERROR_PARSE, "dist_coeffs.rows");
   edit_fails (yaml_4coef_alias, "[ -1.0e-01, ", "[ ",
       GST_CO_CALIBRATION_ERROR_PARSE, "dist_coeffs is 4x1 but");
-  edit_fails (yaml_4coef_alias, "data: [ -1.0e-01, 1.0e-02, 1.0e-03, -2.0e-03 ]",
-      "data: [ ]", GST_CO_CALIBRATION_ERROR_PARSE, "dist_coeffs has no data");
+  edit_fails (yaml_4coef_alias, "[ -1.0e-01, 1.0e-02, 1.0e-03, -2.0e-03 ]",
+      "[ ]", GST_CO_CALIBRATION_ERROR_PARSE,
+      "dist_coeffs is 4x1 but its data has 0 values");
   edit_fails (yaml_4coef_alias, "dist_coeffs:", "dist_coeffs_x:",
       GST_CO_CALIBRATION_ERROR_PARSE, "no distortion_coefficients");
   edit_fails (yaml_4coef_alias, "]\ndist", "\ndist",

@@ -1,0 +1,595 @@
+/* cudaoptics — LGPL-2.1-or-later
+ *
+ * cudalensdistort as GStreamer sees it, on the CPU backend (no GPU needed):
+ * negotiation, pixels against the independent model reference, state
+ * changes, live property changes, tiny frames and bad calibration files.
+ */
+#include <gst/controller/gstinterpolationcontrolsource.h>
+#include <gst/controller/gstdirectcontrolbinding.h>
+#include "lensdistort-common.h"
+#include "gstcocalibration.h"
+
+#define CPU "cudalensdistort backend=cpu "
+
+static gchar *
+data_path (const gchar * dir_env, const gchar * name)
+{
+  return g_build_filename (g_getenv (dir_env), name, NULL);
+}
+
+GST_START_TEST (test_formats_negotiate)
+{
+  guint i;
+  const gint sizes[][2] = { {64, 48}, {33, 17} };
+  GRand *rand = g_rand_new_with_seed (1);
+
+  for (i = 0; i < G_N_ELEMENTS (all_formats); i++) {
+    guint s;
+    for (s = 0; s < G_N_ELEMENTS (sizes); s++) {
+      GstCaps *caps = video_caps (all_formats[i], sizes[s][0], sizes[s][1]);
+      GstHarness *h = lens_harness (CPU, gst_caps_ref (caps));
+      GstVideoInfo info;
+      GstBuffer *in, *out;
+      GstCaps *outcaps;
+
+      gst_video_info_from_caps (&info, caps);
+      in = make_frame (&info, rand, FALSE);
+      out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+      fail_unless (out != NULL);
+      outcaps = gst_pad_get_current_caps (h->sinkpad);
+      fail_unless (gst_caps_is_equal (outcaps, caps), "%" GST_PTR_FORMAT
+          " != %" GST_PTR_FORMAT, outcaps, caps);
+      /* k = 0 by default: the identity */
+      fail_unless (frames_equal (&info, in, out, NULL), "%s %dx%d changed",
+          all_formats[i], sizes[s][0], sizes[s][1]);
+      gst_caps_unref (outcaps);
+      gst_buffer_unref (in);
+      gst_buffer_unref (out);
+      gst_caps_unref (caps);
+      gst_harness_teardown (h);
+    }
+  }
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_unsupported_caps)
+{
+  const gchar *bad[] = {
+    "video/x-raw, format=YUY2, width=64, height=48, framerate=30/1",
+    "video/x-raw, format=RGBA, width=20000, height=8, framerate=30/1",
+    "video/x-bayer, format=rggb, width=64, height=48, framerate=30/1",
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (bad); i++) {
+    GstHarness *h = gst_harness_new_parse (CPU);
+    gst_harness_set_src_caps_str (h, bad[i]);
+    fail_unless_equals_int (gst_harness_push (h, gst_buffer_new_and_alloc
+            (64 * 48 * 4)), GST_FLOW_NOT_NEGOTIATED);
+    gst_harness_teardown (h);
+  }
+}
+
+GST_END_TEST;
+
+/* The element's pixels against the independent double-precision models. */
+static void
+check_against_reference (const gchar * format, const gchar * props,
+    const RefLens * ref, gboolean nearest, gboolean smooth)
+{
+  GstCaps *caps = video_caps (format, ref->width, ref->height);
+  gchar *desc = g_strdup_printf (CPU "border-color=0xff204080 "
+      "interpolation=%s %s", nearest ? "nearest" : "bilinear", props);
+  GRand *rand = g_rand_new_with_seed (42);
+  GstVideoInfo info;
+  GstBuffer *in, *out;
+  GstVideoFrame fi, fo;
+  CoFormat cf;
+  uint32_t border[CO_MAX_PLANES];
+  long bad = 0, checked = 0;
+  guint p;
+
+  gst_video_info_from_caps (&info, caps);
+  cf = co_format_of (GST_VIDEO_INFO_FORMAT (&info));
+  co_format_border (cf, 0xff204080, border);
+  in = make_frame (&info, rand, smooth);
+  out = run_frame (desc, caps, in);
+  gst_video_frame_map (&fi, &info, in, GST_MAP_READ);
+  gst_video_frame_map (&fo, &info, out, GST_MAP_READ);
+  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (&info); p++) {
+    CoPixKind kind = co_format_plane_kind (cf, p);
+    int shift = co_format_plane_shift (cf, p), pw, ph, c;
+    uint32_t bc[4];
+    co_plane_size (ref->width, ref->height, shift, &pw, &ph);
+    for (c = 0; c < 4; c++)
+      bc[c] = co_pix_channel (border[p], kind, c);
+    bad += ref_check_plane (ref, shift, nearest, co_lut_frac_bits (pw, ph),
+        GST_VIDEO_FRAME_PLANE_DATA (&fi, p), GST_VIDEO_FRAME_PLANE_STRIDE (&fi,
+            p), GST_VIDEO_FRAME_PLANE_DATA (&fo, p),
+        GST_VIDEO_FRAME_PLANE_STRIDE (&fo, p), pw, ph, co_pix_bpp (kind),
+        kind == CO_PIX_U16X1, bc, &checked);
+  }
+  gst_video_frame_unmap (&fi);
+  gst_video_frame_unmap (&fo);
+  fail_unless (bad == 0, "%s [%s]: %ld of %ld pixels differ from the model",
+      format, desc, bad, checked);
+  fail_unless (checked > ref->width * ref->height / 2);
+  gst_buffer_unref (in);
+  gst_buffer_unref (out);
+  gst_caps_unref (caps);
+  g_rand_free (rand);
+  g_free (desc);
+}
+
+GST_START_TEST (test_hmd_reference)
+{
+  const gchar *formats[] = { "RGBA", "RGB", "GRAY8", "GRAY16_LE", "NV12",
+    "I420"
+  };
+  guint i, interp, stereo;
+
+  for (i = 0; i < G_N_ELEMENTS (formats); i++) {
+    for (stereo = 0; stereo < 2; stereo++) {
+      for (interp = 0; interp < 2; interp++) {
+        RefLens r = { 0 };
+        gchar *props;
+        r.width = 203;
+        r.height = 118;
+        r.stereo = stereo;
+        r.k1 = stereo ? 0.22 : -0.35;
+        r.k2 = 0.07;
+        r.center_x = 0.43;
+        r.center_y = 0.52;
+        props = g_strdup_printf ("model=hmd k1=%g k2=%g center-x=%g "
+            "center-y=%g stereo=%d", r.k1, r.k2, r.center_x, r.center_y,
+            stereo);
+        check_against_reference (formats[i], props, &r, interp == 0, FALSE);
+        check_against_reference (formats[i], props, &r, interp == 0, TRUE);
+        g_free (props);
+      }
+    }
+  }
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_camera_reference)
+{
+  const gchar *formats[] = { "BGRx", "GRAY8", "NV12", "I420" };
+  guint i, interp;
+
+  for (i = 0; i < G_N_ELEMENTS (formats); i++) {
+    for (interp = 0; interp < 2; interp++) {
+      RefLens r = { 0 };
+      gchar *props;
+      r.camera = 1;
+      r.width = 160;
+      r.height = 121;
+      r.fx = r.nfx = 140.5;
+      r.fy = r.nfy = 138.25;
+      r.cx = r.ncx = 81.3;
+      r.cy = r.ncy = 58.9;
+      r.k1 = -0.31;
+      r.k2 = 0.11;
+      r.k3 = -0.02;
+      r.p1 = 0.0021;
+      r.p2 = -0.0013;
+      props = g_strdup_printf ("model=camera fx=%g fy=%g cx=%g cy=%g k1=%g "
+          "k2=%g k3=%g p1=%g p2=%g", r.fx, r.fy, r.cx, r.cy, r.k1, r.k2, r.k3,
+          r.p1, r.p2);
+      check_against_reference (formats[i], props, &r, interp == 0, FALSE);
+      check_against_reference (formats[i], props, &r, interp == 0, TRUE);
+      g_free (props);
+    }
+  }
+}
+
+GST_END_TEST;
+
+/* The calibration file gives the same frame as the same numbers typed in. */
+GST_START_TEST (test_calibration_file)
+{
+  gchar *files[2] = { data_path ("CO_TEST_DATA_DIR", "calib-opencv.yml"),
+    data_path ("CO_TEST_DATA_DIR", "calib-opencv.xml")
+  };
+  GstCaps *caps = video_caps ("RGBA", 640, 480);
+  GRand *rand = g_rand_new_with_seed (5);
+  GstVideoInfo info;
+  GstBuffer *in, *ref;
+  GstCoCalibration c;
+  guint i;
+  gchar *desc;
+
+  gst_video_info_from_caps (&info, caps);
+  in = make_frame (&info, rand, FALSE);
+  fail_unless (gst_co_calibration_load (files[0], &c, NULL));
+  desc = g_strdup_printf (CPU "model=camera fx=%.17g fy=%.17g cx=%.17g "
+      "cy=%.17g k1=%.17g k2=%.17g p1=%.17g p2=%.17g k3=%.17g", c.fx, c.fy,
+      c.cx, c.cy, c.k1, c.k2, c.p1, c.p2, c.k3);
+  ref = run_frame (desc, caps, in);
+  g_free (desc);
+  for (i = 0; i < 2; i++) {
+    GstBuffer *out;
+    desc = g_strdup_printf (CPU "calibration-file=\"%s\"", files[i]);
+    out = run_frame (desc, caps, in);
+    fail_unless (frames_equal (&info, ref, out, NULL), "%s differs", files[i]);
+    gst_buffer_unref (out);
+    g_free (desc);
+    g_free (files[i]);
+  }
+  gst_buffer_unref (in);
+  gst_buffer_unref (ref);
+  gst_caps_unref (caps);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* Runs @launch to EOS or error; returns the error text (or NULL) and counts
+ * warnings. */
+static gchar *
+run_pipeline (const gchar * launch, gint * warnings, GstStateChangeReturn * sret)
+{
+  GstElement *pipe = gst_parse_launch (launch, NULL);
+  GstBus *bus = gst_element_get_bus (pipe);
+  gchar *err_text = NULL;
+  GstStateChangeReturn r;
+
+  fail_unless (pipe != NULL, "%s", launch);
+  if (warnings)
+    *warnings = 0;
+  r = gst_element_set_state (pipe, GST_STATE_PLAYING);
+  if (sret)
+    *sret = r;
+  while (TRUE) {
+    GstMessage *m = gst_bus_timed_pop_filtered (bus, 20 * GST_SECOND,
+        GST_MESSAGE_EOS | GST_MESSAGE_ERROR | GST_MESSAGE_WARNING);
+    fail_unless (m != NULL, "timeout running %s", launch);
+    if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_WARNING) {
+      if (warnings)
+        (*warnings)++;
+      gst_message_unref (m);
+      continue;
+    }
+    if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR) {
+      GError *e = NULL;
+      gst_message_parse_error (m, &e, NULL);
+      err_text = g_strdup (e->message);
+      g_error_free (e);
+    }
+    gst_message_unref (m);
+    break;
+  }
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (pipe);
+  return err_text;
+}
+
+GST_START_TEST (test_bad_calibration_files)
+{
+  const gchar *bad[] = { "does-not-exist.yml", "calib-bad-junk.yml",
+    "calib-bad-3x2.xml", "calib-bad-rational.yml", "calib-bad-truncated.yml",
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (bad); i++) {
+    gchar *path = data_path ("CO_TEST_DATA_DIR", bad[i]);
+    gchar *launch = g_strdup_printf ("videotestsrc num-buffers=2 ! "
+        "video/x-raw,width=64,height=48 ! " CPU "calibration-file=\"%s\" ! "
+        "fakesink", path);
+    gchar *err = run_pipeline (launch, NULL, NULL);
+    fail_unless (err != NULL, "no error for %s", bad[i]);
+    fail_unless (strstr (err, bad[i]) != NULL, "error '%s' does not name %s",
+        err, bad[i]);
+    GST_INFO ("%s: %s", bad[i], err);
+    g_free (err);
+    g_free (launch);
+    g_free (path);
+  }
+}
+
+GST_END_TEST;
+
+/* A bad file set while PLAYING keeps the previous geometry. */
+GST_START_TEST (test_bad_calibration_while_playing)
+{
+  gchar *good = data_path ("CO_TEST_DATA_DIR", "calib-opencv.yml");
+  gchar *bad = data_path ("CO_TEST_DATA_DIR", "calib-bad-junk.yml");
+  GstCaps *caps = video_caps ("GRAY8", 640, 480);
+  GRand *rand = g_rand_new_with_seed (9);
+  GstVideoInfo info;
+  GstHarness *h = lens_harness (CPU, gst_caps_ref (caps));
+  GstBuffer *in, *a, *b;
+
+  gst_video_info_from_caps (&info, caps);
+  in = make_frame (&info, rand, FALSE);
+  gst_harness_set (h, "cudalensdistort", "calibration-file", good, NULL);
+  a = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+  gst_harness_set (h, "cudalensdistort", "calibration-file", bad, NULL);
+  b = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+  fail_unless (a && b);
+  fail_unless (frames_equal (&info, a, b, NULL));
+  gst_buffer_unref (a);
+  gst_buffer_unref (b);
+  gst_buffer_unref (in);
+  gst_harness_teardown (h);
+  gst_caps_unref (caps);
+  g_rand_free (rand);
+  g_free (good);
+  g_free (bad);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_state_cycles)
+{
+  gint i;
+
+  for (i = 0; i < 8; i++) {
+    const gchar *fmt = all_formats[i % G_N_ELEMENTS (all_formats)];
+    gchar *launch = g_strdup_printf ("videotestsrc num-buffers=3 ! "
+        "video/x-raw,format=%s,width=%d,height=%d ! " CPU "k1=-0.2 "
+        "lut=%s ! fakesink", fmt, 40 + i, 30 + i,
+        i % 3 == 0 ? "compressed" : i % 3 == 1 ? "two-table" : "none");
+    gchar *err = run_pipeline (launch, NULL, NULL);
+    fail_unless (err == NULL, "%s: %s", launch, err);
+    g_free (launch);
+  }
+}
+
+GST_END_TEST;
+
+/* Another thread changes the geometry while frames flow; afterwards the
+ * output matches a fresh element with the final settings. */
+typedef struct
+{
+  GstElement *e;
+  gint n;
+} Poke;
+
+/* the stress thread calls back with (thread, data) */
+static void
+poke_properties (gpointer thread, gpointer data)
+{
+  Poke *p = data;
+  gint n = ++p->n;
+  g_object_set (p->e, "k1", (n % 7) * -0.05, "model", n % 2, NULL);
+  gst_util_set_object_arg (G_OBJECT (p->e), "lut", n % 3 == 0 ? "compressed" :
+      n % 3 == 1 ? "two-table" : "none");
+  gst_util_set_object_arg (G_OBJECT (p->e), "interpolation", n % 5 ?
+      "bilinear" : "nearest");
+}
+
+GST_START_TEST (test_properties_while_playing)
+{
+  GstCaps *caps = video_caps ("NV12", 96, 64);
+  GstHarness *h = lens_harness (CPU, gst_caps_ref (caps));
+  GRand *rand = g_rand_new_with_seed (2);
+  GstVideoInfo info;
+  GstHarnessThread *t;
+  GstBuffer *in, *out, *ref;
+  Poke poke = { gst_harness_find_element (h, "cudalensdistort"), 0 };
+  gint i;
+
+  gst_video_info_from_caps (&info, caps);
+  in = make_frame (&info, rand, FALSE);
+  t = gst_harness_stress_custom_start (h, NULL, poke_properties, &poke, 100);
+  for (i = 0; i < 300; i++) {
+    out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+    fail_unless (out != NULL);
+    gst_buffer_unref (out);
+  }
+  gst_harness_stress_thread_stop (t);
+  fail_unless (poke.n > 0);
+  gst_object_unref (poke.e);
+  gst_harness_set (h, "cudalensdistort", "k1", -0.3, "model", 0, "lut", 0,
+      "interpolation", 1, NULL);
+  out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+  ref = run_frame (CPU "k1=-0.3 model=hmd", caps, in);
+  fail_unless (frames_equal (&info, out, ref, NULL), "stale geometry");
+  gst_buffer_unref (out);
+  gst_buffer_unref (ref);
+  gst_buffer_unref (in);
+  gst_harness_teardown (h);
+  gst_caps_unref (caps);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_tiny_sizes)
+{
+  const gint sizes[][2] = { {1, 1}, {2, 1}, {1, 2}, {2, 2}, {3, 3}, {5, 7},
+  {1, 9}
+  };
+  GRand *rand = g_rand_new_with_seed (4);
+  guint i, s;
+
+  for (i = 0; i < G_N_ELEMENTS (all_formats); i++) {
+    for (s = 0; s < G_N_ELEMENTS (sizes); s++) {
+      GstCaps *caps = video_caps (all_formats[i], sizes[s][0], sizes[s][1]);
+      GstVideoInfo info;
+      GstBuffer *in, *out;
+      gst_video_info_from_caps (&info, caps);
+      in = make_frame (&info, rand, FALSE);
+      out = run_frame (CPU, caps, in);
+      fail_unless (frames_equal (&info, in, out, NULL));
+      gst_buffer_unref (out);
+      out = run_frame (CPU "k1=-0.8 k2=0.3 stereo=true", caps, in);
+      gst_buffer_unref (out);
+      out = run_frame (CPU "model=camera k1=0.4 alpha=1", caps, in);
+      gst_buffer_unref (out);
+      gst_buffer_unref (in);
+      gst_caps_unref (caps);
+    }
+  }
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* alpha=0 keeps only valid pixels, alpha=1 all source pixels (and so shows
+ * border): the meaning of cv::getOptimalNewCameraMatrix. */
+static gdouble
+border_fraction (const gchar * props)
+{
+  GstCaps *caps = video_caps ("RGBA", 320, 240);
+  GRand *rand = g_rand_new_with_seed (8);
+  GstVideoInfo info;
+  GstBuffer *in, *out;
+  GstMapInfo map;
+  gchar *desc = g_strdup_printf (CPU "border-color=0x00ff00ff %s", props);
+  gsize i, n = 0;
+
+  gst_video_info_from_caps (&info, caps);
+  in = make_frame (&info, rand, FALSE);
+  /* no source pixel may look like the border: alpha 255 everywhere */
+  gst_buffer_map (in, &map, GST_MAP_WRITE);
+  for (i = 3; i < map.size; i += 4)
+    map.data[i] = 255;
+  gst_buffer_unmap (in, &map);
+  out = run_frame (desc, caps, in);
+  gst_buffer_map (out, &map, GST_MAP_READ);
+  for (i = 0; i < map.size; i += 4)
+    n += map.data[i + 3] == 0;
+  gst_buffer_unmap (out, &map);
+  gst_buffer_unref (in);
+  gst_buffer_unref (out);
+  gst_caps_unref (caps);
+  g_rand_free (rand);
+  g_free (desc);
+  return (gdouble) n / (320 * 240);
+}
+
+GST_START_TEST (test_alpha)
+{
+  gchar *file = data_path ("CO_TEST_DATA_DIR", "calib-opencv.yml");
+  gchar *p0 = g_strdup_printf ("calibration-file=\"%s\" alpha=0", file);
+  gchar *p1 = g_strdup_printf ("calibration-file=\"%s\" alpha=1", file);
+  gdouble f0 = border_fraction (p0), f1 = border_fraction (p1);
+
+  GST_INFO ("border at alpha 0: %.4f, alpha 1: %.4f", f0, f1);
+  fail_unless (f0 < 0.01, "alpha=0 left %.2f%% border", f0 * 100);
+  fail_unless (f1 > 0.02 && f1 > 4 * f0, "alpha=1 shows only %.2f%% border", f1 * 100);
+  g_free (p0);
+  g_free (p1);
+  g_free (file);
+}
+
+GST_END_TEST;
+
+/* k1 follows a control source: the property animates while PLAYING. */
+GST_START_TEST (test_controllable)
+{
+  GstCaps *caps = video_caps ("GRAY8", 64, 48);
+  GstHarness *h = lens_harness (CPU, gst_caps_ref (caps));
+  GstElement *e = gst_harness_find_element (h, "cudalensdistort");
+  GstControlSource *cs = gst_interpolation_control_source_new ();
+  GRand *rand = g_rand_new_with_seed (6);
+  GstVideoInfo info;
+  GstBuffer *in, *a, *b, *c;
+  gdouble k1;
+
+  g_object_set (cs, "mode", GST_INTERPOLATION_MODE_LINEAR, NULL);
+  gst_timed_value_control_source_set (GST_TIMED_VALUE_CONTROL_SOURCE (cs), 0,
+      0.5);                     /* value 0.5 of [-1000, 1000] = 0 */
+  gst_timed_value_control_source_set (GST_TIMED_VALUE_CONTROL_SOURCE (cs),
+      GST_SECOND, 0.4998);
+  gst_object_add_control_binding (GST_OBJECT (e),
+      gst_direct_control_binding_new (GST_OBJECT (e), "k1", cs));
+  gst_video_info_from_caps (&info, caps);
+  in = make_frame (&info, rand, FALSE);
+  GST_BUFFER_PTS (in) = 0;
+  a = gst_harness_push_and_pull (h, gst_buffer_copy (in));
+  GST_BUFFER_PTS (in) = GST_SECOND;
+  b = gst_harness_push_and_pull (h, gst_buffer_copy (in));
+  g_object_get (e, "k1", &k1, NULL);
+  fail_unless (k1 < -0.3 && k1 > -0.5, "k1 = %g", k1);
+  GST_BUFFER_PTS (in) = 0;
+  c = gst_harness_push_and_pull (h, gst_buffer_copy (in));
+  fail_unless (frames_equal (&info, in, a, NULL), "k1=0 at t=0");
+  fail_unless (!frames_equal (&info, a, b, NULL), "no change at t=1s");
+  fail_unless (frames_equal (&info, a, c, NULL), "not back at t=0");
+  gst_buffer_unref (a);
+  gst_buffer_unref (b);
+  gst_buffer_unref (c);
+  gst_buffer_unref (in);
+  gst_object_unref (cs);
+  gst_object_unref (e);
+  gst_harness_teardown (h);
+  gst_caps_unref (caps);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* auto without a device warns once and runs on the CPU; cuda without one
+ * refuses to start.  On a GPU machine auto picks CUDA and warns nothing. */
+GST_START_TEST (test_backend_selection)
+{
+  GstElement *e = gst_element_factory_make ("cudalensdistort", NULL);
+  GstElement *pipe;
+  gint warnings = 0, active;
+  gchar *err;
+
+  fail_unless (e != NULL);
+  gst_object_unref (e);
+  pipe = gst_parse_launch ("videotestsrc num-buffers=1 ! "
+      "video/x-raw,width=32,height=32 ! cudalensdistort name=ld ! fakesink",
+      NULL);
+  gst_element_set_state (pipe, GST_STATE_PAUSED);
+  gst_element_get_state (pipe, NULL, NULL, 10 * GST_SECOND);
+  e = gst_bin_get_by_name (GST_BIN (pipe), "ld");
+  g_object_get (e, "active-backend", &active, NULL);
+  gst_object_unref (e);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (pipe);
+
+  err = run_pipeline ("videotestsrc num-buffers=1 ! "
+      "video/x-raw,width=32,height=32 ! cudalensdistort ! fakesink",
+      &warnings, NULL);
+  fail_unless (err == NULL, "%s", err);
+  if (active == 2) {            /* cpu: no usable device here */
+    fail_unless_equals_int (warnings, 1);
+    err = run_pipeline ("videotestsrc num-buffers=1 ! "
+        "video/x-raw,width=32,height=32 ! cudalensdistort backend=cuda ! "
+        "fakesink", NULL, NULL);
+    fail_unless (err != NULL && strstr (err, "CUDA") != NULL);
+    GST_INFO ("backend=cuda without a device: %s", err);
+    g_free (err);
+  } else {
+    fail_unless_equals_int (active, 1);
+    fail_unless_equals_int (warnings, 0);
+  }
+}
+
+GST_END_TEST;
+
+static Suite *
+cudalensdistort_suite (void)
+{
+  Suite *s = suite_create ("cudalensdistort");
+  TCase *tc = tcase_create ("cpu");
+
+  suite_add_tcase (s, tc);
+  tcase_set_timeout (tc, 300);
+  tcase_add_test (tc, test_formats_negotiate);
+  tcase_add_test (tc, test_unsupported_caps);
+  tcase_add_test (tc, test_hmd_reference);
+  tcase_add_test (tc, test_camera_reference);
+  tcase_add_test (tc, test_calibration_file);
+  tcase_add_test (tc, test_bad_calibration_files);
+  tcase_add_test (tc, test_bad_calibration_while_playing);
+  tcase_add_test (tc, test_state_cycles);
+  tcase_add_test (tc, test_properties_while_playing);
+  tcase_add_test (tc, test_tiny_sizes);
+  tcase_add_test (tc, test_alpha);
+  tcase_add_test (tc, test_controllable);
+  tcase_add_test (tc, test_backend_selection);
+  return s;
+}
+
+GST_CHECK_MAIN (cudalensdistort);

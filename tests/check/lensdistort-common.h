@@ -1,0 +1,126 @@
+/* cudaoptics — LGPL-2.1-or-later
+ *
+ * Helpers shared by the CPU and GPU element tests.
+ */
+#ifndef LENSDISTORT_COMMON_H
+#define LENSDISTORT_COMMON_H
+
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/video/video.h>
+#include "co_remap.h"
+#include "../lens-reference.h"
+
+static const gchar *all_formats[] = {
+  "RGBA", "BGRA", "RGBx", "BGRx", "RGB", "GRAY8", "GRAY16_LE", "NV12", "I420",
+};
+
+static CoFormat
+co_format_of (GstVideoFormat f)
+{
+  switch (f) {
+    case GST_VIDEO_FORMAT_RGBA:
+      return CO_FORMAT_RGBA;
+    case GST_VIDEO_FORMAT_BGRA:
+      return CO_FORMAT_BGRA;
+    case GST_VIDEO_FORMAT_RGBx:
+      return CO_FORMAT_RGBX;
+    case GST_VIDEO_FORMAT_BGRx:
+      return CO_FORMAT_BGRX;
+    case GST_VIDEO_FORMAT_RGB:
+      return CO_FORMAT_RGB;
+    case GST_VIDEO_FORMAT_GRAY8:
+      return CO_FORMAT_GRAY8;
+    case GST_VIDEO_FORMAT_GRAY16_LE:
+      return CO_FORMAT_GRAY16_LE;
+    case GST_VIDEO_FORMAT_NV12:
+      return CO_FORMAT_NV12;
+    default:
+      return CO_FORMAT_I420;
+  }
+}
+
+static GstCaps *
+video_caps (const gchar * format, gint w, gint h)
+{
+  return gst_caps_new_simple ("video/x-raw", "format", G_TYPE_STRING, format,
+      "width", G_TYPE_INT, w, "height", G_TYPE_INT, h, "framerate",
+      GST_TYPE_FRACTION, 30, 1, NULL);
+}
+
+/* Random bytes, or a smooth picture when @smooth (a stand-in for natural
+ * images: gradients where bilinear sampling matters). */
+static GstBuffer *
+make_frame (const GstVideoInfo * info, GRand * rand, gboolean smooth)
+{
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, info->size, NULL);
+  GstMapInfo map;
+  gsize i;
+
+  gst_buffer_map (buf, &map, GST_MAP_WRITE);
+  for (i = 0; i < map.size; i++)
+    map.data[i] = smooth ? (guint8) (128 + 100 * sin (i * 0.013) +
+        20 * sin (i * 0.0007)) : (guint8) g_rand_int (rand);
+  gst_buffer_unmap (buf, &map);
+  return buf;
+}
+
+/* Bytes of each plane's visible part equal? */
+static gboolean
+frames_equal (const GstVideoInfo * info, GstBuffer * a, GstBuffer * b,
+    gint * max_diff)
+{
+  GstVideoFrame fa, fb;
+  gboolean same = TRUE;
+  guint p;
+  gint y, x, md = 0;
+
+  fail_unless (gst_video_frame_map (&fa, info, a, GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&fb, info, b, GST_MAP_READ));
+  for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (&fa); p++) {
+    CoFormat cf = co_format_of (GST_VIDEO_INFO_FORMAT (info));
+    gint pw, ph, rowbytes;
+    co_plane_size (GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info),
+        co_format_plane_shift (cf, p), &pw, &ph);
+    rowbytes = pw * co_pix_bpp (co_format_plane_kind (cf, p));
+    for (y = 0; y < ph; y++) {
+      const guint8 *ra = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&fa, p) +
+          y * GST_VIDEO_FRAME_PLANE_STRIDE (&fa, p);
+      const guint8 *rb = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&fb, p) +
+          y * GST_VIDEO_FRAME_PLANE_STRIDE (&fb, p);
+      for (x = 0; x < rowbytes; x++) {
+        gint d = ABS ((gint) ra[x] - (gint) rb[x]);
+        if (d) {
+          same = FALSE;
+          md = MAX (md, d);
+        }
+      }
+    }
+  }
+  gst_video_frame_unmap (&fa);
+  gst_video_frame_unmap (&fb);
+  if (max_diff)
+    *max_diff = md;
+  return same;
+}
+
+static GstHarness *
+lens_harness (const gchar * desc, GstCaps * caps)
+{
+  GstHarness *h = gst_harness_new_parse (desc);
+  gst_harness_set_src_caps (h, caps);
+  return h;
+}
+
+/* One frame through a fresh element described by @desc. */
+static GstBuffer *
+run_frame (const gchar * desc, GstCaps * caps, GstBuffer * in)
+{
+  GstHarness *h = lens_harness (desc, gst_caps_ref (caps));
+  GstBuffer *out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+  fail_unless (out != NULL, "no output from %s", desc);
+  gst_harness_teardown (h);
+  return out;
+}
+
+#endif
