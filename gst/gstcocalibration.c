@@ -1,8 +1,7 @@
 /* cudaoptics — LGPL-2.1-or-later */
 
-/* Reads camera_matrix and distortion_coefficients from the YAML or XML that
- * cv::FileStorage writes. Only what OpenCV's writer emits is understood;
- * other nodes are skipped. */
+/* Reads the camera matrix and distortion vector from the YAML or XML that
+ * cv::FileStorage writes; only what OpenCV's own writer emits is understood. */
 
 #include "gstcocalibration.h"
 
@@ -35,18 +34,15 @@ enum
 
 typedef struct
 {
-  const gchar *src;             /* file name for messages, or NULL */
-  Matrix cam, dist;
-  gboolean have[N_SCALARS];
-  gint scalar[N_SCALARS];
+  Matrix mat[2];                /* camera matrix, distortion vector */
+  Matrix *cur;                  /* the matrix whose fields come next */
+  gint scalar[N_SCALARS];       /* -1 when not given */
   GError **error;
 } Ctx;
 
-static const gchar *const cam_names[] = { "camera_matrix", "cameraMatrix",
-  NULL
-};
-static const gchar *const dist_names[] = { "distortion_coefficients",
-  "dist_coeffs", "distCoeffs", NULL
+/* the first two name the camera matrix, the others the distortion vector */
+static const gchar *const matrix_names[] = { "camera_matrix", "cameraMatrix",
+  "distortion_coefficients", "dist_coeffs", "distCoeffs", NULL
 };
 
 /* fisheye_model matters because its 4 coefficients are not k1 k2 p1 p2 */
@@ -54,18 +50,15 @@ static const gchar *const scalar_names[] = { "image_width", "image_height",
   "fisheye_model", NULL
 };
 
-static gboolean
+static G_GNUC_PRINTF (3, 4) gboolean
 fail (Ctx * c, gint code, const gchar * fmt, ...)
 {
   va_list ap;
-  gchar *msg;
 
   va_start (ap, fmt);
-  msg = g_strdup_vprintf (fmt, ap);
+  g_propagate_error (c->error, g_error_new_valist (GST_CO_CALIBRATION_ERROR,
+          code, fmt, ap));
   va_end (ap);
-  g_set_error (c->error, GST_CO_CALIBRATION_ERROR, code, "%s%s%s",
-      c->src ? c->src : "", c->src ? ": " : "", msg);
-  g_free (msg);
   return FALSE;
 }
 
@@ -126,46 +119,44 @@ read_int (Ctx * c, const gchar * node, const gchar * key, const gchar * p,
   return TRUE;
 }
 
-/* The first node of a kind wins, as with cv::FileStorage lookups. */
-static Matrix *
-lookup_matrix (Ctx * c, const gchar * s, gsize len)
+/* A YAML key or XML element with value [@b, @e): @level 0 is a top-level
+ * node, 1 a field of the one before. @list is a YAML "node: [ ... ]". The
+ * first node of a kind wins, as with cv::FileStorage lookups. */
+static gboolean
+node (Ctx * c, gint level, const gchar * key, gsize klen, const gchar * b,
+    const gchar * e, gboolean list)
 {
+  Matrix *m = c->cur;
   gint i;
 
-  if ((i = find_name (cam_names, s, len)) >= 0 && c->cam.name == NULL)
-    return (c->cam.name = cam_names[i], &c->cam);
-  if ((i = find_name (dist_names, s, len)) >= 0 && c->dist.name == NULL)
-    return (c->dist.name = dist_names[i], &c->dist);
-  return NULL;
-}
-
-static gboolean
-set_scalar (Ctx * c, const gchar * key, gsize klen, const gchar * b,
-    const gchar * e)
-{
-  gint i = find_name (scalar_names, key, klen);
-
-  if (i < 0 || c->have[i])
+  if (level == 0) {
+    c->cur = NULL;
+    if ((i = find_name (scalar_names, key, klen)) >= 0 && c->scalar[i] < 0)
+      return read_int (c, scalar_names[i], NULL, b, e, &c->scalar[i]);
+    if ((i = find_name (matrix_names, key, klen)) < 0)
+      return TRUE;
+    m = &c->mat[i < 2 ? 0 : 1];
+    if (m->name != NULL)
+      return TRUE;
+    m->name = matrix_names[i];
+    if (!list) {
+      c->cur = m;
+      return TRUE;
+    }
+  } else if (level != 1 || m == NULL) {
     return TRUE;
-  c->have[i] = TRUE;
-  return read_int (c, scalar_names[i], NULL, b, e, &c->scalar[i]);
-}
-
-static gboolean
-set_field (Ctx * c, Matrix * m, const gchar * key, gsize klen,
-    const gchar * b, const gchar * e)
-{
+  }
   if (is_word (key, klen, "rows"))
     return read_int (c, m->name, "rows", b, e, &m->rows);
   if (is_word (key, klen, "cols"))
     return read_int (c, m->name, "cols", b, e, &m->cols);
-  if (is_word (key, klen, "data"))
+  if (level == 0 || is_word (key, klen, "data"))
     return read_numbers (c, m->name, NULL, b, e, m->v, MAX_VALUES, &m->count);
   return TRUE;
 }
 
-/* @p is on an opening bracket or quote; returns the position after its
- * match, or NULL when the text ends first. */
+/* @p is on a '[' or '{'; returns the position after its match, or NULL when
+ * the text ends first. */
 static const gchar *
 skip_flow (const gchar * p, const gchar * end)
 {
@@ -177,13 +168,10 @@ skip_flow (const gchar * p, const gchar * end)
     if (ch == '"' || ch == '\'') {
       while (p < end && *p != ch)
         p += (ch == '"' && *p == '\\' && p + 1 < end) ? 2 : 1;
-      if (p++ >= end)
-        return NULL;
-      if (depth == 0)
-        return p;
+      p++;
     } else if (ch == '[' || ch == '{') {
       depth++;
-    } else if ((ch == ']' || ch == '}') && --depth <= 0) {
+    } else if ((ch == ']' || ch == '}') && --depth == 0) {
       return p;
     }
   }
@@ -194,13 +182,12 @@ static gboolean
 parse_yaml (Ctx * c, const gchar * p, const gchar * end)
 {
   gint top = -1, child = -1;
-  Matrix *m = NULL;
 
   while (p < end) {
     const gchar *key, *b, *e = NULL;
-    gchar flow = 0;
+    gboolean list = FALSE;
+    gint ind = 0, level;
     gsize klen;
-    gint ind = 0;
 
     for (; p < end && *p == ' '; p++)
       ind++;
@@ -215,147 +202,86 @@ parse_yaml (Ctx * c, const gchar * p, const gchar * end)
       while (p < end && *p++ != '\n');
       continue;
     }
-    if (top < 0)
-      top = ind;
-    for (b = p + 1; b < end && (*b == ' ' || *b == '\t'); b++);
-    p = b;
-    if (b < end && (*b == '[' || *b == '{' || *b == '"' || *b == '\'')) {
+    top = top < 0 ? ind : top;
+    child = ind <= top ? -1 : child < 0 ? ind : child;
+    level = ind <= top ? 0 : ind == child ? 1 : 2;
+
+    for (b = p = p + 1; b < end && (*b == ' ' || *b == '\t'); b++);
+    if (b < end && (*b == '[' || *b == '{')) {
       if ((p = skip_flow (b, end)) == NULL)
         return fail (c, ERR_PARSE, "%s%s%.*s: unterminated %c",
-            ind > top && m ? m->name : "", ind > top && m ? "." : "",
-            (gint) klen, key, *b);
-      flow = *b++;
+            level == 1 && c->cur ? c->cur->name : "",
+            level == 1 && c->cur ? "." : "", (gint) klen, key, *b);
+      list = (*b++ == '[');
       e = p - 1;
     }
     for (; p < end && *p != '\n'; p++);
     if (e == NULL)              /* a plain scalar ends at a " #" comment */
       for (e = b; e < p && !(*e == '#' && g_ascii_isspace (e[-1])); e++);
-    if (p < end)
-      p++;
-
-    if (ind <= top) {
-      child = -1;
-      m = lookup_matrix (c, key, klen);
-      if (m == NULL && !set_scalar (c, key, klen, b, e))
-        return FALSE;
-      if (m != NULL && flow == '[') {
-        if (!set_field (c, m, "data", 4, b, e))
-          return FALSE;
-        m = NULL;
-      }
-    } else if (m != NULL && (child < 0 || ind == child)) {
-      child = ind;
-      if (!set_field (c, m, key, klen, b, e))
-        return FALSE;
-    }
+    if (!node (c, level, key, klen, b, e, list))
+      return FALSE;
   }
   return TRUE;
 }
 
-/* Finds the next element among the children in [*pp, end) and its content.
- * Returns 1 when found, 0 when there is none left, -1 on malformed or
- * truncated markup. Closing tag names are not checked against opening ones. */
-static gint
-xml_next (const gchar ** pp, const gchar * end, const gchar ** name,
-    gsize * nlen, const gchar ** cbeg, const gchar ** cend)
+/* Element content is taken up to the next '<', which is all a leaf has. */
+static gboolean
+parse_xml (Ctx * c, const gchar * p, const gchar * end)
 {
-  const gchar *p = *pp, *lt, *s, *ne;
+  const gchar *lt, *s, *ne, *e;
+  gboolean root = FALSE;
   gint depth = 0;
 
-  for (;; p++) {
+  while ((lt = memchr (p, '<', end - p)) != NULL) {
     gboolean closing;
     gchar q = 0;
 
-    if ((lt = memchr (p, '<', end - p)) == NULL)
-      return depth == 0 ? 0 : -1;
     p = lt + 1;
-    if (end - p >= 3 && memcmp (p, "!--", 3) == 0) {
-      if ((p = g_strstr_len (p + 3, end - p - 3, "-->")) == NULL)
-        return -1;
-      continue;
-    }
     if (p < end && (*p == '?' || *p == '!')) {
-      if ((p = memchr (p, '>', end - p)) == NULL)
-        return -1;
+      s = (end - p >= 3 && memcmp (p, "!--", 3) == 0) ? "-->" : ">";
+      if ((p = g_strstr_len (p, end - p, s)) == NULL)
+        break;
       continue;
     }
     if ((closing = (p < end && *p == '/')))
       p++;
     for (s = p; p < end && !g_ascii_isspace (*p) && *p != '>' && *p != '/';
         p++);
-    if ((ne = p) == s)
-      return -1;
-    for (; p < end && (q || *p != '>'); p++)
+    for (ne = p; p < end && (q || (*p != '>' && *p != '<')); p++)
       if (*p == '"' || *p == '\'')
         q = q == 0 ? *p : (q == *p ? 0 : q);
-      else if (*p == '<' && q == 0)
-        return -1;
-    if (p >= end || (closing && --depth < 0))
-      return -1;
-    if (!closing && depth == 0) {
-      *name = s;
-      *nlen = ne - s;
-      *cbeg = *cend = p + 1;
-    }
-    if (!closing && p[-1] != '/')
-      depth++;
-    else if (depth == 0) {
-      *cend = closing ? lt : *cend;
-      *pp = p + 1;
-      return 1;
-    }
-  }
-}
-
-static gboolean
-parse_xml (Ctx * c, const gchar * p, const gchar * end)
-{
-  const gchar *name, *b, *e, *cb, *ce, *kn, *kb, *ke;
-  gsize n, kl;
-  gint r;
-
-  if (xml_next (&p, end, &name, &n, &b, &e) <= 0)
-    return fail (c, ERR_PARSE, "malformed or truncated XML");
-  if (!is_word (name, n, "opencv_storage"))
-    return fail (c, ERR_PARSE, "root element is not <opencv_storage>");
-  while ((r = xml_next (&b, e, &name, &n, &cb, &ce)) > 0) {
-    Matrix *m = lookup_matrix (c, name, n);
-
-    if (m == NULL && !set_scalar (c, name, n, cb, ce))
+    if (ne == s || p >= end || *p != '>' || (closing && --depth < 0))
+      break;
+    if (closing)
+      continue;
+    if (depth == 0 && !is_word (s, ne - s, "opencv_storage"))
+      return fail (c, ERR_PARSE, "root element is not <opencv_storage>");
+    root = TRUE;
+    for (e = p + 1; p[-1] != '/' && e < end && *e != '<'; e++);
+    if (!node (c, depth - 1, s, ne - s, p + 1, e, FALSE))
       return FALSE;
-    while (m != NULL && (r = xml_next (&cb, ce, &kn, &kl, &kb, &ke)) > 0)
-      if (!set_field (c, m, kn, kl, kb, ke))
-        return FALSE;
-    if (r < 0)
-      return fail (c, ERR_PARSE, "malformed XML in <%s>", m->name);
+    depth += (p[-1] != '/');
   }
-  if (r < 0)
-    return fail (c, ERR_PARSE, "malformed or truncated XML in "
-        "<opencv_storage>");
-  return TRUE;
-}
-
-static gboolean
-check_shape (Ctx * c, const Matrix * m)
-{
-  if (m->count == 0)
-    return fail (c, ERR_PARSE, "%s has no data", m->name);
-  if (m->rows >= 0 && m->cols >= 0 && (gint64) m->rows * m->cols != m->count)
-    return fail (c, ERR_PARSE, "%s is %dx%d but its data has %d values",
-        m->name, m->rows, m->cols, m->count);
+  if (lt != NULL || depth != 0 || !root)
+    return fail (c, ERR_PARSE, "malformed or truncated XML");
   return TRUE;
 }
 
 static gboolean
 validate (Ctx * c)
 {
-  const Matrix *k = &c->cam, *d = &c->dist;
+  const Matrix *k = &c->mat[0], *d = &c->mat[1], *m;
   gint i;
 
-  if (k->name == NULL)
-    return fail (c, ERR_PARSE, "no camera_matrix (or cameraMatrix) node");
-  if (!check_shape (c, k))
-    return FALSE;
+  for (m = c->mat; m < c->mat + 2; m++) {
+    if (m->name == NULL)
+      return fail (c, ERR_PARSE, "no %s node", m == k ?
+          "camera_matrix (or cameraMatrix)" :
+          "distortion_coefficients (or dist_coeffs, distCoeffs)");
+    if (m->rows >= 0 && m->cols >= 0 && (gint64) m->rows * m->cols != m->count)
+      return fail (c, ERR_PARSE, "%s is %dx%d but its data has %d values",
+          m->name, m->rows, m->cols, m->count);
+  }
   if (k->count != 9)
     return fail (c, ERR_PARSE, "%s must have 9 values (3x3), got %d",
         k->name, k->count);
@@ -367,14 +293,9 @@ validate (Ctx * c)
       return fail (c, ERR_PARSE, "%s: element [%d] must be %d, got %g",
           k->name, i, i == 8, k->v[i]);
 
-  if (c->have[S_FISHEYE] && c->scalar[S_FISHEYE] != 0)
+  if (c->scalar[S_FISHEYE] > 0)
     return fail (c, ERR_UNSUPPORTED, "fisheye_model is %d; the fisheye "
         "distortion model is not supported", c->scalar[S_FISHEYE]);
-  if (d->name == NULL)
-    return fail (c, ERR_PARSE, "no distortion_coefficients (or dist_coeffs, "
-        "distCoeffs) node");
-  if (!check_shape (c, d))
-    return FALSE;
   if (d->count != 4 && d->count != 5 && d->count != 8 && d->count != 12
       && d->count != 14)
     return fail (c, ERR_PARSE, "%s must have 4, 5, 8, 12 or 14 values, got %d",
@@ -388,62 +309,52 @@ validate (Ctx * c)
   return TRUE;
 }
 
-/* @text must have a NUL at text[len]. */
-static gboolean
-parse_terminated (const gchar * text, gsize len, const gchar * src,
-    GstCoCalibration * calib, GError ** error)
-{
-  const gchar *p, *end = text + len;
-  Ctx c;
-
-  memset (&c, 0, sizeof (c));
-  c.src = src;
-  c.error = error;
-  c.cam.rows = c.cam.cols = c.dist.rows = c.dist.cols = -1;
-
-  if (len >= 3 && memcmp (text, "\xEF\xBB\xBF", 3) == 0)
-    text += 3;
-  for (p = text; p < end && g_ascii_isspace (*p); p++);
-  if (p == end)
-    return fail (&c, ERR_PARSE, "empty calibration data");
-  if (*p == '{')
-    return fail (&c, ERR_UNSUPPORTED, "JSON files are not supported");
-  if (!(*p == '<' ? parse_xml (&c, p, end) : parse_yaml (&c, text, end))
-      || !validate (&c))
-    return FALSE;
-
-  calib->fx = c.cam.v[0];
-  calib->cx = c.cam.v[2];
-  calib->fy = c.cam.v[4];
-  calib->cy = c.cam.v[5];
-  calib->k1 = c.dist.v[0];
-  calib->k2 = c.dist.v[1];
-  calib->p1 = c.dist.v[2];
-  calib->p2 = c.dist.v[3];
-  calib->k3 = c.dist.count > 4 ? c.dist.v[4] : 0.0;
-  calib->image_width = c.scalar[S_WIDTH];
-  calib->image_height = c.scalar[S_HEIGHT];
-  return TRUE;
-}
-
 gboolean
 gst_co_calibration_parse (const gchar * text, gsize len,
     GstCoCalibration * calib, GError ** error)
 {
-  gchar *copy;
+  const gchar *p, *s, *end;
+  gchar *buf;
   gboolean ok;
+  Ctx c;
+  const gdouble *k = c.mat[0].v, *d = c.mat[1].v;
 
   g_return_val_if_fail (text != NULL || len == 0, FALSE);
   g_return_val_if_fail (calib != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  copy = g_malloc (len + 1);
+  memset (&c, 0, sizeof (c));
+  c.error = error;
+  c.mat[0].rows = c.mat[0].cols = c.mat[1].rows = c.mat[1].cols = -1;
+  c.scalar[S_WIDTH] = c.scalar[S_HEIGHT] = c.scalar[S_FISHEYE] = -1;
+
+  /* a NUL-terminated copy keeps g_ascii_strtod inside the caller's @len */
+  buf = g_malloc (len + 1);
   if (len > 0)
-    memcpy (copy, text, len);
-  copy[len] = '\0';
-  ok = parse_terminated (copy, len, NULL, calib, error);
-  g_free (copy);
-  return ok;
+    memcpy (buf, text, len);
+  buf[len] = '\0';
+  end = buf + len;
+  p = (len >= 3 && memcmp (buf, "\xEF\xBB\xBF", 3) == 0) ? buf + 3 : buf;
+  for (s = p; s < end && g_ascii_isspace (*s); s++);
+  if (s == end)
+    ok = fail (&c, ERR_PARSE, "empty calibration data");
+  else if (*s == '{')
+    ok = fail (&c, ERR_UNSUPPORTED, "JSON files are not supported");
+  else
+    ok = (*s == '<' ? parse_xml (&c, s, end) : parse_yaml (&c, p, end))
+        && validate (&c);
+  g_free (buf);
+  if (!ok)
+    return FALSE;
+
+  /* k3 is still 0 when only 4 coefficients were given */
+  *calib = (GstCoCalibration) {
+    .fx = k[0], .fy = k[4], .cx = k[2], .cy = k[5],
+    .k1 = d[0], .k2 = d[1], .p1 = d[2], .p2 = d[3], .k3 = d[4],
+    .image_width = MAX (c.scalar[S_WIDTH], 0),
+    .image_height = MAX (c.scalar[S_HEIGHT], 0)
+  };
+  return TRUE;
 }
 
 gboolean
@@ -454,7 +365,7 @@ gst_co_calibration_load (const gchar * path, GstCoCalibration * calib,
   gboolean ok = FALSE;
   gsize n = 0;
   FILE *f;
-  int err = 0;
+  int err;
 
   g_return_val_if_fail (path != NULL, FALSE);
   g_return_val_if_fail (calib != NULL, FALSE);
@@ -470,13 +381,11 @@ gst_co_calibration_load (const gchar * path, GstCoCalibration * calib,
   } else {
     err = errno;
   }
-  if (err != 0 || n > MAX_FILE_SIZE) {
+  if (err != 0 || n > MAX_FILE_SIZE)
     g_set_error (error, GST_CO_CALIBRATION_ERROR, ERR_READ, "%s: %s", name,
         err != 0 ? g_strerror (err) : "file is larger than 1 MiB");
-  } else {
-    buf[n] = '\0';
-    ok = parse_terminated (buf, n, name, calib, error);
-  }
+  else if (!(ok = gst_co_calibration_parse (buf, n, calib, error)))
+    g_prefix_error (error, "%s: ", name);
   g_free (buf);
   g_free (name);
   return ok;
