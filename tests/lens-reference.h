@@ -23,7 +23,7 @@ typedef struct
 
 /* Source position in plane coordinates; 0 when the model gives none, -1
  * when float rounding may decide either way. */
-static int
+static inline int
 ref_lens_source (const RefLens * r, int shift, int px, int py, double *sx,
     double *sy)
 {
@@ -66,14 +66,14 @@ ref_lens_source (const RefLens * r, int shift, int px, int py, double *sx,
 }
 
 /* Distance of v to the nearest half-integer: small means "a rounding tie". */
-static double
+static inline double
 ref_tie (double v)
 {
   double f = v - floor (v);
   return fabs (f - 0.5);
 }
 
-static uint32_t
+static inline uint32_t
 ref_channel (const uint8_t * plane, int stride, int bpp, int ch16, int w,
     int h, int x, int y, int c, uint32_t border_c)
 {
@@ -88,7 +88,7 @@ ref_channel (const uint8_t * plane, int stride, int bpp, int ch16, int w,
  * exact except at rounding ties; bilinear: within the error that the
  * quantised position (1/2^frac px) can cause on the local gradient.
  * Returns the number of pixels outside tolerance; *checked counts the rest. */
-static long
+static inline long
 ref_check_plane (const RefLens * r, int shift, int nearest, int frac,
     const uint8_t * in, int in_stride, const uint8_t * out, int out_stride,
     int w, int h, int bpp, int ch16, const uint32_t * border_c, long *checked)

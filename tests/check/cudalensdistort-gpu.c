@@ -1,0 +1,352 @@
+/* cudaoptics — LGPL-2.1-or-later
+ *
+ * cudalensdistort on a GPU: the CUDA backend against the CPU backend for
+ * every format, LUT strategy and interpolation on random and natural images;
+ * pinned-pool and foreign buffers; memory:CUDAMemory pipelines with
+ * cudaupload/cudadownload and NVDEC.  Exits 77 (skipped) without a device.
+ */
+#include <cuda_runtime_api.h>
+#include <gst/app/gstappsink.h>
+#include "lensdistort-common.h"
+
+static const gchar *luts[] = { "compressed", "two-table", "none" };
+static const gchar *interps[] = { "nearest", "bilinear" };
+
+static gchar *
+sample (const gchar * name)
+{
+  return g_build_filename (g_getenv ("CO_SAMPLES_DIR"), name, NULL);
+}
+
+/* Pulls every frame a pipeline ending in "appsink name=out" produces. */
+static GPtrArray *
+pull_all (const gchar * launch, gint * warnings)
+{
+  GError *err = NULL;
+  GstElement *pipe = gst_parse_launch (launch, &err);
+  GstElement *sink;
+  GPtrArray *frames = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      gst_sample_unref);
+  GstBus *bus;
+  GstMessage *m;
+  GstSample *s;
+
+  fail_unless (pipe != NULL, "%s: %s", launch, err ? err->message : "");
+  sink = gst_bin_get_by_name (GST_BIN (pipe), "out");
+  g_object_set (sink, "sync", FALSE, NULL);
+  fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE, "%s did not start", launch);
+  while ((s = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
+              20 * GST_SECOND)))
+    g_ptr_array_add (frames, s);
+  bus = gst_element_get_bus (pipe);
+  if (warnings)
+    *warnings = 0;
+  while ((m = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR |
+              GST_MESSAGE_WARNING))) {
+    GError *e = NULL;
+    gchar *dbg = NULL;
+    if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR) {
+      gst_message_parse_error (m, &e, &dbg);
+      fail ("%s: error %s (%s)", launch, e->message, dbg);
+    }
+    gst_message_parse_warning (m, &e, &dbg);
+    GST_WARNING ("%s: warning %s (%s)", launch, e->message, dbg);
+    g_clear_error (&e);
+    g_free (dbg);
+    if (warnings)
+      (*warnings)++;
+    gst_message_unref (m);
+  }
+  gst_object_unref (bus);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (sink);
+  gst_object_unref (pipe);
+  return frames;
+}
+
+static GstBuffer *
+natural_frame (const gchar * format, gint w, gint h)
+{
+  gchar *jpg = sample ("building.jpg");
+  gchar *launch = g_strdup_printf ("filesrc location=\"%s\" ! jpegdec ! "
+      "videoconvert ! videoscale ! video/x-raw,format=%s,width=%d,height=%d ! "
+      "appsink name=out", jpg, format, w, h);
+  GPtrArray *f = pull_all (launch, NULL);
+  GstBuffer *buf;
+
+  fail_unless_equals_int (f->len, 1);
+  buf = gst_buffer_ref (gst_sample_get_buffer (g_ptr_array_index (f, 0)));
+  g_ptr_array_unref (f);
+  g_free (launch);
+  g_free (jpg);
+  return buf;
+}
+
+/* Compares CUDA against CPU; returns the largest byte difference. */
+static gint
+compare_backends (GstCaps * caps, GstBuffer * in, const gchar * props)
+{
+  GstVideoInfo info;
+  gchar *dc = g_strdup_printf ("cudalensdistort backend=cuda %s", props);
+  gchar *dp = g_strdup_printf ("cudalensdistort backend=cpu %s", props);
+  GstBuffer *a = run_frame (dc, caps, in), *b = run_frame (dp, caps, in);
+  gint md = 0;
+
+  gst_video_info_from_caps (&info, caps);
+  frames_equal (&info, a, b, &md);
+  gst_buffer_unref (a);
+  gst_buffer_unref (b);
+  g_free (dc);
+  g_free (dp);
+  return md;
+}
+
+GST_START_TEST (test_cuda_equals_cpu)
+{
+  gchar *calib = sample ("left_intrinsics.yml");
+  GRand *rand = g_rand_new_with_seed (12);
+  guint f, l, i, m, img, runs = 0;
+
+  for (f = 0; f < G_N_ELEMENTS (all_formats); f++) {
+    for (img = 0; img < 2; img++) {
+      /* random at an odd size, natural at the sample's own size */
+      gint w = img ? 868 : 333, h = img ? 600 : 201;
+      GstCaps *caps = video_caps (all_formats[f], w, h);
+      GstVideoInfo info;
+      GstBuffer *in;
+      gst_video_info_from_caps (&info, caps);
+      in = img ? natural_frame (all_formats[f], w, h) :
+          make_frame (&info, rand, FALSE);
+      for (l = 0; l < G_N_ELEMENTS (luts); l++) {
+        for (i = 0; i < G_N_ELEMENTS (interps); i++) {
+          for (m = 0; m < 3; m++) {
+            gchar *props = g_strdup_printf ("lut=%s interpolation=%s %s",
+                luts[l], interps[i], m == 0 ? "k1=-0.3 k2=0.05 center-x=0.45" :
+                m == 1 ? "k1=0.22 stereo=true" : "");
+            gchar *props2 = m < 2 ? g_strdup (props) :
+                g_strdup_printf ("%s calibration-file=\"%s\" alpha=0.5", props,
+                calib);
+            gint md = compare_backends (caps, in, props2);
+            /* the backends are designed bit-exact; 1 LSB is the contract */
+            fail_unless (md <= (i ? 1 : 0), "%s %dx%d %s: CUDA differs from "
+                "CPU by %d", all_formats[f], w, h, props2, md);
+            if (md)
+              GST_WARNING ("%s %s: max diff %d", all_formats[f], props2, md);
+            runs++;
+            g_free (props);
+            g_free (props2);
+          }
+        }
+      }
+      gst_buffer_unref (in);
+      gst_caps_unref (caps);
+    }
+  }
+  GST_INFO ("%u CUDA/CPU comparisons", runs);
+  g_rand_free (rand);
+  g_free (calib);
+}
+
+GST_END_TEST;
+
+/* Buffers from the pinned pool the element proposes, and plain malloc'd
+ * ones, give the same frame. */
+GST_START_TEST (test_pinned_pool)
+{
+  GstCaps *caps = video_caps ("RGBA", 1920, 1080);
+  GstHarness *h = lens_harness ("cudalensdistort backend=cuda k1=-0.25",
+      gst_caps_ref (caps));
+  GstQuery *q = gst_query_new_allocation (caps, TRUE);
+  GRand *rand = g_rand_new_with_seed (13);
+  GstBufferPool *pool = NULL;
+  GstBuffer *plain, *pinned, *a, *b;
+  GstVideoInfo info;
+  GstMapInfo map, map2;
+
+  gst_video_info_from_caps (&info, caps);
+  /* negotiate first, so the element has started and knows its caps */
+  plain = make_frame (&info, rand, FALSE);
+  a = gst_harness_push_and_pull (h, gst_buffer_ref (plain));
+  fail_unless (gst_pad_peer_query (h->srcpad, q));
+  fail_unless (gst_query_get_n_allocation_pools (q) > 0);
+  gst_query_parse_nth_allocation_pool (q, 0, &pool, NULL, NULL, NULL);
+  fail_unless (pool != NULL);
+  fail_unless (gst_buffer_pool_set_active (pool, TRUE));
+  fail_unless (gst_buffer_pool_acquire_buffer (pool, &pinned, NULL) ==
+      GST_FLOW_OK);
+  fail_unless_equals_string (gst_buffer_peek_memory (pinned, 0)->allocator->
+      mem_type, "CoHostMemory");
+  gst_buffer_map (plain, &map, GST_MAP_READ);
+  gst_buffer_map (pinned, &map2, GST_MAP_WRITE);
+  fail_unless (map2.size >= map.size);
+  memcpy (map2.data, map.data, map.size);
+  gst_buffer_unmap (plain, &map);
+  gst_buffer_unmap (pinned, &map2);
+  b = gst_harness_push_and_pull (h, pinned);
+  fail_unless (frames_equal (&info, a, b, NULL));
+  gst_buffer_unref (a);
+  gst_buffer_unref (b);
+  gst_buffer_unref (plain);
+  gst_buffer_pool_set_active (pool, FALSE);
+  gst_object_unref (pool);
+  gst_query_unref (q);
+  gst_harness_teardown (h);
+  gst_caps_unref (caps);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+static void
+compare_pipelines (const gchar * gpu, const gchar * cpu, guint expect)
+{
+  gint warnings = 0;
+  GPtrArray *a = pull_all (gpu, &warnings), *b = pull_all (cpu, NULL);
+  guint i;
+
+  /* a "context mismatch" or "fallback" would show up as a warning */
+  fail_unless_equals_int (warnings, 0);
+  fail_unless_equals_int (a->len, expect);
+  fail_unless_equals_int (b->len, expect);
+  for (i = 0; i < a->len; i++) {
+    GstVideoInfo info;
+    GstSample *sa = g_ptr_array_index (a, i), *sb = g_ptr_array_index (b, i);
+    gint md = 0;
+    gst_video_info_from_caps (&info, gst_sample_get_caps (sb));
+    frames_equal (&info, gst_sample_get_buffer (sa), gst_sample_get_buffer (sb),
+        &md);
+    fail_unless (md <= 1, "frame %u differs by %d:\n%s\n%s", i, md, gpu, cpu);
+  }
+  g_ptr_array_unref (a);
+  g_ptr_array_unref (b);
+}
+
+#define CUDA_CAPS "video/x-raw(memory:CUDAMemory)"
+
+GST_START_TEST (test_cuda_memory_pipeline)
+{
+  const gchar *formats[] = { "RGBA", "NV12", "I420" };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (formats); i++) {
+    gchar *src = g_strdup_printf ("videotestsrc num-buffers=8 pattern=ball ! "
+        "video/x-raw,format=%s,width=640,height=480", formats[i]);
+    gchar *gpu = g_strdup_printf ("%s ! cudaupload ! " CUDA_CAPS " ! "
+        "cudalensdistort backend=cuda k1=-0.3 ! " CUDA_CAPS " ! "
+        "cudalensdistort backend=cuda model=camera k1=0.1 ! " CUDA_CAPS " ! "
+        "cudadownload ! appsink name=out", src);
+    gchar *cpu = g_strdup_printf ("%s ! cudalensdistort backend=cpu k1=-0.3 ! "
+        "cudalensdistort backend=cpu model=camera k1=0.1 ! appsink name=out",
+        src);
+    compare_pipelines (gpu, cpu, 8);
+    g_free (src);
+    g_free (gpu);
+    g_free (cpu);
+  }
+}
+
+GST_END_TEST;
+
+/* The element's pads really run memory:CUDAMemory. */
+GST_START_TEST (test_cuda_memory_caps)
+{
+  GstElement *pipe = gst_parse_launch ("videotestsrc num-buffers=2 ! "
+      "video/x-raw,format=NV12,width=320,height=240 ! cudaupload ! "
+      "cudalensdistort name=ld k1=-0.2 ! cudadownload ! fakesink", NULL);
+  GstElement *ld = gst_bin_get_by_name (GST_BIN (pipe), "ld");
+  GstPad *pads[2] = { gst_element_get_static_pad (ld, "sink"),
+    gst_element_get_static_pad (ld, "src")
+  };
+  GstBus *bus = gst_element_get_bus (pipe);
+  GstMessage *m;
+  guint i;
+
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  m = gst_bus_timed_pop_filtered (bus, 20 * GST_SECOND, GST_MESSAGE_EOS |
+      GST_MESSAGE_ERROR);
+  fail_unless (m && GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS);
+  gst_message_unref (m);
+  for (i = 0; i < 2; i++) {
+    GstCaps *c = gst_pad_get_current_caps (pads[i]);
+    fail_unless (c && gst_caps_features_contains (gst_caps_get_features (c, 0),
+            "memory:CUDAMemory"), "%" GST_PTR_FORMAT, c);
+    gst_caps_unref (c);
+    gst_object_unref (pads[i]);
+  }
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (ld);
+  gst_object_unref (pipe);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_nvh264dec)
+{
+  gchar *file = g_build_filename (g_getenv ("CO_TEST_DATA_DIR"),
+      "sample-320x240.h264", NULL);
+  gchar *gpu = g_strdup_printf ("filesrc location=\"%s\" ! h264parse ! "
+      "nvh264dec ! " CUDA_CAPS " ! cudalensdistort k1=-0.3 stereo=true ! "
+      CUDA_CAPS " ! cudadownload ! video/x-raw ! appsink name=out", file);
+  gchar *cpu = g_strdup_printf ("filesrc location=\"%s\" ! h264parse ! "
+      "nvh264dec ! cudadownload ! video/x-raw ! cudalensdistort backend=cpu "
+      "k1=-0.3 stereo=true ! appsink name=out", file);
+
+  compare_pipelines (gpu, cpu, 30);
+  g_free (gpu);
+  g_free (cpu);
+  g_free (file);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_bad_device)
+{
+  GstElement *pipe = gst_parse_launch ("videotestsrc num-buffers=1 ! "
+      "cudalensdistort backend=cuda device-id=99 ! fakesink", NULL);
+  GstBus *bus = gst_element_get_bus (pipe);
+  GstMessage *m;
+
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  m = gst_bus_timed_pop_filtered (bus, 20 * GST_SECOND, GST_MESSAGE_EOS |
+      GST_MESSAGE_ERROR);
+  fail_unless (m && GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR);
+  gst_message_unref (m);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (pipe);
+}
+
+GST_END_TEST;
+
+static Suite *
+cudalensdistort_gpu_suite (void)
+{
+  Suite *s = suite_create ("cudalensdistort-gpu");
+  TCase *tc = tcase_create ("gpu");
+
+  suite_add_tcase (s, tc);
+  tcase_set_timeout (tc, 600);
+  tcase_add_test (tc, test_cuda_equals_cpu);
+  tcase_add_test (tc, test_pinned_pool);
+  tcase_add_test (tc, test_cuda_memory_caps);
+  tcase_add_test (tc, test_cuda_memory_pipeline);
+  tcase_add_test (tc, test_nvh264dec);
+  tcase_add_test (tc, test_bad_device);
+  return s;
+}
+
+int
+main (int argc, char **argv)
+{
+  int n = 0;
+
+  if (cudaGetDeviceCount (&n) != cudaSuccess || n == 0) {
+    g_print ("no usable CUDA device: skipping\n");
+    return 77;
+  }
+  gst_check_init (&argc, &argv);
+  return gst_check_run_suite (cudalensdistort_gpu_suite (),
+      "cudalensdistort-gpu", __FILE__);
+}
