@@ -16,7 +16,7 @@ for t in tests/test-lut tests/test-calibration tests/check/check-cudalensdistort
   [ -x "$b/$t" ] || continue
   name=$(basename "$t")
   start=$(date +%s%N)
-  "$b/$t" >"$logs/$name.log" 2>&1
+  timeout "${TEST_TIMEOUT:-300}" "$b/$t" >"$logs/$name.log" 2>&1
   rc=$?
   ms=$(( ($(date +%s%N) - start) / 1000000 ))
   case $rc in

@@ -6,9 +6,6 @@
  * forward mapping and its compressed backward LUT ("ours"), next to a
  * device-to-device copy (the bandwidth floor) and NPP's nppiRemap when
  * libnppig can be loaded at run time.
- *
- * Usage: bench-lensdistort [--sizes 720,1080,4k,8k] [--model hmd|camera]
- *                          [--csv FILE]
  * Exit status: 0 ok, 1 CUDA or allocation error, 2 no CUDA device,
  * 3 the GPU output differs from the C reference.
  */
@@ -37,14 +34,9 @@
 #define CPU_RUNS 5
 #define N_SIZES 4
 
-#define CHECK(call) do {                                                  \
-    cudaError_t err_ = (call);                                            \
-    if (err_ != cudaSuccess) {                                            \
-      fprintf (stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__,      \
-          #call, cudaGetErrorString (err_));                              \
-      exit (1);                                                           \
-    }                                                                     \
-  } while (0)
+#define CHECK(call) do { cudaError_t e_ = (call); if (e_ != cudaSuccess) { \
+      fprintf (stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__,     \
+          #call, cudaGetErrorString (e_)); exit (1); } } while (0)
 
 /* NPP's types, declared here: the build machine has no NPP headers */
 typedef struct { int width, height; } NppiSize;
@@ -78,6 +70,8 @@ enum
 };
 
 /* bytes: the least traffic per output pixel the variant must move */
+#define NN CO_INTERP_NEAREST
+#define BL CO_INTERP_BILINEAR
 static const struct
 {
   const char *name;
@@ -86,26 +80,23 @@ static const struct
   CoInterp interp;
   int bytes;
 } variants[N_VARIANTS] = {
-  {"copy", K_COPY, 0, 0, 8},
-  {"GPU naive", K_REMAP, CO_LUT_COMPUTE, CO_INTERP_NEAREST, 8},
-  {"GPU LUT (two-table)", K_REMAP, CO_LUT_TWO_TABLE, CO_INTERP_NEAREST, 16},
-  {"ours forward", K_FWD, 0, CO_INTERP_NEAREST, 12},
-  {"ours backward (compressed)", K_REMAP, CO_LUT_COMPRESSED,
-      CO_INTERP_NEAREST, 12},
-  {"GPU naive bilinear", K_REMAP, CO_LUT_COMPUTE, CO_INTERP_BILINEAR, 8},
-  {"GPU LUT (two-table) bilinear", K_REMAP, CO_LUT_TWO_TABLE,
-      CO_INTERP_BILINEAR, 16},
-  {"ours backward (compressed) bilinear", K_REMAP, CO_LUT_COMPRESSED,
-      CO_INTERP_BILINEAR, 12},
-  {"NPP nppiRemap_8u_C4R_Ctx nearest", K_NPP, 0, CO_INTERP_NEAREST, 16},
-  {"NPP nppiRemap_8u_C4R_Ctx linear", K_NPP, 0, CO_INTERP_BILINEAR, 16},
-  {"CPU naive", K_CPU, CO_LUT_COMPUTE, CO_INTERP_NEAREST, 8},
-  {"CPU LUT", K_CPU, CO_LUT_COMPRESSED, CO_INTERP_NEAREST, 12},
-  {"e2e ours backward (compressed)", K_E2E, CO_LUT_COMPRESSED,
-      CO_INTERP_NEAREST, 0},
-  {"e2e ours backward (compressed) bilinear", K_E2E, CO_LUT_COMPRESSED,
-      CO_INTERP_BILINEAR, 0},
+  {"copy", K_COPY, 0, NN, 8},
+  {"GPU naive", K_REMAP, CO_LUT_COMPUTE, NN, 8},
+  {"GPU LUT (two-table)", K_REMAP, CO_LUT_TWO_TABLE, NN, 16},
+  {"ours forward", K_FWD, 0, NN, 12},
+  {"ours backward (compressed)", K_REMAP, CO_LUT_COMPRESSED, NN, 12},
+  {"GPU naive bilinear", K_REMAP, CO_LUT_COMPUTE, BL, 8},
+  {"GPU LUT (two-table) bilinear", K_REMAP, CO_LUT_TWO_TABLE, BL, 16},
+  {"ours backward (compressed) bilinear", K_REMAP, CO_LUT_COMPRESSED, BL, 12},
+  {"NPP nppiRemap_8u_C4R_Ctx nearest", K_NPP, 0, NN, 16},
+  {"NPP nppiRemap_8u_C4R_Ctx linear", K_NPP, 0, BL, 16},
+  {"CPU naive", K_CPU, CO_LUT_COMPUTE, NN, 8},
+  {"CPU LUT", K_CPU, CO_LUT_COMPRESSED, NN, 12},
+  {"e2e ours backward (compressed)", K_E2E, CO_LUT_COMPRESSED, NN, 0},
+  {"e2e ours backward (compressed) bilinear", K_E2E, CO_LUT_COMPRESSED, BL, 0},
 };
+#undef NN
+#undef BL
 
 static const struct
 {
@@ -113,13 +104,13 @@ static const struct
   int w, h;
 } sizes[N_SIZES] = {
   {"720p", 1280, 720}, {"1080p", 1920, 1080}, {"4K", 3840, 2160},
-  {"8K", 7680, 4320},
+  {"8K", 7680, 4320}
 };
 
 /* Everything one frame size needs; LUTs indexed [interp][mode]. */
 typedef struct
 {
-  int w, h;
+  int si, w, h;
   size_t row;                   /* bytes of one tight host row */
   cudaStream_t s;
   CoLensParams p;
@@ -158,17 +149,6 @@ median (double *v, int n)
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-static void *
-xmalloc (size_t n)
-{
-  void *p = malloc (n);
-  if (!p) {
-    fprintf (stderr, "out of host memory (%zu bytes)\n", n);
-    exit (1);
-  }
-  return p;
-}
-
 static void
 fill_random (uint8_t * p, size_t n, uint64_t seed)
 {
@@ -176,9 +156,7 @@ fill_random (uint8_t * p, size_t n, uint64_t seed)
   size_t i;
 
   for (i = 0; i < n; i += 8) {
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
     memcpy (p + i, &x, n - i < 8 ? n - i : 8);
   }
 }
@@ -190,13 +168,13 @@ static void CUDART_CB
 gate_fn (void *arg)
 {
   double t0 = now_ms ();
+  int expired;
+
   (void) arg;
-  while (!__atomic_load_n (&gate_open, __ATOMIC_ACQUIRE)) {
-    if (now_ms () - t0 > 1000.0) {
-      __atomic_store_n (&gate_expired, 1, __ATOMIC_RELEASE);
-      break;
-    }
-  }
+  do
+    expired = now_ms () - t0 > 1000.0;
+  while (!__atomic_load_n (&gate_open, __ATOMIC_ACQUIRE) && !expired);
+  __atomic_store_n (&gate_expired, expired, __ATOMIC_RELEASE);
 }
 
 static void
@@ -204,7 +182,7 @@ load_npp (void)
 {
   static const char *const ver[] = { ".13", ".12", ".11", "" };
   static const char *const dir[] = { "", "/usr/local/cuda/lib64/" };
-  char path[256];
+  char path[200];
   void *h = NULL;
   int d, i;
 
@@ -226,15 +204,22 @@ load_npp (void)
       npp_remap_fn ? "" : " (no nppiRemap_8u_C4R_Ctx)");
 }
 
-static int
-npp_remap (Bench * b, const CoFrame * in, CoFrame * out, int interp)
+static CoFrame
+host_frame (const Bench * b, uint8_t * data)
 {
-  NppiSize sz = { b->w, b->h };
-  NppiRect roi = { 0, 0, b->w, b->h };
-  int step = b->dlut[0][CO_LUT_TWO_TABLE].plane[0].pitch * 4;
+  CoFrame f = { {data}, {(int32_t) b->row}, b->w, b->h, CO_FORMAT_RGBA };
+  return f;
+}
 
-  return npp_remap_fn (in->data[0], sz, in->pitch[0], roi, b->npp_x, step,
-      b->npp_y, step, out->data[0], out->pitch[0], sz, interp, npp_ctx);
+static CoFrame
+device_frame (const Bench * b)
+{
+  CoFrame f = host_frame (b, NULL);
+  size_t pitch;
+
+  CHECK (cudaMallocPitch ((void **) &f.data[0], &pitch, b->row, b->h));
+  f.pitch[0] = (int32_t) pitch;
+  return f;
 }
 
 /* One launch of variant v on frame i % N_FRAMES: 0, a cudaError_t, or an
@@ -255,9 +240,13 @@ launch (Bench * b, int v, int i)
     case K_FWD:
       return co_lens_remap_forward_cuda (b->fwd,
           b->dlut[0][CO_LUT_COMPRESSED].plane[0].pitch, in, out, b->s);
-    case K_NPP:{
-      int st = npp_remap (b, in, out,
-          variants[v].interp == CO_INTERP_NEAREST ? 1 : 2);
+    case K_NPP:{               /* NPPI_INTER_NN 1, NPPI_INTER_LINEAR 2 */
+      NppiSize sz = { b->w, b->h };
+      NppiRect roi = { 0, 0, b->w, b->h };
+      int step = b->dlut[0][CO_LUT_TWO_TABLE].plane[0].pitch * 4;
+      int st = npp_remap_fn (in->data[0], sz, in->pitch[0], roi, b->npp_x,
+          step, b->npp_y, step, out->data[0], out->pitch[0], sz,
+          variants[v].interp == CO_INTERP_NEAREST ? 1 : 2, npp_ctx);
       return st < 0 ? st : 0;   /* positive: a warning */
     }
     default:
@@ -291,7 +280,6 @@ time_gpu (Bench * b, int v)
   CHECK (cudaStreamSynchronize (b->s));
 
   __atomic_store_n (&gate_open, 0, __ATOMIC_RELEASE);
-  __atomic_store_n (&gate_expired, 0, __ATOMIC_RELEASE);
   CHECK (cudaLaunchHostFunc (b->s, gate_fn, NULL));
   CHECK (cudaEventRecord (ev[0], b->s));
   for (k = 0; k < N_BATCH; k++) {
@@ -321,10 +309,7 @@ static double
 time_cpu (Bench * b, int v)
 {
   const CoLut *lut = &b->hlut[CO_INTERP_NEAREST][variants[v].mode];
-  CoFrame in = { {b->pin_in}, {(int32_t) b->row}, b->w, b->h,
-    CO_FORMAT_RGBA
-  };
-  CoFrame out = { {b->ref}, {(int32_t) b->row}, b->w, b->h, CO_FORMAT_RGBA };
+  CoFrame in = host_frame (b, b->pin_in), out = host_frame (b, b->ref);
   double t[CPU_RUNS];
   int r;
 
@@ -371,10 +356,7 @@ static long
 check (Bench * b, int v)
 {
   const CoLut *hlut = &b->hlut[variants[v].interp][variants[v].mode];
-  CoFrame in = { {b->pin_in}, {(int32_t) b->row}, b->w, b->h,
-    CO_FORMAT_RGBA
-  };
-  CoFrame ref = { {b->ref}, {(int32_t) b->row}, b->w, b->h, CO_FORMAT_RGBA };
+  CoFrame in = host_frame (b, b->pin_in), ref = host_frame (b, b->ref);
   size_t i, n = (size_t) b->w * b->h;
   long bad = 0;
   int st;
@@ -388,12 +370,12 @@ check (Bench * b, int v)
           b->out[0].pitch[0], b->row, b->h, cudaMemcpyDeviceToHost, b->s));
   CHECK (cudaStreamSynchronize (b->s));
   for (i = 0; i < n; i++) {
-    if (memcmp (b->pin_out + 4 * i, b->ref + 4 * i, 4) != 0) {
-      if (bad++ == 0)
-        printf ("  %s: first mismatch at (%d, %d)\n", variants[v].name,
-            (int) (i % b->w), (int) (i / b->w));
-    }
+    if (memcmp (b->pin_out + 4 * i, b->ref + 4 * i, 4) != 0 && bad++ == 0)
+      printf ("check %s %s: first mismatch at (%d, %d)\n", sizes[b->si].name,
+          variants[v].name, (int) (i % b->w), (int) (i / b->w));
   }
+  printf ("check %s %s: %ld of %zu pixels differ from the C reference\n",
+      sizes[b->si].name, variants[v].name, bad, n);
   return bad;
 }
 
@@ -408,12 +390,8 @@ luts_alloc (CoLut lut[2][3], void *p[4], int w, int h, int device)
       co_lut_layout (&lut[i][m], (CoLutMode) m, (CoInterp) i,
           CO_FORMAT_RGBA, w, h);
   n = co_lut_table_bytes (&lut[0][CO_LUT_COMPRESSED], 0);
-  for (i = 0; i < 4; i++) {
-    if (device)
-      CHECK (cudaMalloc (&p[i], n));
-    else
-      p[i] = xmalloc (n);
-  }
+  for (i = 0; i < 4; i++)
+    CHECK (device ? cudaMalloc (&p[i], n) : cudaMallocHost (&p[i], n));
   for (i = 0; i < 2; i++) {
     lut[i][CO_LUT_COMPRESSED].plane[0].packed = p[i];
     lut[i][CO_LUT_TWO_TABLE].plane[0].x = p[2];    /* shared by both */
@@ -467,43 +445,36 @@ report (int si, const char *model, FILE * csv)
     double ms = results[v][si];
     double bw = variants[v].bytes ? variants[v].bytes * px / (ms * 1e6) : NAN;
     double d[5] = { cpu / ms, gpu / ms, ms / copy, bw, bw / copy_bw };
+    static const int prec[5] = { 1, 2, 2, 0, 2 };
     int i;
 
     if (isnan (ms))
       continue;
     printf ("| %s |", variants[v].name);
     cell (stdout, ms, 4);
-    cell (stdout, d[0], 1);
-    cell (stdout, d[1], 2);
-    cell (stdout, d[2], 2);
-    cell (stdout, d[3], 0);
-    cell (stdout, d[4], 2);
+    for (i = 0; i < 5; i++)
+      cell (stdout, d[i], prec[i]);
     printf ("\n");
     if (!csv)
       continue;
     fprintf (csv, "%s,%d,%d,%s,\"%s\",%.6g", sizes[si].name, sizes[si].w,
         sizes[si].h, model, variants[v].name, ms);
-    for (i = 0; i < 5; i++) {
-      if (isfinite (d[i]))
-        fprintf (csv, ",%.6g", d[i]);
-      else
-        fprintf (csv, ",");
-    }
+    for (i = 0; i < 5; i++)
+      fprintf (csv, isfinite (d[i]) ? ",%.6g" : ",", d[i]);
     fprintf (csv, ",%d\n", variants[v].bytes);
   }
 }
 
 static void
-run_size (int si, int model, const cudaDeviceProp * prop, cudaStream_t s,
-    const char *desc, FILE * csv)
+run_size (int si, int model, cudaStream_t s, const char *desc, FILE * csv)
 {
   Bench b;
-  size_t dpitch;
   double t0;
   long bad = 0;
   int k, v;
 
   memset (&b, 0, sizeof (b));
+  b.si = si;
   b.w = sizes[si].w;
   b.h = sizes[si].h;
   b.row = (size_t) b.w * 4;
@@ -519,15 +490,11 @@ run_size (int si, int model, const cudaDeviceProp * prop, cudaStream_t s,
 
   CHECK (cudaHostAlloc ((void **) &b.pin_in, b.row * b.h, 0));
   CHECK (cudaHostAlloc ((void **) &b.pin_out, b.row * b.h, 0));
-  b.ref = xmalloc (b.row * b.h);
+  CHECK (cudaHostAlloc ((void **) &b.ref, b.row * b.h, 0));
   /* frames 7 .. 0, so that pin_in ends up holding frame 0 */
   for (k = N_FRAMES - 1; k >= 0; k--) {
-    CoFrame f = { {NULL}, {0}, b.w, b.h, CO_FORMAT_RGBA };
-    CHECK (cudaMallocPitch ((void **) &f.data[0], &dpitch, b.row, b.h));
-    f.pitch[0] = (int32_t) dpitch;
-    b.in[k] = f;
-    CHECK (cudaMallocPitch ((void **) &f.data[0], &dpitch, b.row, b.h));
-    b.out[k] = f;
+    b.in[k] = device_frame (&b);
+    b.out[k] = device_frame (&b);
     fill_random (b.pin_in, b.row * b.h, (uint64_t) k + 1);
     CHECK (cudaMemcpy2D (b.in[k].data[0], b.in[k].pitch[0], b.pin_in, b.row,
             b.row, b.h, cudaMemcpyHostToDevice));
@@ -536,51 +503,30 @@ run_size (int si, int model, const cudaDeviceProp * prop, cudaStream_t s,
   /* tables, built once: device (what is timed) and host (the reference) */
   luts_alloc (b.dlut, b.dtab, b.w, b.h, 1);
   luts_alloc (b.hlut, b.htab, b.w, b.h, 0);
-  CHECK ((cudaError_t) co_lens_build_lut_cuda (&b.p,
-          &b.dlut[0][CO_LUT_COMPRESSED], s));
-  CHECK ((cudaError_t) co_lens_build_lut_cuda (&b.p,
-          &b.dlut[1][CO_LUT_COMPRESSED], s));
-  CHECK ((cudaError_t) co_lens_build_lut_cuda (&b.p,
-          &b.dlut[0][CO_LUT_TWO_TABLE], s));
+  for (k = 0; k < 3; k++) {     /* compressed nearest, bilinear; two-table */
+    CoLutMode m = k < 2 ? CO_LUT_COMPRESSED : CO_LUT_TWO_TABLE;
+    CHECK ((cudaError_t) co_lens_build_lut_cuda (&b.p, &b.dlut[k & 1][m], s));
+    co_lens_build_lut_cpu (&b.p, &b.hlut[k & 1][m]);
+  }
   CHECK (cudaMalloc ((void **) &b.fwd,
           co_lut_table_bytes (&b.dlut[0][CO_LUT_COMPRESSED], 0)));
   CHECK ((cudaError_t) co_lens_build_forward_cuda (&b.p, b.fwd,
           b.dlut[0][CO_LUT_COMPRESSED].plane[0].pitch, s));
-  co_lens_build_lut_cpu (&b.p, &b.hlut[0][CO_LUT_COMPRESSED]);
-  co_lens_build_lut_cpu (&b.p, &b.hlut[1][CO_LUT_COMPRESSED]);
-  co_lens_build_lut_cpu (&b.p, &b.hlut[0][CO_LUT_TWO_TABLE]);
   CHECK (cudaStreamSynchronize (s));
 
   /* correctness gate: every backward variant, bit-exact against C */
-  printf ("\ncheck %s:", sizes[si].name);
-  fflush (stdout);
-  for (v = V_NAIVE; v <= V_COMP_BL; v++) {
-    long n;
-    if (variants[v].kind != K_REMAP)
-      continue;
-    n = check (&b, v);
-    printf (" %s %ld mismatches;", variants[v].name, n);
-    bad += n;
-  }
   printf ("\n");
+  for (v = V_NAIVE; v <= V_COMP_BL; v++)
+    if (variants[v].kind == K_REMAP)
+      bad += check (&b, v);
   if (bad) {
     printf ("FAIL: GPU output differs from the C reference at %s\n",
         sizes[si].name);
     exit (3);
   }
 
-  if (npp_remap_fn) {
-    npp_ctx.hStream = s;
-    CHECK (cudaGetDevice (&npp_ctx.nCudaDeviceId));
-    npp_ctx.nMultiProcessorCount = prop->multiProcessorCount;
-    npp_ctx.nMaxThreadsPerMultiProcessor = prop->maxThreadsPerMultiProcessor;
-    npp_ctx.nMaxThreadsPerBlock = prop->maxThreadsPerBlock;
-    npp_ctx.nSharedMemPerBlock = prop->sharedMemPerBlock;
-    npp_ctx.nCudaDevAttrComputeCapabilityMajor = prop->major;
-    npp_ctx.nCudaDevAttrComputeCapabilityMinor = prop->minor;
-    CHECK (cudaStreamGetFlags (s, &npp_ctx.nStreamFlags));
+  if (npp_remap_fn)
     npp_maps (&b);
-  }
 
   /* let the clocks settle: about 300 ms of copies before anything counts */
   for (t0 = now_ms (), k = 0; now_ms () - t0 < 300.0; k++) {
@@ -590,22 +536,10 @@ run_size (int si, int model, const cudaDeviceProp * prop, cudaStream_t s,
   }
   CHECK (cudaStreamSynchronize (s));
 
-  for (v = 0; v < N_VARIANTS; v++) {
-    switch (variants[v].kind) {
-      case K_NPP:
-        if (npp_remap_fn)
-          results[v][si] = time_gpu (&b, v);
-        break;
-      case K_CPU:
-        results[v][si] = time_cpu (&b, v);
-        break;
-      case K_E2E:              /* last: it overwrites the device frames */
-        results[v][si] = time_e2e (&b, v);
-        break;
-      default:
-        results[v][si] = time_gpu (&b, v);
-        break;
-    }
+  for (v = 0; v < N_VARIANTS; v++) {    /* e2e last: it overwrites frames */
+    Kind kd = variants[v].kind;
+    results[v][si] = kd == K_CPU ? time_cpu (&b, v) : kd == K_E2E ?
+        time_e2e (&b, v) : kd != K_NPP || npp_remap_fn ? time_gpu (&b, v) : NAN;
   }
   report (si, desc, csv);
 
@@ -615,37 +549,38 @@ run_size (int si, int model, const cudaDeviceProp * prop, cudaStream_t s,
   }
   for (k = 0; k < 4; k++) {
     CHECK (cudaFree (b.dtab[k]));
-    free (b.htab[k]);
+    CHECK (cudaFreeHost (b.htab[k]));
   }
   CHECK (cudaFree (b.fwd));
-  if (b.npp_x) {
-    CHECK (cudaFree (b.npp_x));
-    CHECK (cudaFree (b.npp_y));
-  }
+  CHECK (cudaFree (b.npp_x));   /* NULL without NPP: a no-op */
+  CHECK (cudaFree (b.npp_y));
   CHECK (cudaFreeHost (b.pin_in));
   CHECK (cudaFreeHost (b.pin_out));
-  free (b.ref);
+  CHECK (cudaFreeHost (b.ref));
 }
 
+/* "720", "720p", "1280x720", "4k", "2160" ... into want[] */
 static int
-size_matches (const char *tok, int i)
+parse_sizes (char *list, int want[N_SIZES])
 {
-  char buf[32];
+  char *tok, *save = NULL, buf[32];
+  int i, found;
 
-  snprintf (buf, sizeof (buf), "%dx%d", sizes[i].w, sizes[i].h);
-  if (!strcasecmp (tok, sizes[i].name) || !strcmp (tok, buf))
-    return 1;
-  snprintf (buf, sizeof (buf), "%d", sizes[i].h);
-  return !strcmp (tok, buf);
-}
-
-static void
-usage (const char *argv0, int status)
-{
-  fprintf (status ? stderr : stdout,
-      "usage: %s [--sizes 720,1080,4k,8k] [--model hmd|camera] "
-      "[--csv FILE]\n", argv0);
-  exit (status);
+  memset (want, 0, N_SIZES * sizeof (int));
+  for (tok = strtok_r (list, ",", &save); tok;
+      tok = strtok_r (NULL, ",", &save)) {
+    for (i = 0, found = 0; i < N_SIZES; i++) {
+      snprintf (buf, sizeof (buf), "%dx%d", sizes[i].w, sizes[i].h);
+      if (!strcasecmp (tok, sizes[i].name) || !strcmp (tok, buf) ||
+          atoi (tok) == sizes[i].h)
+        want[i] = found = 1;
+    }
+    if (!found) {
+      fprintf (stderr, "unknown size '%s' (720, 1080, 4k, 8k)\n", tok);
+      return 0;
+    }
+  }
+  return 1;
 }
 
 int
@@ -655,39 +590,27 @@ main (int argc, char **argv)
   int model = CO_LENS_HMD, n_dev = 0, dev, drv = 0, rt = 0, mclk = 0,
       bus = 0, i, v;
   const char *csv_path = NULL, *model_desc;
-  cudaDeviceProp prop;
+  struct cudaDeviceProp prop;
   cudaStream_t s;
   cudaError_t err;
   FILE *csv = NULL;
+  char sep[64] = "|---|";
 
   for (i = 1; i < argc; i++) {
-    if (!strcmp (argv[i], "--sizes") && i + 1 < argc) {
-      char *list = argv[++i], *tok, *save = NULL;
-      memset (want, 0, sizeof (want));
-      for (tok = strtok_r (list, ",", &save); tok;
-          tok = strtok_r (NULL, ",", &save)) {
-        int j, found = 0;
-        for (j = 0; j < N_SIZES; j++) {
-          if (size_matches (tok, j))
-            want[j] = found = 1;
-        }
-        if (!found) {
-          fprintf (stderr, "unknown size '%s' (720, 1080, 4k, 8k)\n", tok);
-          return 1;
-        }
-      }
-    } else if (!strcmp (argv[i], "--model") && i + 1 < argc) {
+    const char *val = i + 1 < argc ? argv[i + 1] : "";
+    if (!strcmp (argv[i], "--sizes") && *val && parse_sizes (argv[i + 1], want))
       i++;
-      if (!strcmp (argv[i], "hmd"))
-        model = CO_LENS_HMD;
-      else if (!strcmp (argv[i], "camera"))
-        model = CO_LENS_CAMERA;
-      else
-        usage (argv[0], 1);
-    } else if (!strcmp (argv[i], "--csv") && i + 1 < argc) {
+    else if (!strcmp (argv[i], "--model") && !strcmp (val, "hmd"))
+      model = CO_LENS_HMD, i++;
+    else if (!strcmp (argv[i], "--model") && !strcmp (val, "camera"))
+      model = CO_LENS_CAMERA, i++;
+    else if (!strcmp (argv[i], "--csv") && *val)
       csv_path = argv[++i];
-    } else {
-      usage (argv[0], strcmp (argv[i], "--help") ? 1 : 0);
+    else {
+      fprintf (strcmp (argv[i], "--help") ? stderr : stdout, "usage: %s "
+          "[--sizes 720,1080,4k,8k] [--model hmd|camera] [--csv FILE]\n",
+          argv[0]);
+      return strcmp (argv[i], "--help") ? 1 : 0;
     }
   }
   model_desc = model == CO_LENS_HMD ? "hmd k1=-0.25 k2=0.05" :
@@ -703,19 +626,22 @@ main (int argc, char **argv)
   CHECK (cudaGetDeviceProperties (&prop, dev));
   CHECK (cudaDriverGetVersion (&drv));
   CHECK (cudaRuntimeGetVersion (&rt));
-  if (cudaDeviceGetAttribute (&mclk, cudaDevAttrMemoryClockRate, dev) !=
-      cudaSuccess || cudaDeviceGetAttribute (&bus,
-          cudaDevAttrGlobalMemoryBusWidth, dev) != cudaSuccess) {
-    (void) cudaGetLastError ();
-    mclk = bus = 0;
-  }
-  load_npp ();
+  /* optional: left 0 where the attributes are gone */
+  cudaDeviceGetAttribute (&mclk, cudaDevAttrMemoryClockRate, dev);
+  cudaDeviceGetAttribute (&bus, cudaDevAttrGlobalMemoryBusWidth, dev);
+  (void) cudaGetLastError ();   /* or the launchers would report it */
   CHECK (cudaStreamCreateWithFlags (&s, cudaStreamNonBlocking));
+  load_npp ();
+  if (npp_remap_fn) {
+    NppStreamContext c = { s, dev, prop.multiProcessorCount,
+      prop.maxThreadsPerMultiProcessor, prop.maxThreadsPerBlock,
+      prop.sharedMemPerBlock, prop.major, prop.minor, 0, 0
+    };
+    CHECK (cudaStreamGetFlags (s, &c.nStreamFlags));
+    npp_ctx = c;
+  }
   for (i = 0; i <= N_BATCH; i++)
     CHECK (cudaEventCreate (&ev[i]));
-  for (v = 0; v < N_VARIANTS; v++)
-    for (i = 0; i < N_SIZES; i++)
-      results[v][i] = NAN;
   if (csv_path) {
     if (!(csv = fopen (csv_path, "w"))) {
       perror (csv_path);
@@ -749,26 +675,19 @@ main (int argc, char **argv)
 
   for (i = 0; i < N_SIZES; i++)
     if (want[i])
-      run_size (i, model, &prop, s, model_desc, csv);
+      run_size (i, model, s, model_desc, csv);
   if (csv) {
     fclose (csv);
     fprintf (stderr, "CSV written to %s\n", csv_path);
   }
 
-  for (i = 0; i <= N_BATCH; i++)
-    CHECK (cudaEventDestroy (ev[i]));
-  CHECK (cudaStreamDestroy (s));
-
-  printf ("\n## Summary: ms per frame (median), RGBA, %s\n\n| variant |",
-      model_desc);
+  printf ("\n## Summary: ms per frame, RGBA, %s (GPU: median of %d means of "
+      "%d launches, CPU: of %d runs, e2e: of %d frames)\n\n| variant |",
+      model_desc, N_BATCH, BATCH, CPU_RUNS, E2E_ITERS);
   for (i = 0; i < N_SIZES; i++)
     if (want[i])
-      printf (" %s |", sizes[i].name);
-  printf ("\n|---|");
-  for (i = 0; i < N_SIZES; i++)
-    if (want[i])
-      printf ("---:|");
-  printf ("\n");
+      printf (" %s |", sizes[i].name), strcat (sep, "---:|");
+  printf ("\n%s\n", sep);
   for (v = 0; v < N_VARIANTS; v++) {
     printf ("| %s |", variants[v].name);
     for (i = 0; i < N_SIZES; i++)

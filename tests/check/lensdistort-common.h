@@ -15,7 +15,7 @@ static const gchar *all_formats[] = {
   "RGBA", "BGRA", "RGBx", "BGRx", "RGB", "GRAY8", "GRAY16_LE", "NV12", "I420",
 };
 
-static CoFormat
+static inline CoFormat
 co_format_of (GstVideoFormat f)
 {
   switch (f) {
@@ -40,7 +40,7 @@ co_format_of (GstVideoFormat f)
   }
 }
 
-static GstCaps *
+static inline GstCaps *
 video_caps (const gchar * format, gint w, gint h)
 {
   return gst_caps_new_simple ("video/x-raw", "format", G_TYPE_STRING, format,
@@ -50,7 +50,7 @@ video_caps (const gchar * format, gint w, gint h)
 
 /* Random bytes, or a smooth picture when @smooth (a stand-in for natural
  * images: gradients where bilinear sampling matters). */
-static GstBuffer *
+static inline GstBuffer *
 make_frame (const GstVideoInfo * info, GRand * rand, gboolean smooth)
 {
   GstBuffer *buf = gst_buffer_new_allocate (NULL, info->size, NULL);
@@ -66,7 +66,7 @@ make_frame (const GstVideoInfo * info, GRand * rand, gboolean smooth)
 }
 
 /* Bytes of each plane's visible part equal? */
-static gboolean
+static inline gboolean
 frames_equal (const GstVideoInfo * info, GstBuffer * a, GstBuffer * b,
     gint * max_diff)
 {
@@ -104,7 +104,7 @@ frames_equal (const GstVideoInfo * info, GstBuffer * a, GstBuffer * b,
   return same;
 }
 
-static GstHarness *
+static inline GstHarness *
 lens_harness (const gchar * desc, GstCaps * caps)
 {
   GstHarness *h = gst_harness_new_parse (desc);
@@ -113,7 +113,7 @@ lens_harness (const gchar * desc, GstCaps * caps)
 }
 
 /* One frame through a fresh element described by @desc. */
-static GstBuffer *
+static inline GstBuffer *
 run_frame (const gchar * desc, GstCaps * caps, GstBuffer * in)
 {
   GstHarness *h = lens_harness (desc, gst_caps_ref (caps));
