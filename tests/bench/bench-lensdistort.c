@@ -231,6 +231,11 @@ launch (Bench * b, int v, int i)
 
   switch (variants[v].kind) {
     case K_COPY:
+      /* one linear copy where rows are contiguous: the 2D copy engine path
+       * measured ~40% slower on the H100 and would flatter the ratios */
+      if (in->pitch[0] == out->pitch[0] && (size_t) in->pitch[0] == b->row)
+        return cudaMemcpyAsync (out->data[0], in->data[0], b->row * b->h,
+            cudaMemcpyDeviceToDevice, b->s);
       return cudaMemcpy2DAsync (out->data[0], out->pitch[0], in->data[0],
           in->pitch[0], b->row, b->h, cudaMemcpyDeviceToDevice, b->s);
     case K_REMAP:

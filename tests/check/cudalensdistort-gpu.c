@@ -31,7 +31,8 @@ pull_all (const gchar * launch, gint * warnings)
   GstMessage *m;
   GstSample *s;
 
-  fail_unless (pipe != NULL, "%s: %s", launch, err ? err->message : "");
+  fail_unless (pipe != NULL && err == NULL, "%s: %s", launch,
+      err ? err->message : "");
   sink = gst_bin_get_by_name (GST_BIN (pipe), "out");
   g_object_set (sink, "sync", FALSE, NULL);
   fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) !=
@@ -356,8 +357,8 @@ cudalensdistort_gpu_suite (void)
   tcase_add_test (tc, test_pinned_pool);
   tcase_add_test (tc, test_cuda_memory_caps);
   tcase_add_test (tc, test_cuda_memory_pipeline);
-  tcase_add_test (tc, test_nvh264dec);
   tcase_add_test (tc, test_bad_device);
+  tcase_add_test (tc, test_nvh264dec);
   return s;
 }
 
