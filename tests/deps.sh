@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs what cudaoptics needs to build and test, on Debian 12 or Ubuntu
+# 22.04+, when it is missing.  Uses the CUDA toolkit in /usr/local/cuda when
+# it is there (the CUDA backend is optional; without it the CPU backend is
+# built and every CPU test runs).  Sourced by the demo and test commands.
+pkgs="meson ninja-build pkg-config gcc libc6-dev python3
+ libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libgstreamer-plugins-bad1.0-dev
+ gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-tools"
+missing=$(for p in $pkgs; do dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null |
+  grep -q 'install ok installed' || echo "$p"; done)
+if [ -n "$missing" ]; then
+  echo "installing:" $missing
+  sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo
+  $sudo apt-get update -q &&
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends $missing ||
+    { echo "could not install $missing" >&2; exit 1; }
+fi
+if [ -x /usr/local/cuda/bin/nvcc ]; then
+  case ":$PATH:" in *:/usr/local/cuda/bin:*) ;; *) export PATH="/usr/local/cuda/bin:$PATH" ;; esac
+fi
