@@ -467,8 +467,11 @@ append_in (GstCaps * caps, const GstStructure * s, gboolean cuda)
       gst_caps_features_new (feature, NULL));
 }
 
-/* Same format and size on both pads, in either memory domain, the domain of
- * the other pad first so that a chain stays where it is. */
+/* Same format and size on both pads, in either memory domain.  The sink pad
+ * asks for CUDA memory first, so that a CUDA producer (cudaupload, nvh264dec,
+ * another of ours) hands over device memory even without caps filters; the
+ * source pad offers the input's domain first, so that a chain stays where it
+ * is and `videotestsrc ! cudalensdistort ! appsink` stays in system memory. */
 static GstCaps *
 gst_co_base_filter_transform_caps (GstBaseTransform * bt,
     GstPadDirection direction, GstCaps * caps, GstCaps * filter)
@@ -481,15 +484,16 @@ gst_co_base_filter_transform_caps (GstBaseTransform * bt,
 
   for (i = 0; i < gst_caps_get_size (caps); i++) {
     const GstStructure *s = gst_caps_get_structure (caps, i);
-    gboolean cuda = caps_is_cuda (caps, i);
+    gboolean cuda_first = caps_is_cuda (caps, i) ||
+        (direction == GST_PAD_SRC && !self->priv->cpu_only);
 #ifdef HAVE_GST_CUDA
-    if (cuda && cuda_ok)
+    if (cuda_first && cuda_ok)
       ret = append_in (ret, s, TRUE);
     ret = append_in (ret, s, FALSE);
-    if (!cuda && cuda_ok)
+    if (!cuda_first && cuda_ok)
       ret = append_in (ret, s, TRUE);
 #else
-    (void) cuda;
+    (void) cuda_first;
     (void) cuda_ok;
     ret = append_in (ret, s, FALSE);
 #endif
