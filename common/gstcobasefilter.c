@@ -296,6 +296,27 @@ gst_co_base_filter_set_context (GstElement * element, GstContext * context)
   GST_ELEMENT_CLASS (parent_class)->set_context (element, context);
 }
 
+#ifdef HAVE_GST_CUDA
+static gboolean caps_is_cuda (GstCaps * caps, guint i);
+
+/* The same caps, CUDA-memory structures first. */
+static GstCaps *
+cuda_structures_first (GstCaps * caps)
+{
+  GstCaps *ret = gst_caps_new_empty ();
+  gint pass;
+  guint i;
+
+  for (pass = 0; pass < 2; pass++)
+    for (i = 0; i < gst_caps_get_size (caps); i++)
+      if (caps_is_cuda (caps, i) == (pass == 0))
+        gst_caps_append_structure_full (ret,
+            gst_structure_copy (gst_caps_get_structure (caps, i)),
+            gst_caps_features_copy (gst_caps_get_features (caps, i)));
+  return ret;
+}
+#endif
+
 static gboolean
 gst_co_base_filter_query (GstBaseTransform * bt, GstPadDirection direction,
     GstQuery * query)
@@ -307,6 +328,23 @@ gst_co_base_filter_query (GstBaseTransform * bt, GstPadDirection direction,
       && gst_cuda_handle_context_query (GST_ELEMENT (bt), query,
           self->priv->cuda_context))
     return TRUE;
+  /* GstBaseTransform orders its answer by the asking peer's filter, and
+   * cudaupload lists its passthrough (system memory) first: state our own
+   * preference so that CUDA producers hand over device memory */
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CAPS && direction == GST_PAD_SINK
+      && !self->priv->cpu_only) {
+    GstCaps *caps = NULL, *sorted;
+    if (!GST_BASE_TRANSFORM_CLASS (parent_class)->query (bt, direction,
+            query))
+      return FALSE;
+    gst_query_parse_caps_result (query, &caps);
+    if (caps) {
+      sorted = cuda_structures_first (caps);
+      gst_query_set_caps_result (query, sorted);
+      gst_caps_unref (sorted);
+    }
+    return TRUE;
+  }
 #endif
   return GST_BASE_TRANSFORM_CLASS (parent_class)->query (bt, direction,
       query);

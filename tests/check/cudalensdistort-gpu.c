@@ -303,10 +303,12 @@ GST_START_TEST (test_cuda_memory_caps)
     GstCaps *c = gst_pad_get_current_caps (pad);
     cuda[i] = c && gst_caps_features_contains (gst_caps_get_features (c, 0),
         "memory:CUDAMemory");
-    g_printerr ("%s.%s: %" GST_PTR_FORMAT "\n", names[i / 2],
-        i % 2 ? "src" : "sink", c);
-    if (c)
+    if (c) {
+      gchar *str = gst_caps_to_string (c);
+      g_printerr ("%s.%s: %s\n", names[i / 2], i % 2 ? "src" : "sink", str);
+      g_free (str);
       gst_caps_unref (c);
+    }
     gst_object_unref (pad);
     gst_object_unref (e);
   }
