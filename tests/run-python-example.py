@@ -1,0 +1,17 @@
+#!/usr/bin/env python3
+# Runs pipelines/example.py; exits 77 (skipped) where PyGObject is missing.
+import os
+import runpy
+import sys
+
+try:
+    import gi  # noqa: F401
+except ImportError:
+    # a python3 of its own (pyenv, venv) first on PATH: try the system's,
+    # where Debian's python3-gi lives
+    if os.path.exists("/usr/bin/python3") and sys.executable != "/usr/bin/python3":
+        os.execv("/usr/bin/python3", ["/usr/bin/python3"] + sys.argv)
+    print("PyGObject (python3-gi) is not installed: skipping")
+    sys.exit(77)
+here = os.path.dirname(os.path.abspath(__file__))
+runpy.run_path(os.path.join(here, "..", "pipelines", "example.py"), run_name="__main__")
