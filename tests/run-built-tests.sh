@@ -27,5 +27,12 @@ for t in tests/test-lut tests/test-calibration tests/check/check-cudalensdistort
   printf '%-32s %-10s %8d ms\n' "$name" "$verdict" "$ms"
   [ "$rc" = 0 ] || [ "$rc" = 77 ] || tail -30 "$logs/$name.log"
 done
+# cudalensdistort against cv2.undistort, where OpenCV's Python module is
+timeout "${TEST_TIMEOUT:-300}" python3 tests/compare-opencv.py >"$logs/compare-opencv.log" 2>&1
+case $? in
+  0) pass=$((pass + 1)); echo "compare-opencv                   OK" ;;
+  77) skip=$((skip + 1)); echo "compare-opencv                   SKIP" ;;
+  *) fail=$((fail + 1)); echo "compare-opencv                   FAIL"; cat "$logs/compare-opencv.log" ;;
+esac
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" = 0 ]

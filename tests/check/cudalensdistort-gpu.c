@@ -179,6 +179,122 @@ GST_START_TEST (test_cuda_equals_cpu)
 
 GST_END_TEST;
 
+/* Tiny and odd sizes: partial 4-pixel groups, one-pixel chroma planes. */
+GST_START_TEST (test_tiny_sizes_cuda)
+{
+  const gint sizes[][2] = { {1, 1}, {2, 1}, {1, 2}, {3, 3}, {5, 7}, {7, 1},
+  {9, 5}, {130, 3}
+  };
+  GRand *rand = g_rand_new_with_seed (14);
+  guint f, s, m;
+
+  for (f = 0; f < G_N_ELEMENTS (all_formats); f++) {
+    for (s = 0; s < G_N_ELEMENTS (sizes); s++) {
+      GstCaps *caps = video_caps (all_formats[f], sizes[s][0], sizes[s][1]);
+      GstHarness *hc = lens_harness ("cudalensdistort backend=cuda",
+          gst_caps_ref (caps));
+      GstHarness *hp = lens_harness ("cudalensdistort backend=cpu",
+          gst_caps_ref (caps));
+      GstVideoInfo info;
+      GstBuffer *in;
+      gst_video_info_from_caps (&info, caps);
+      in = make_frame (&info, rand, FALSE);
+      for (m = 0; m < 4; m++) {
+        const gchar *props[] = { "k1=0", "k1=-0.8 k2=0.3 stereo=true "
+              "interpolation=nearest", "model=camera k1=0.4 alpha=1 "
+              "interpolation=bilinear lut=two-table", "model=hmd k1=0.3 "
+              "lut=none"
+        };
+        GstBuffer *a, *b;
+        gint md = 0;
+        apply_props (hc, props[m]);
+        apply_props (hp, props[m]);
+        a = gst_harness_push_and_pull (hc, gst_buffer_ref (in));
+        b = gst_harness_push_and_pull (hp, gst_buffer_ref (in));
+        fail_unless (a && b);
+        fail_unless (frames_equal (&info, a, b, &md), "%s %dx%d [%s]: CUDA "
+            "differs from CPU by %d", all_formats[f], sizes[s][0],
+            sizes[s][1], props[m], md);
+        if (m == 0)
+          fail_unless (frames_equal (&info, in, a, NULL), "not the identity");
+        gst_buffer_unref (a);
+        gst_buffer_unref (b);
+      }
+      gst_buffer_unref (in);
+      gst_harness_teardown (hc);
+      gst_harness_teardown (hp);
+      gst_caps_unref (caps);
+    }
+  }
+  g_printerr ("tiny sizes: all formats, %u sizes, CUDA == CPU\n",
+      (guint) G_N_ELEMENTS (sizes));
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+typedef struct
+{
+  GstElement *e;
+  gint n;
+} Poke;
+
+static void
+poke (gpointer thread, gpointer data)
+{
+  Poke *p = data;
+  gint n = ++p->n;
+  g_object_set (p->e, "k1", (n % 7) * -0.05, "model", n % 2, NULL);
+  gst_util_set_object_arg (G_OBJECT (p->e), "lut", n % 3 == 0 ? "compressed" :
+      n % 3 == 1 ? "two-table" : "none");
+  gst_util_set_object_arg (G_OBJECT (p->e), "interpolation", n % 5 ?
+      "bilinear" : "nearest");
+}
+
+/* A thread changes the geometry while CUDA frames flow (the LUT is rebuilt
+ * on the stream between frames); afterwards nothing stale remains. */
+GST_START_TEST (test_properties_while_playing_cuda)
+{
+  GstCaps *caps = video_caps ("NV12", 1280, 720);
+  GstHarness *h = lens_harness ("cudalensdistort backend=cuda",
+      gst_caps_ref (caps));
+  GRand *rand = g_rand_new_with_seed (15);
+  Poke p = { gst_harness_find_element (h, "cudalensdistort"), 0 };
+  GstHarnessThread *t;
+  GstVideoInfo info;
+  GstBuffer *in, *out, *ref;
+  GstHarness *hp;
+  gint i;
+
+  gst_video_info_from_caps (&info, caps);
+  in = make_frame (&info, rand, TRUE);
+  t = gst_harness_stress_custom_start (h, NULL, poke, &p, 50);
+  for (i = 0; i < 500; i++) {
+    out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+    fail_unless (out != NULL);
+    gst_buffer_unref (out);
+  }
+  gst_harness_stress_thread_stop (t);
+  g_printerr ("cuda stress: %d property changes over 500 frames\n", p.n);
+  fail_unless (p.n > 10);
+  apply_props (h, "k1=-0.3 model=hmd lut=compressed interpolation=bilinear");
+  out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+  hp = lens_harness ("cudalensdistort backend=cpu k1=-0.3",
+      gst_caps_ref (caps));
+  ref = gst_harness_push_and_pull (hp, gst_buffer_ref (in));
+  fail_unless (frames_equal (&info, out, ref, NULL), "stale geometry");
+  gst_buffer_unref (out);
+  gst_buffer_unref (ref);
+  gst_buffer_unref (in);
+  gst_object_unref (p.e);
+  gst_harness_teardown (hp);
+  gst_harness_teardown (h);
+  gst_caps_unref (caps);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
 /* Buffers from the pinned pool the element proposes, and plain malloc'd
  * ones, give the same frame. */
 GST_START_TEST (test_pinned_pool)
@@ -375,6 +491,8 @@ cudalensdistort_gpu_suite (void)
   suite_add_tcase (s, tc);
   tcase_set_timeout (tc, 600);
   tcase_add_test (tc, test_cuda_equals_cpu);
+  tcase_add_test (tc, test_tiny_sizes_cuda);
+  tcase_add_test (tc, test_properties_while_playing_cuda);
   tcase_add_test (tc, test_pinned_pool);
   tcase_add_test (tc, test_cuda_memory_caps);
   tcase_add_test (tc, test_cuda_memory_pipeline);
