@@ -1,19 +1,27 @@
 /* cudaoptics — LGPL-2.1-or-later
  *
- * Frames per second of cudalensdistort in a memory:CUDAMemory pipeline fed
- * by a source that is not the bottleneck: appsrc re-pushing a few frames
- * uploaded once by cudaupload, sharing cudaupload's CUDA context, into
- * `appsrc ! cudalensdistort x K ! fakesink`.
+ * Frames per second of cudalensdistort in a pipeline fed by a source that is
+ * not the bottleneck: appsrc re-pushing a few frames into
+ * `appsrc ! cudalensdistort x K ! fakesink`, in three memory set-ups:
+ *   cuda      frames uploaded once by cudaupload, memory:CUDAMemory
+ *             throughout, cudaupload's CUDA context shared;
+ *   pinned    system memory from the pinned pool the element proposes
+ *             upstream (what videotestsrc or v4l2src would write into),
+ *             downloaded into the element's own pinned pool;
+ *   pageable  plain malloc'd system memory (a source ignoring the pool).
  *
  * Each process spends seconds starting CUDA, so the rate is taken from the
  * difference between two frame counts, and the per-element cost from the
  * difference between K elements and none.
  *
- *   bench-pipeline [WIDTH HEIGHT FORMAT]     (default 1920 1080 RGBA)
+ *   bench-pipeline [WIDTH HEIGHT FORMAT [MODES]]   (default 1920 1080 RGBA
+ *                                                    cuda,pinned,pageable)
  */
 #include <gst/gst.h>
 #include <gst/app/gstappsrc.h>
 #include <gst/app/gstappsink.h>
+#include <gst/video/video.h>
+#include <string.h>
 
 #define N_FRAMES 8
 
@@ -89,6 +97,59 @@ upload (gint w, gint h, const gchar * format)
   return cuda_ctx != NULL;
 }
 
+/* Random frames in system memory: from the element's proposed pool (pinned)
+ * or plain allocations (pageable). */
+static gboolean
+host_frames (gint w, gint h, const gchar * format, gboolean pinned)
+{
+  GstCaps *caps = gst_caps_new_simple ("video/x-raw", "format", G_TYPE_STRING,
+      format, "width", G_TYPE_INT, w, "height", G_TYPE_INT, h, "framerate",
+      GST_TYPE_FRACTION, 1000, 1, NULL);
+  GstElement *e = gst_element_factory_make ("cudalensdistort", NULL);
+  GstPad *sink = gst_element_get_static_pad (e, "sink");
+  GstBufferPool *pool = NULL;
+  GstVideoInfo info;
+  guint32 x = 0x9e3779b9u;
+  gint i;
+
+  gst_video_info_from_caps (&info, caps);
+  if (pinned) {
+    GstQuery *q = gst_query_new_allocation (caps, TRUE);
+    gst_element_set_state (e, GST_STATE_PAUSED);
+    gst_pad_set_active (sink, TRUE);
+    gst_pad_send_event (sink, gst_event_new_stream_start ("bench"));
+    gst_pad_send_event (sink, gst_event_new_caps (caps));
+    if (gst_pad_query (sink, q) && gst_query_get_n_allocation_pools (q) > 0)
+      gst_query_parse_nth_allocation_pool (q, 0, &pool, NULL, NULL, NULL);
+    gst_query_unref (q);
+    if (!pool || !gst_buffer_pool_set_active (pool, TRUE))
+      return FALSE;
+  }
+  for (i = 0; i < N_FRAMES; i++) {
+    GstMapInfo map;
+    gsize k;
+    if (pool)
+      gst_buffer_pool_acquire_buffer (pool, &frames[i], NULL);
+    else
+      frames[i] = gst_buffer_new_allocate (NULL, info.size, NULL);
+    gst_buffer_map (frames[i], &map, GST_MAP_WRITE);
+    for (k = 0; k < map.size; k++) {
+      x ^= x << 13;
+      x ^= x >> 17;
+      x ^= x << 5;
+      map.data[k] = (guint8) x;
+    }
+    gst_buffer_unmap (frames[i], &map);
+  }
+  if (pinned)
+    g_print ("pinned frames: %s\n", gst_buffer_peek_memory (frames[0],
+            0)->allocator->mem_type);
+  /* the pool and its element live on: the buffers keep them */
+  gst_object_unref (sink);
+  frame_caps = caps;
+  return TRUE;
+}
+
 /* Seconds to push @n frames through @k elements, and the warnings seen. */
 static gdouble
 run (gint k, guint64 n, gint * warnings)
@@ -105,7 +166,8 @@ run (gint k, guint64 n, gint * warnings)
   g_string_append (d, "! fakesink sync=false");
   pipe = gst_parse_launch (d->str, NULL);
   bus = gst_element_get_bus (pipe);
-  gst_bus_set_sync_handler (bus, give_context, NULL, NULL);
+  if (cuda_ctx)
+    gst_bus_set_sync_handler (bus, give_context, NULL, NULL);
   src = gst_bin_get_by_name (GST_BIN (pipe), "src");
   g_object_set (src, "caps", frame_caps, NULL);
   g_signal_connect (src, "need-data", G_CALLBACK (need_data), NULL);
@@ -145,29 +207,45 @@ int
 main (int argc, char **argv)
 {
   gint w = argc > 2 ? atoi (argv[1]) : 1920, h = argc > 2 ? atoi (argv[2]) :
-      1080, ks[] = { 0, 1, 4 }, i, warn = 0;
+      1080, ks[] = { 0, 1, 4 }, i, m, warn = 0;
   const gchar *format = argc > 3 ? argv[3] : "RGBA";
-  const guint64 n1 = 1000, n2 = 6000;
-  gdouble base = 0;
+  gchar **modes = g_strsplit (argc > 4 ? argv[4] : "cuda,pinned,pageable",
+      ",", -1);
+  const guint64 n1 = 500, n2 = 3000;
 
   gst_init (&argc, &argv);
-  if (!upload (w, h, format)) {
-    g_printerr ("could not upload frames with cudaupload (no GPU?)\n");
-    return 2;
-  }
-  g_print ("| %dx%d %s, CUDA memory | frames/s | ms per frame | ms per "
-      "element |\n|---|---|---|---|\n", w, h, format);
-  for (i = 0; i < (gint) G_N_ELEMENTS (ks); i++) {
-    gint w1, w2;
-    gdouble t1 = run (ks[i], n1, &w1), t2 = run (ks[i], n2, &w2);
-    gdouble per = (t2 - t1) / (n2 - n1) * 1e3;
-    warn += w1 + w2;
-    if (ks[i] == 0)
-      base = per;
-    g_print ("| appsrc ! %d x cudalensdistort ! fakesink | %.0f | %.4f | %s |\n",
-        ks[i], 1e3 / per, per, ks[i] ? g_strdup_printf ("%.4f",
-            (per - base) / ks[i]) : "-");
+  for (m = 0; modes[m]; m++) {
+    gdouble base = 0;
+    gboolean ok;
+    for (i = 0; i < N_FRAMES; i++)
+      gst_clear_buffer (&frames[i]);
+    gst_clear_caps (&frame_caps);
+    if (cuda_ctx)
+      gst_context_unref (cuda_ctx);
+    cuda_ctx = NULL;
+    ok = !strcmp (modes[m], "cuda") ? upload (w, h, format) :
+        host_frames (w, h, format, !strcmp (modes[m], "pinned"));
+    if (!ok) {
+      g_printerr ("%s: could not prepare frames (no GPU?)\n", modes[m]);
+      return 2;
+    }
+    g_print ("\n| %dx%d %s, %s memory | frames/s | ms per frame | ms per "
+        "element |\n|---|---:|---:|---:|\n", w, h, format, modes[m]);
+    for (i = 0; i < (gint) G_N_ELEMENTS (ks); i++) {
+      gint w1, w2;
+      gdouble t1 = run (ks[i], n1, &w1), t2 = run (ks[i], n2, &w2);
+      gdouble per = (t2 - t1) / (n2 - n1) * 1e3;
+      gchar *pe = ks[i] ? g_strdup_printf ("%.4f", (per - base) / ks[i]) :
+          g_strdup ("-");
+      warn += w1 + w2;
+      if (ks[i] == 0)
+        base = per;
+      g_print ("| appsrc ! %d x cudalensdistort ! fakesink | %.0f | %.4f | "
+          "%s |\n", ks[i], 1e3 / per, per, pe);
+      g_free (pe);
+    }
   }
   g_print ("warnings/errors: %d\n", warn);
+  g_strfreev (modes);
   return warn ? 1 : 0;
 }
