@@ -248,23 +248,6 @@ GST_START_TEST (test_tiny_sizes_cuda)
 
 GST_END_TEST;
 
-typedef struct
-{
-  GstElement *e;
-  gint n;
-} Poke;
-
-static void
-poke (gpointer thread, gpointer data)
-{
-  Poke *p = data;
-  gint n = ++p->n;
-  g_object_set (p->e, "k1", (n % 7) * -0.05, "model", n % 2, NULL);
-  gst_util_set_object_arg (G_OBJECT (p->e), "lut", n % 3 == 0 ? "compressed" :
-      n % 3 == 1 ? "two-table" : "none");
-  gst_util_set_object_arg (G_OBJECT (p->e), "interpolation", n % 5 ?
-      "bilinear" : "nearest");
-}
 
 /* A thread changes the geometry while CUDA frames flow (the LUT is rebuilt
  * on the stream between frames); afterwards nothing stale remains. */
@@ -283,7 +266,7 @@ GST_START_TEST (test_properties_while_playing_cuda)
 
   gst_video_info_from_caps (&info, caps);
   in = make_frame (&info, rand, TRUE);
-  t = gst_harness_stress_custom_start (h, NULL, poke, &p, 50);
+  t = gst_harness_stress_custom_start (h, NULL, poke_properties, &p, 50);
   for (i = 0; i < 500; i++) {
     out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
     fail_unless (out != NULL);

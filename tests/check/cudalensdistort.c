@@ -344,24 +344,6 @@ GST_END_TEST;
 
 /* Another thread changes the geometry while frames flow; afterwards the
  * output matches a fresh element with the final settings. */
-typedef struct
-{
-  GstElement *e;
-  gint n;
-} Poke;
-
-/* the stress thread calls back with (thread, data) */
-static void
-poke_properties (gpointer thread, gpointer data)
-{
-  Poke *p = data;
-  gint n = ++p->n;
-  g_object_set (p->e, "k1", (n % 7) * -0.05, "model", n % 2, NULL);
-  gst_util_set_object_arg (G_OBJECT (p->e), "lut", n % 3 == 0 ? "compressed" :
-      n % 3 == 1 ? "two-table" : "none");
-  gst_util_set_object_arg (G_OBJECT (p->e), "interpolation", n % 5 ?
-      "bilinear" : "nearest");
-}
 
 GST_START_TEST (test_properties_while_playing)
 {

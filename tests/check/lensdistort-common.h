@@ -9,36 +9,14 @@
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
 #include "co_remap.h"
+#include "gstcobasefilter.h"
 #include "../lens-reference.h"
 
 static const gchar *all_formats[] = {
   "RGBA", "BGRA", "RGBx", "BGRx", "RGB", "GRAY8", "GRAY16_LE", "NV12", "I420",
 };
 
-static inline CoFormat
-co_format_of (GstVideoFormat f)
-{
-  switch (f) {
-    case GST_VIDEO_FORMAT_RGBA:
-      return CO_FORMAT_RGBA;
-    case GST_VIDEO_FORMAT_BGRA:
-      return CO_FORMAT_BGRA;
-    case GST_VIDEO_FORMAT_RGBx:
-      return CO_FORMAT_RGBX;
-    case GST_VIDEO_FORMAT_BGRx:
-      return CO_FORMAT_BGRX;
-    case GST_VIDEO_FORMAT_RGB:
-      return CO_FORMAT_RGB;
-    case GST_VIDEO_FORMAT_GRAY8:
-      return CO_FORMAT_GRAY8;
-    case GST_VIDEO_FORMAT_GRAY16_LE:
-      return CO_FORMAT_GRAY16_LE;
-    case GST_VIDEO_FORMAT_NV12:
-      return CO_FORMAT_NV12;
-    default:
-      return CO_FORMAT_I420;
-  }
-}
+#define co_format_of gst_co_format_from_video
 
 static inline GstCaps *
 video_caps (const gchar * format, gint w, gint h)
@@ -121,6 +99,26 @@ run_frame (const gchar * desc, GstCaps * caps, GstBuffer * in)
   fail_unless (out != NULL, "no output from %s", desc);
   gst_harness_teardown (h);
   return out;
+}
+
+/* Changes the geometry from a gst_harness stress thread, which calls back
+ * with (thread, data). */
+typedef struct
+{
+  GstElement *e;
+  gint n;
+} Poke;
+
+static inline void
+poke_properties (gpointer thread, gpointer data)
+{
+  Poke *p = data;
+  gint n = ++p->n;
+  g_object_set (p->e, "k1", (n % 7) * -0.05, "model", n % 2, NULL);
+  gst_util_set_object_arg (G_OBJECT (p->e), "lut", n % 3 == 0 ? "compressed" :
+      n % 3 == 1 ? "two-table" : "none");
+  gst_util_set_object_arg (G_OBJECT (p->e), "interpolation", n % 5 ?
+      "bilinear" : "nearest");
 }
 
 #endif
