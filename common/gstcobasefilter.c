@@ -286,12 +286,13 @@ gst_co_base_filter_set_context (GstElement * element, GstContext * context)
   GstCoBaseFilter *self = GST_CO_BASE_FILTER (element);
   gint device_id;
 
-  GST_OBJECT_LOCK (self);
-  device_id = self->priv->device_id;
-  GST_OBJECT_UNLOCK (self);
-  if (gst_cuda_load_library ())
+  if (gst_cuda_load_library ()) {
+    GST_OBJECT_LOCK (self);
+    device_id = self->priv->device_id;
     gst_cuda_handle_set_context (element, context, device_id,
         (GstCudaContext **) & self->priv->cuda_context);
+    GST_OBJECT_UNLOCK (self);
+  }
 #endif
   GST_ELEMENT_CLASS (parent_class)->set_context (element, context);
 }
@@ -324,10 +325,20 @@ gst_co_base_filter_query (GstBaseTransform * bt, GstPadDirection direction,
 #ifdef HAVE_GST_CUDA
   GstCoBaseFilter *self = GST_CO_BASE_FILTER (bt);
 
-  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT && self->priv->cuda_context
-      && gst_cuda_handle_context_query (GST_ELEMENT (bt), query,
-          self->priv->cuda_context))
-    return TRUE;
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT) {
+    GstCudaContext *ctx = NULL;
+    gboolean ret = FALSE;
+    GST_OBJECT_LOCK (self);
+    if (self->priv->cuda_context)
+      ctx = gst_object_ref (self->priv->cuda_context);
+    GST_OBJECT_UNLOCK (self);
+    if (ctx) {
+      ret = gst_cuda_handle_context_query (GST_ELEMENT (bt), query, ctx);
+      gst_object_unref (ctx);
+    }
+    if (ret)
+      return TRUE;
+  }
   /* GstBaseTransform orders its answer by the asking peer's filter, and
    * cudaupload lists its passthrough (system memory) first: state our own
    * preference so that CUDA producers hand over device memory */
@@ -473,10 +484,26 @@ gst_co_base_filter_stop (GstBaseTransform * bt)
   gst_clear_object (&priv->host_alloc);
   gst_clear_object (&self->device);
 #ifdef HAVE_GST_CUDA
+  GST_OBJECT_LOCK (self);
   gst_clear_object ((GstCudaContext **) & priv->cuda_context);
+  GST_OBJECT_UNLOCK (self);
 #endif
   priv->cpu_only = FALSE;
   return TRUE;
+}
+
+/* A context set on an element that never started is still ours to drop. */
+static void
+gst_co_base_filter_dispose (GObject * object)
+{
+#ifdef HAVE_GST_CUDA
+  GstCoBaseFilter *self = GST_CO_BASE_FILTER (object);
+
+  GST_OBJECT_LOCK (self);
+  gst_clear_object ((GstCudaContext **) & self->priv->cuda_context);
+  GST_OBJECT_UNLOCK (self);
+#endif
+  G_OBJECT_CLASS (parent_class)->dispose (object);
 }
 
 /* ---- caps ---- */
@@ -687,7 +714,15 @@ gst_co_base_filter_decide_allocation (GstBaseTransform * bt, GstQuery * query)
     if (gst_buffer_pool_has_option (pool, GST_BUFFER_POOL_OPTION_VIDEO_META))
       gst_buffer_pool_config_add_option (config,
           GST_BUFFER_POOL_OPTION_VIDEO_META);
-    gst_buffer_pool_set_config (pool, config);
+    /* a pool that will not take our frame size is no use to us */
+    if (!gst_buffer_pool_set_config (pool, config)) {
+      GST_DEBUG_OBJECT (self, "downstream pool refused its config");
+      gst_clear_object (&pool);
+      keep = FALSE;
+      pool = make_pool (self, caps, &size, min, max);
+      if (!pool)
+        return FALSE;
+    }
   }
   GST_DEBUG_OBJECT (self, "output pool %" GST_PTR_FORMAT " (%s)", pool,
       keep ? "downstream's" : "ours");
@@ -803,6 +838,8 @@ map_side (GstCoBaseFilter * self, int side, GstBuffer * buf,
 #ifdef HAVE_GST_CUDA
   if (mem && gst_is_cuda_memory (mem)) {
     if (GST_CUDA_MEMORY_CAST (mem)->context == self->priv->cuda_context) {
+      if (!side)
+        gst_co_cuda_memory_sync (mem);
       if (!gst_video_frame_map (vf, info, buf, flags | GST_MAP_CUDA))
         return FALSE;
       frame_from_video (vf, format, dev);
@@ -862,6 +899,7 @@ transform_cuda (GstCoBaseFilter * self, GstBuffer * inbuf, GstBuffer * outbuf)
     GST_ELEMENT_ERROR (self, STREAM, FAILED,
         ("Could not map the %s frame for CUDA", in_mapped ? "output" :
             "input"), (NULL));
+    ret = GST_FLOW_ERROR;
     goto done;
   }
   GST_LOG_OBJECT (self, "in %d out %d", kin, kout);
@@ -871,10 +909,13 @@ transform_cuda (GstCoBaseFilter * self, GstBuffer * inbuf, GstBuffer * outbuf)
     if (!copy_planes (self, &hout, &dout, cudaMemcpyDeviceToHost))
       ret = GST_FLOW_ERROR;
   }
+
+done:
   /* 1.22's GstCudaMemory has no stream of its own: the frame must be
-   * complete before it leaves */
+   * complete before it leaves, and on an error path no copy may still read
+   * a buffer that goes back to its pool */
   err = cudaStreamSynchronize ((cudaStream_t) self->stream);
-  if (err != cudaSuccess) {
+  if (err != cudaSuccess && ret != GST_FLOW_ERROR) {
     GST_ELEMENT_ERROR (self, LIBRARY, FAILED, ("CUDA error while processing "
             "a frame: %s", cudaGetErrorString (err)), ("%s",
             cudaGetErrorName (err)));
@@ -882,8 +923,6 @@ transform_cuda (GstCoBaseFilter * self, GstBuffer * inbuf, GstBuffer * outbuf)
   } else if (ret != GST_FLOW_OK && ret != GST_BASE_TRANSFORM_FLOW_DROPPED) {
     GST_DEBUG_OBJECT (self, "process returned %s", gst_flow_get_name (ret));
   }
-
-done:
   if (out_mapped)
     gst_video_frame_unmap (&out);
   if (in_mapped)
@@ -917,6 +956,7 @@ gst_co_base_filter_class_init (GstCoBaseFilterClass * klass)
 
   gobject_class->set_property = gst_co_base_filter_set_property;
   gobject_class->get_property = gst_co_base_filter_get_property;
+  gobject_class->dispose = gst_co_base_filter_dispose;
 
   /**
    * GstCoBaseFilter:backend:

@@ -36,5 +36,13 @@ G_BEGIN_DECLS
 #define gst_caps_features_new_single(f) gst_caps_features_new ((f), NULL)
 #endif
 
+/* 1.24 gave GstCudaMemory a stream of its own: a producer (nvh264dec,
+ * cudaconvert) may hand over memory whose copy is still in flight on it */
+#if defined (HAVE_GST_CUDA) && GST_CHECK_VERSION (1, 24, 0)
+#define gst_co_cuda_memory_sync(mem) gst_cuda_memory_sync (GST_CUDA_MEMORY_CAST (mem))
+#else
+#define gst_co_cuda_memory_sync(mem) G_STMT_START { (void) (mem); } G_STMT_END
+#endif
+
 G_END_DECLS
 #endif

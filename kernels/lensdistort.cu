@@ -86,8 +86,12 @@ remap_kernel (CoLensParams p, PlaneArgs a)
           a.lut.width, a.lut.height);
   }
 #pragma unroll
-  for (int i = 0; i < 4; i++)
+  for (int i = 0; i < 4; i++) {
+    /* past the row's end the table holds padding: never sample it */
+    if (x0 + i >= w)
+      e[i] = CO_LUT_UNMAPPED;
     v[i] = co_sample (&a.src, kind, interp, a.frac, e[i], a.border);
+  }
 
   const int n = min (PX_PER_THREAD, w - x0);
   store4<K> (a.dst + (size_t) y * a.dst_pitch + (size_t) x0 * co_pix_bpp (kind),
@@ -100,15 +104,17 @@ build_kernel (CoLensParams p, CoLutPlane pl, int shift, int interp, int frac)
 {
   const int x = blockIdx.x * BLOCK_X + threadIdx.x;
   const int y = blockIdx.y * BLOCK_Y + threadIdx.y;
-  if (x >= pl.width || y >= pl.height)
+  if (x >= pl.pitch || y >= pl.height)
     return;
+  /* the row's padding is written too, as "no source pixel" */
+  const bool pad = x >= pl.width;
   const size_t i = (size_t) y * pl.pitch + x;
   if (M == CO_LUT_COMPRESSED) {
-    pl.packed[i] = co_lens_entry (&p, shift, x, y, (CoInterp) interp, frac,
-        pl.width, pl.height);
+    pl.packed[i] = pad ? CO_LUT_UNMAPPED : co_lens_entry (&p, shift, x, y,
+        (CoInterp) interp, frac, pl.width, pl.height);
   } else {
     float sx, sy;
-    if (!co_lens_map_plane (&p, shift, x, y, &sx, &sy))
+    if (pad || !co_lens_map_plane (&p, shift, x, y, &sx, &sy))
       sx = sy = __int_as_float (0x7fc00000);
     pl.x[i] = sx;
     pl.y[i] = sy;
@@ -202,7 +208,7 @@ co_lens_build_lut_cuda (const CoLensParams * p, const CoLut * lut,
       return cudaErrorInvalidValue;
     if (lut->mode == CO_LUT_COMPRESSED ? !pl.packed : (!pl.x || !pl.y))
       return cudaErrorInvalidDevicePointer;
-    dim3 grid = grid_for (pl.width, pl.height, 1);
+    dim3 grid = grid_for (pl.pitch, pl.height, 1);
     if (lut->mode == CO_LUT_COMPRESSED)
       build_kernel<CO_LUT_COMPRESSED> <<<grid, dim3 (BLOCK_X, BLOCK_Y), 0, s>>>
           (*p, pl, g, lut->interp, lut->frac[g]);

@@ -7,7 +7,8 @@ cd "$(dirname "$0")/.."
 source tests/deps.sh || exit 1
 build=${BUILD_DIR:-build}
 if [ ! -f "$build/build.ninja" ]; then
-  meson setup "$build" || exit 1
+  # MESON_ARGS: e.g. -Dcuda-archs=87 on Jetson Orin
+  meson setup "$build" ${MESON_ARGS:-} || exit 1
 fi
 ninja -C "$build" || exit 1
 meson test -C "$build" --print-errorlogs --num-processes 1
