@@ -144,8 +144,7 @@ gst_co_base_filter_class_add_video_templates (GstElementClass * klass,
 /* ---- memory helpers for subclasses ---- */
 
 gboolean
-gst_co_base_filter_cuda_ok (GstCoBaseFilter * self, int err,
-    const gchar * what)
+gst_co_base_filter_cuda_ok (GstCoBaseFilter * self, int err, const gchar * what)
 {
   if (G_LIKELY (err == 0))
     return TRUE;
@@ -345,8 +344,7 @@ gst_co_base_filter_query (GstBaseTransform * bt, GstPadDirection direction,
   if (GST_QUERY_TYPE (query) == GST_QUERY_CAPS && direction == GST_PAD_SINK
       && !self->priv->cpu_only) {
     GstCaps *caps = NULL, *sorted;
-    if (!GST_BASE_TRANSFORM_CLASS (parent_class)->query (bt, direction,
-            query))
+    if (!GST_BASE_TRANSFORM_CLASS (parent_class)->query (bt, direction, query))
       return FALSE;
     gst_query_parse_caps_result (query, &caps);
     if (caps) {
@@ -357,8 +355,7 @@ gst_co_base_filter_query (GstBaseTransform * bt, GstPadDirection direction,
     return TRUE;
   }
 #endif
-  return GST_BASE_TRANSFORM_CLASS (parent_class)->query (bt, direction,
-      query);
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->query (bt, direction, query);
 }
 
 /* ---- start / stop ---- */
@@ -569,8 +566,7 @@ gst_co_base_filter_transform_caps (GstBaseTransform * bt,
     gst_caps_unref (ret);
     ret = tmp;
   }
-  GST_DEBUG_OBJECT (self, "%" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT, caps,
-      ret);
+  GST_DEBUG_OBJECT (self, "%" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT, caps, ret);
   return ret;
 }
 
@@ -592,8 +588,7 @@ gst_co_base_filter_set_caps (GstBaseTransform * bt, GstCaps * incaps,
   in_format = gst_co_format_from_video (GST_VIDEO_INFO_FORMAT (&in));
   out_format = gst_co_format_from_video (GST_VIDEO_INFO_FORMAT (&out));
   if (in_format == CO_FORMAT_UNKNOWN || out_format == CO_FORMAT_UNKNOWN) {
-    GST_ERROR_OBJECT (self, "unsupported format in %" GST_PTR_FORMAT,
-        incaps);
+    GST_ERROR_OBJECT (self, "unsupported format in %" GST_PTR_FORMAT, incaps);
     return FALSE;
   }
   free_stages (self);
@@ -623,8 +618,7 @@ make_pool (GstCoBaseFilter * self, GstCaps * caps, guint * size, guint min,
   }
 #endif
   if (!pool && self->priv->host_alloc)
-    return gst_co_host_pool_new (self->priv->host_alloc, caps, size, min,
-        max);
+    return gst_co_host_pool_new (self->priv->host_alloc, caps, size, min, max);
   if (!pool)
     pool = gst_video_buffer_pool_new ();
 

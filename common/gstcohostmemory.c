@@ -61,8 +61,7 @@ gst_co_host_allocator_alloc (GstAllocator * allocator, gsize size,
   if (self->device->integrated) {
     if (GST_CO_CUDA_OK (self, cudaHostAlloc ((void **) &host, maxsize,
                 cudaHostAllocPortable | cudaHostAllocMapped)))
-      GST_CO_CUDA_OK (self, cudaHostGetDevicePointer ((void **) &dev, host,
-              0));
+      GST_CO_CUDA_OK (self, cudaHostGetDevicePointer ((void **) &dev, host, 0));
   } else {
     GST_CO_CUDA_OK (self, cudaHostAlloc ((void **) &host, maxsize,
             cudaHostAllocPortable));
@@ -188,8 +187,7 @@ gst_co_host_pool_new (GstAllocator * allocator, GstCaps * caps, guint * size,
     return NULL;
   }
   gst_allocation_params_init (&params);
-  gst_buffer_pool_config_set_params (config, caps, (guint) info.size, min,
-      max);
+  gst_buffer_pool_config_set_params (config, caps, (guint) info.size, min, max);
   gst_buffer_pool_config_set_allocator (config, allocator, &params);
   gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
   if (!gst_buffer_pool_set_config (pool, config)) {

@@ -19,38 +19,41 @@
 #define ERR_PARSE GST_CO_CALIBRATION_ERROR_PARSE
 #define ERR_UNSUPPORTED GST_CO_CALIBRATION_ERROR_UNSUPPORTED
 
-G_DEFINE_QUARK (gst-co-calibration-error-quark, gst_co_calibration_error)
+G_DEFINE_QUARK (gst - co - calibration - error - quark,
+    gst_co_calibration_error)
+     typedef struct
+     {
+       const gchar *name;       /* alias found in the file; NULL until then */
+       gint rows, cols;         /* -1 when not given */
+       gint count;
+       gdouble v[MAX_VALUES];
+     } Matrix;
 
-typedef struct
-{
-  const gchar *name;            /* alias found in the file; NULL until then */
-  gint rows, cols;              /* -1 when not given */
-  gint count;
-  gdouble v[MAX_VALUES];
-} Matrix;
+     enum
+     { S_WIDTH, S_HEIGHT, S_FISHEYE, N_SCALARS };
 
-enum
-{ S_WIDTH, S_HEIGHT, S_FISHEYE, N_SCALARS };
-
-typedef struct
-{
-  Matrix mat[2];                /* camera matrix, distortion vector */
-  Matrix *cur;                  /* the matrix whose fields come next */
-  gint scalar[N_SCALARS];       /* -1 when not given */
-  GError **error;
-} Ctx;
+     typedef struct
+     {
+       Matrix mat[2];           /* camera matrix, distortion vector */
+       Matrix *cur;             /* the matrix whose fields come next */
+       gint scalar[N_SCALARS];  /* -1 when not given */
+       GError **error;
+     } Ctx;
 
 /* the first two name the camera matrix, the others the distortion vector */
-static const gchar *const matrix_names[] = { "camera_matrix", "cameraMatrix",
-  "distortion_coefficients", "dist_coeffs", "distCoeffs", NULL
-};
+     static const gchar *const matrix_names[] =
+         { "camera_matrix", "cameraMatrix",
+       "distortion_coefficients", "dist_coeffs", "distCoeffs", NULL
+     };
 
 /* fisheye_model matters because its 4 coefficients are not k1 k2 p1 p2 */
 static const gchar *const scalar_names[] = { "image_width", "image_height",
   "fisheye_model", NULL
 };
 
-static G_GNUC_PRINTF (3, 4) gboolean
+static
+G_GNUC_PRINTF (3, 4)
+    gboolean
 fail (Ctx * c, gint code, const gchar * fmt, ...)
 {
   va_list ap;
@@ -349,10 +352,9 @@ gst_co_calibration_parse (const gchar * text, gsize len,
 
   /* k3 is still 0 when only 4 coefficients were given */
   *calib = (GstCoCalibration) {
-    .fx = k[0], .fy = k[4], .cx = k[2], .cy = k[5],
-    .k1 = d[0], .k2 = d[1], .p1 = d[2], .p2 = d[3], .k3 = d[4],
-    .image_width = MAX (c.scalar[S_WIDTH], 0),
-    .image_height = MAX (c.scalar[S_HEIGHT], 0)
+    .fx = k[0],.fy = k[4],.cx = k[2],.cy = k[5],.k1 = d[0],.k2 = d[1],.p1 =
+        d[2],.p2 = d[3],.k3 = d[4],.image_width =
+        MAX (c.scalar[S_WIDTH], 0),.image_height = MAX (c.scalar[S_HEIGHT], 0)
   };
   return TRUE;
 }

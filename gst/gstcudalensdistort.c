@@ -144,8 +144,7 @@ gst_co_lut_mode_get_type (void)
     {0, NULL, NULL},
   };
   if (g_once_init_enter (&type))
-    g_once_init_leave (&type, g_enum_register_static ("GstCoLutMode",
-            values));
+    g_once_init_leave (&type, g_enum_register_static ("GstCoLutMode", values));
   return (GType) type;
 }
 
@@ -623,8 +622,7 @@ gst_cuda_lens_distort_class_init (GstCudaLensDistortClass * klass)
       "Filter/Effect/Video/Hardware",
       "Lens (pre)distortion and camera undistortion by compressed LUT "
       "backward mapping on CUDA or the CPU", "cudaoptics developers");
-  gst_co_base_filter_class_add_video_templates (ec, FORMATS,
-      CO_REMAP_MAX_SIZE);
+  gst_co_base_filter_class_add_video_templates (ec, FORMATS, CO_REMAP_MAX_SIZE);
 
   bc->start = GST_DEBUG_FUNCPTR (gst_cuda_lens_distort_start);
   fc->set_info = GST_DEBUG_FUNCPTR (gst_cuda_lens_distort_set_info);

@@ -24,8 +24,7 @@ co_lens_params_init_hmd (CoLensParams * p, int width, int height, double k1,
   p->k2 = (float) k2;
   p->ecx0 = (float) (center_x * p->eye_w - 0.5);
   /* the right eye's lens centre mirrors the left one's about the nose */
-  p->ecx1 = (float) (p->eye_w + (1.0 - center_x) * (width - p->eye_w) -
-      0.5);
+  p->ecx1 = (float) (p->eye_w + (1.0 - center_x) * (width - p->eye_w) - 0.5);
   p->ecy = (float) (center_y * height - 0.5);
   p->inv_r2 = (float) (1.0 / (hw * hw + hh * hh));
 }

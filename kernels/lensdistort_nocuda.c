@@ -9,8 +9,7 @@
 #define NO_CUDA 35              /* cudaErrorInsufficientDriver */
 
 int
-co_lens_build_lut_cuda (const CoLensParams * p, const CoLut * lut,
-    void *stream)
+co_lens_build_lut_cuda (const CoLensParams * p, const CoLut * lut, void *stream)
 {
   return NO_CUDA;
 }

@@ -39,8 +39,14 @@
           #call, cudaGetErrorString (e_)); exit (1); } } while (0)
 
 /* NPP's types, declared here: the build machine has no NPP headers */
-typedef struct { int width, height; } NppiSize;
-typedef struct { int x, y, width, height; } NppiRect;
+typedef struct
+{
+  int width, height;
+} NppiSize;
+typedef struct
+{
+  int x, y, width, height;
+} NppiRect;
 typedef struct
 {
   cudaStream_t hStream;
@@ -95,6 +101,7 @@ static const struct
   {"e2e ours backward (compressed)", K_E2E, CO_LUT_COMPRESSED, NN, 0},
   {"e2e ours backward (compressed) bilinear", K_E2E, CO_LUT_COMPRESSED, BL, 0},
 };
+
 #undef NN
 #undef BL
 
@@ -399,7 +406,7 @@ luts_alloc (CoLut lut[2][3], void *p[4], int w, int h, int device)
     CHECK (device ? cudaMalloc (&p[i], n) : cudaMallocHost (&p[i], n));
   for (i = 0; i < 2; i++) {
     lut[i][CO_LUT_COMPRESSED].plane[0].packed = p[i];
-    lut[i][CO_LUT_TWO_TABLE].plane[0].x = p[2];    /* shared by both */
+    lut[i][CO_LUT_TWO_TABLE].plane[0].x = p[2]; /* shared by both */
     lut[i][CO_LUT_TWO_TABLE].plane[0].y = p[3];
   }
 }
@@ -658,8 +665,7 @@ main (int argc, char **argv)
   }
 
   printf ("device: %s, %d SMs, cc %d.%d, L2 %d MB", prop.name,
-      prop.multiProcessorCount, prop.major, prop.minor,
-      prop.l2CacheSize >> 20);
+      prop.multiProcessorCount, prop.major, prop.minor, prop.l2CacheSize >> 20);
   if (mclk > 0 && bus > 0)
     printf (", memory %d MHz x %d bit (%.0f GB/s peak)", mclk / 1000, bus,
         2.0 * mclk * 1e3 * bus / 8 / 1e9);

@@ -318,8 +318,8 @@ GST_START_TEST (test_pinned_pool)
   fail_unless (gst_buffer_pool_set_active (pool, TRUE));
   fail_unless (gst_buffer_pool_acquire_buffer (pool, &pinned, NULL) ==
       GST_FLOW_OK);
-  fail_unless_equals_string (gst_buffer_peek_memory (pinned, 0)->allocator->
-      mem_type, "CoHostMemory");
+  fail_unless_equals_string (gst_buffer_peek_memory (pinned,
+          0)->allocator->mem_type, "CoHostMemory");
   gst_buffer_map (plain, &map, GST_MAP_READ);
   gst_buffer_map (pinned, &map2, GST_MAP_WRITE);
   fail_unless (map2.size >= map.size);

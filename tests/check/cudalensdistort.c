@@ -230,7 +230,8 @@ GST_END_TEST;
 /* Runs @launch to EOS or error; returns the error text (or NULL) and counts
  * warnings. */
 static gchar *
-run_pipeline (const gchar * launch, gint * warnings, GstStateChangeReturn * sret)
+run_pipeline (const gchar * launch, gint * warnings,
+    GstStateChangeReturn * sret)
 {
   GstElement *pipe = gst_parse_launch (launch, NULL);
   GstBus *bus = gst_element_get_bus (pipe);
@@ -455,7 +456,8 @@ GST_START_TEST (test_alpha)
 
   GST_INFO ("border at alpha 0: %.4f, alpha 1: %.4f", f0, f1);
   fail_unless (f0 < 0.01, "alpha=0 left %.2f%% border", f0 * 100);
-  fail_unless (f1 > 0.02 && f1 > 4 * f0, "alpha=1 shows only %.2f%% border", f1 * 100);
+  fail_unless (f1 > 0.02
+      && f1 > 4 * f0, "alpha=1 shows only %.2f%% border", f1 * 100);
   g_free (p0);
   g_free (p1);
   g_free (file);
@@ -476,8 +478,7 @@ GST_START_TEST (test_controllable)
   gdouble k1;
 
   g_object_set (cs, "mode", GST_INTERPOLATION_MODE_LINEAR, NULL);
-  gst_timed_value_control_source_set (GST_TIMED_VALUE_CONTROL_SOURCE (cs), 0,
-      0.5);                     /* value 0.5 of [-1000, 1000] = 0 */
+  gst_timed_value_control_source_set (GST_TIMED_VALUE_CONTROL_SOURCE (cs), 0, 0.5);     /* value 0.5 of [-1000, 1000] = 0 */
   gst_timed_value_control_source_set (GST_TIMED_VALUE_CONTROL_SOURCE (cs),
       GST_SECOND, 0.4998);
   gst_object_add_control_binding (GST_OBJECT (e),

@@ -61,8 +61,7 @@ static const gchar yaml_old_node[] =
     "   rows: 3\n   cols: 3\n   dt: d\n"
     "   data: [ 700., 0., 330., 0., 705., 250., 0., 0., 1. ]\n"
     "distortion_coefficients: !!opencv-matrix\n"
-    "   rows: 5\n   cols: 1\n   dt: d\n"
-    "   data: [ 1., 2., 3., 4., 5. ]\n";
+    "   rows: 5\n   cols: 1\n   dt: d\n" "   data: [ 1., 2., 3., 4., 5. ]\n";
 
 static const gchar xml_alias_old[] =
     "<?xml version=\"1.0\"?>\n<opencv_storage>\n"
@@ -188,8 +187,7 @@ test_read_errors (void)
   gint fd;
 
   g_assert_false (gst_co_calibration_load (path, &c, &err));
-  g_assert_error (err, GST_CO_CALIBRATION_ERROR,
-      GST_CO_CALIBRATION_ERROR_READ);
+  g_assert_error (err, GST_CO_CALIBRATION_ERROR, GST_CO_CALIBRATION_ERROR_READ);
   g_assert_nonnull (strstr (err->message, "no-such-calibration.yml"));
   g_assert_nonnull (strstr (err->message, g_strerror (ENOENT)));
   g_clear_error (&err);
@@ -197,8 +195,7 @@ test_read_errors (void)
 
   /* a directory opens but cannot be read */
   g_assert_false (gst_co_calibration_load (data_dir, &c, &err));
-  g_assert_error (err, GST_CO_CALIBRATION_ERROR,
-      GST_CO_CALIBRATION_ERROR_READ);
+  g_assert_error (err, GST_CO_CALIBRATION_ERROR, GST_CO_CALIBRATION_ERROR_READ);
   g_clear_error (&err);
 
   fd = g_file_open_tmp ("co-calib-XXXXXX.yml", &path, NULL);
@@ -207,8 +204,7 @@ test_read_errors (void)
   memset (big, '#', 1024 * 1024);
   g_assert_true (g_file_set_contents (path, big, 1024 * 1024 + 1, NULL));
   g_assert_false (gst_co_calibration_load (path, &c, &err));
-  g_assert_error (err, GST_CO_CALIBRATION_ERROR,
-      GST_CO_CALIBRATION_ERROR_READ);
+  g_assert_error (err, GST_CO_CALIBRATION_ERROR, GST_CO_CALIBRATION_ERROR_READ);
   g_assert_nonnull (strstr (err->message, "1 MiB"));
   g_clear_error (&err);
   g_close (fd, NULL);

@@ -50,8 +50,7 @@ test_roundtrip_nearest (void)
         CO_LUT_UNMAPPED);
     g_assert_cmphex (co_lut_encode_nearest (0, h - 0.49f, w, h), ==,
         CO_LUT_UNMAPPED);
-    g_assert_cmphex (co_lut_encode_nearest (NAN, 0, w, h), ==,
-        CO_LUT_UNMAPPED);
+    g_assert_cmphex (co_lut_encode_nearest (NAN, 0, w, h), ==, CO_LUT_UNMAPPED);
   }
 }
 
@@ -137,8 +136,7 @@ frames_equal (const CoFrame * a, const CoFrame * b)
     for (y = 0; y < ph; y++)
       if (memcmp (a->data[i] + (size_t) y * a->pitch[i],
               b->data[i] + (size_t) y * b->pitch[i],
-              (size_t) pw * co_pix_bpp (co_format_plane_kind (a->format,
-                      i))))
+              (size_t) pw * co_pix_bpp (co_format_plane_kind (a->format, i))))
         return FALSE;
   }
   return TRUE;
@@ -189,8 +187,7 @@ params_for (CoLensParams * p, int which, int w, int h)
       co_lens_params_init_hmd (p, w, h, 0.25, 0.1, 0.4, 0.5, TRUE);
       break;
     default:
-      if (!co_lens_optimal_new_camera (k, d, w, h, which == 2 ? 0.0 : 1.0,
-              nk))
+      if (!co_lens_optimal_new_camera (k, d, w, h, which == 2 ? 0.0 : 1.0, nk))
         g_error ("no optimal camera matrix");
       co_lens_params_init_camera (p, w, h, k, d, nk);
       break;
