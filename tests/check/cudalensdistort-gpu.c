@@ -480,6 +480,14 @@ GST_START_TEST (test_bad_device)
 
 GST_END_TEST;
 
+GST_START_TEST (test_renegotiation_cuda)
+{
+  check_renegotiation ("cudalensdistort backend=cuda k1=-0.3 stereo=true",
+      "cudalensdistort backend=cpu k1=-0.3 stereo=true");
+}
+
+GST_END_TEST;
+
 static Suite *
 cudalensdistort_gpu_suite (void)
 {
@@ -490,6 +498,7 @@ cudalensdistort_gpu_suite (void)
   tcase_set_timeout (tc, 600);
   tcase_add_test (tc, test_cuda_equals_cpu);
   tcase_add_test (tc, test_tiny_sizes_cuda);
+  tcase_add_test (tc, test_renegotiation_cuda);
   tcase_add_test (tc, test_properties_while_playing_cuda);
   tcase_add_test (tc, test_pinned_pool);
   tcase_add_test (tc, test_cuda_memory_caps);

@@ -551,6 +551,13 @@ GST_START_TEST (test_backend_selection)
 
 GST_END_TEST;
 
+GST_START_TEST (test_renegotiation)
+{
+  check_renegotiation (CPU "k1=-0.3 stereo=true", CPU "k1=-0.3 stereo=true");
+}
+
+GST_END_TEST;
+
 static Suite *
 cudalensdistort_suite (void)
 {
@@ -569,6 +576,7 @@ cudalensdistort_suite (void)
   tcase_add_test (tc, test_state_cycles);
   tcase_add_test (tc, test_properties_while_playing);
   tcase_add_test (tc, test_tiny_sizes);
+  tcase_add_test (tc, test_renegotiation);
   tcase_add_test (tc, test_alpha);
   tcase_add_test (tc, test_controllable);
   tcase_add_test (tc, test_backend_selection);
