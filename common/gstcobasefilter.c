@@ -603,6 +603,8 @@ gst_co_base_filter_set_caps (GstBaseTransform * bt, GstCaps * incaps,
 
 /* ---- allocation ---- */
 
+/* A pool for @caps: GstCudaMemory for CUDA caps, else a video pool, of our
+ * pinned/mapped host memory when the CUDA backend runs. */
 static GstBufferPool *
 make_pool (GstCoBaseFilter * self, GstCaps * caps, guint * size, guint min,
     guint max)
@@ -617,14 +619,18 @@ make_pool (GstCoBaseFilter * self, GstCaps * caps, guint * size, guint min,
     pool = gst_cuda_buffer_pool_new (self->priv->cuda_context);
   }
 #endif
-  if (!pool && self->priv->host_alloc)
-    return gst_co_host_pool_new (self->priv->host_alloc, caps, size, min, max);
   if (!pool)
     pool = gst_video_buffer_pool_new ();
 
   config = gst_buffer_pool_get_config (pool);
   gst_buffer_pool_config_set_params (config, caps, *size, min, max);
   gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  if (!caps_is_cuda (caps, 0) && self->priv->host_alloc) {
+    GstAllocationParams params;
+    gst_allocation_params_init (&params);
+    gst_buffer_pool_config_set_allocator (config, self->priv->host_alloc,
+        &params);
+  }
   if (!gst_buffer_pool_set_config (pool, config)) {
     gst_object_unref (pool);
     return NULL;

@@ -172,35 +172,6 @@ gst_co_host_allocator_new (GstCoDevice * device)
   return GST_ALLOCATOR_CAST (self);
 }
 
-GstBufferPool *
-gst_co_host_pool_new (GstAllocator * allocator, GstCaps * caps, guint * size,
-    guint min, guint max)
-{
-  GstBufferPool *pool = gst_video_buffer_pool_new ();
-  GstStructure *config = gst_buffer_pool_get_config (pool);
-  GstAllocationParams params;
-  GstVideoInfo info;
-
-  if (!gst_video_info_from_caps (&info, caps)) {
-    gst_structure_free (config);
-    gst_object_unref (pool);
-    return NULL;
-  }
-  gst_allocation_params_init (&params);
-  gst_buffer_pool_config_set_params (config, caps, (guint) info.size, min, max);
-  gst_buffer_pool_config_set_allocator (config, allocator, &params);
-  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
-  if (!gst_buffer_pool_set_config (pool, config)) {
-    gst_object_unref (pool);
-    return NULL;
-  }
-  /* the pool may have changed the size */
-  config = gst_buffer_pool_get_config (pool);
-  gst_buffer_pool_config_get_params (config, NULL, size, NULL, NULL);
-  gst_structure_free (config);
-  return pool;
-}
-
 gboolean
 gst_is_co_host_memory (GstMemory * mem)
 {

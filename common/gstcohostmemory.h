@@ -3,8 +3,8 @@
  * Host memory the GPU can reach fast: pinned (page-locked) on discrete GPUs,
  * so uploads and downloads run asynchronously at full PCIe speed; pinned and
  * mapped on integrated GPUs (Jetson), where the device reads it in place.
- * Elements offer a video pool of this memory upstream for system-memory caps
- * and use one for their own system-memory output.
+ * GstCoBaseFilter offers a video pool of this memory upstream for
+ * system-memory caps and uses one for its own system-memory output.
  *
  * Another host-visible memory type (NVMM / NvBufSurface, say) would be a
  * second allocator here answering gst_co_host_memory_device_ptr(); elements
@@ -23,10 +23,6 @@ G_DECLARE_FINAL_TYPE (GstCoHostAllocator, gst_co_host_allocator, GST,
     CO_HOST_ALLOCATOR, GstAllocator)
 
 GstAllocator  * gst_co_host_allocator_new  (GstCoDevice * device);
-/* A GstVideoBufferPool whose buffers come from @allocator. */
-GstBufferPool * gst_co_host_pool_new       (GstAllocator * allocator,
-                                            GstCaps * caps, guint * size,
-                                            guint min, guint max);
 gboolean        gst_is_co_host_memory      (GstMemory * mem);
 /* The device address of host address @host inside @mem, or NULL where the
  * device cannot read it in place (discrete GPUs: copy instead). */

@@ -369,13 +369,18 @@ gst_cuda_lens_distort_start (GstBaseTransform * bt)
   self->dirty = TRUE;
   GST_OBJECT_UNLOCK (self);
   g_clear_pointer (&self->calib_path, g_free);
-  if (path && *path && !gst_co_calibration_load (path, &c, &err)) {
-    GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ,
-        ("Could not use calibration file: %s", err->message), (NULL));
-    g_error_free (err);
-    g_free (path);
-    GST_BASE_TRANSFORM_CLASS (parent_class)->stop (bt);
-    return FALSE;
+  if (path && *path) {
+    if (!gst_co_calibration_load (path, &c, &err)) {
+      GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ,
+          ("Could not use calibration file: %s", err->message), (NULL));
+      g_error_free (err);
+      g_free (path);
+      GST_BASE_TRANSFORM_CLASS (parent_class)->stop (bt);
+      return FALSE;
+    }
+    /* the first table is built from this, not from a second read */
+    self->calib = c;
+    self->calib_path = g_steal_pointer (&path);
   }
   g_free (path);
   return TRUE;
