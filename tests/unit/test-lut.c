@@ -329,6 +329,36 @@ test_against_reference (void)
   g_rand_free (rand);
 }
 
+/* The SWAR interior path computes exactly the generic path's integers. */
+static void
+test_bilinear_fast_path (void)
+{
+  GRand *rand = g_rand_new_with_seed (17);
+  uint8_t img[2 * 8];
+  int f, wx, wy, i;
+
+  for (f = 0; f <= CO_LUT_MAX_FRAC_BITS; f++) {
+    for (i = 0; i < 200; i++) {
+      CoSrcPlane s = { img, 8, 2, 2 };
+      int k;
+      for (k = 0; k < 16; k++)
+        img[k] = i < 2 ? (i ? 255 : 0) : (uint8_t) g_rand_int (rand);
+      for (wy = 0; wy < (1 << f); wy++) {
+        for (wx = 0; wx < (1 << f); wx++) {
+          uint32_t e = (uint32_t) (((1 << f) + wx) | (((1 << f) + wy) << 16));
+          uint32_t a = co_bilinear_u8x4_inside (img, 8, wx, wy, f);
+          uint32_t b = co_sample_generic (&s, CO_PIX_U8X4, CO_INTERP_BILINEAR,
+              f, e, 0x12345678);
+          if (a != b)
+            g_error ("F=%d w=(%d,%d): fast %08x, generic %08x", f, wx, wy, a,
+                b);
+        }
+      }
+    }
+  }
+  g_rand_free (rand);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -336,6 +366,7 @@ main (int argc, char **argv)
   g_test_add_func ("/lut/frac-bits", test_frac_bits);
   g_test_add_func ("/lut/roundtrip-nearest", test_roundtrip_nearest);
   g_test_add_func ("/lut/roundtrip-bilinear", test_roundtrip_bilinear);
+  g_test_add_func ("/remap/bilinear-fast-path", test_bilinear_fast_path);
   g_test_add_func ("/remap/modes-agree", test_modes_agree);
   g_test_add_func ("/remap/identity", test_identity);
   g_test_add_func ("/remap/against-reference", test_against_reference);
