@@ -89,24 +89,6 @@ natural_frame (const gchar * format, gint w, gint h)
   return buf;
 }
 
-/* "name=value name=value" onto the element inside @h */
-static void
-apply_props (GstHarness * h, const gchar * props)
-{
-  GstElement *e = gst_harness_find_element (h, "cudalensdistort");
-  gchar **kv = g_strsplit (props, " ", -1);
-  guint i;
-
-  for (i = 0; kv[i]; i++) {
-    gchar **p = g_strsplit (kv[i], "=", 2);
-    if (p[0] && p[1])
-      gst_util_set_object_arg (G_OBJECT (e), p[0], p[1]);
-    g_strfreev (p);
-  }
-  g_strfreev (kv);
-  gst_object_unref (e);
-}
-
 /* One CUDA and one CPU element per format and picture, their properties
  * changed while PLAYING between frames (which the comparison also tests). */
 GST_START_TEST (test_cuda_equals_cpu)
@@ -249,46 +231,12 @@ GST_START_TEST (test_tiny_sizes_cuda)
 GST_END_TEST;
 
 
-/* A thread changes the geometry while CUDA frames flow (the LUT is rebuilt
- * on the stream between frames); afterwards nothing stale remains. */
+/* The shared stress check on CUDA: the LUT is rebuilt on the stream between
+ * frames. */
 GST_START_TEST (test_properties_while_playing_cuda)
 {
-  GstCaps *caps = video_caps ("NV12", 1280, 720);
-  GstHarness *h = lens_harness ("cudalensdistort backend=cuda",
-      gst_caps_ref (caps));
-  GRand *rand = g_rand_new_with_seed (15);
-  Poke p = { gst_harness_find_element (h, "cudalensdistort"), 0 };
-  GstHarnessThread *t;
-  GstVideoInfo info;
-  GstBuffer *in, *out, *ref;
-  GstHarness *hp;
-  gint i;
-
-  gst_video_info_from_caps (&info, caps);
-  in = make_frame (&info, rand, TRUE);
-  t = gst_harness_stress_custom_start (h, NULL, poke_properties, &p, 50);
-  for (i = 0; i < 500; i++) {
-    out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
-    fail_unless (out != NULL);
-    gst_buffer_unref (out);
-  }
-  gst_harness_stress_thread_stop (t);
-  g_printerr ("cuda stress: %d property changes over 500 frames\n", p.n);
-  fail_unless (p.n > 10);
-  apply_props (h, "k1=-0.3 model=hmd lut=compressed interpolation=bilinear");
-  out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
-  hp = lens_harness ("cudalensdistort backend=cpu k1=-0.3",
-      gst_caps_ref (caps));
-  ref = gst_harness_push_and_pull (hp, gst_buffer_ref (in));
-  fail_unless (frames_equal (&info, out, ref, NULL), "stale geometry");
-  gst_buffer_unref (out);
-  gst_buffer_unref (ref);
-  gst_buffer_unref (in);
-  gst_object_unref (p.e);
-  gst_harness_teardown (hp);
-  gst_harness_teardown (h);
-  gst_caps_unref (caps);
-  g_rand_free (rand);
+  check_properties_while_playing ("cudalensdistort backend=cuda",
+      "cudalensdistort backend=cpu k1=-0.3", 1280, 720, TRUE, 500, 50, 10);
 }
 
 GST_END_TEST;

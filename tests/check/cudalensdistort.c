@@ -343,42 +343,11 @@ GST_START_TEST (test_state_cycles)
 
 GST_END_TEST;
 
-/* Another thread changes the geometry while frames flow; afterwards the
- * output matches a fresh element with the final settings. */
-
+/* The shared stress check (lensdistort-common.h) on the CPU backend. */
 GST_START_TEST (test_properties_while_playing)
 {
-  GstCaps *caps = video_caps ("NV12", 96, 64);
-  GstHarness *h = lens_harness (CPU, gst_caps_ref (caps));
-  GRand *rand = g_rand_new_with_seed (2);
-  GstVideoInfo info;
-  GstHarnessThread *t;
-  GstBuffer *in, *out, *ref;
-  Poke poke = { gst_harness_find_element (h, "cudalensdistort"), 0 };
-  gint i;
-
-  gst_video_info_from_caps (&info, caps);
-  in = make_frame (&info, rand, FALSE);
-  t = gst_harness_stress_custom_start (h, NULL, poke_properties, &poke, 100);
-  for (i = 0; i < 300; i++) {
-    out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
-    fail_unless (out != NULL);
-    gst_buffer_unref (out);
-  }
-  gst_harness_stress_thread_stop (t);
-  fail_unless (poke.n > 0);
-  gst_object_unref (poke.e);
-  gst_harness_set (h, "cudalensdistort", "k1", -0.3, "model", 0, "lut", 0,
-      "interpolation", 1, NULL);
-  out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
-  ref = run_frame (CPU "k1=-0.3 model=hmd", caps, in);
-  fail_unless (frames_equal (&info, out, ref, NULL), "stale geometry");
-  gst_buffer_unref (out);
-  gst_buffer_unref (ref);
-  gst_buffer_unref (in);
-  gst_harness_teardown (h);
-  gst_caps_unref (caps);
-  g_rand_free (rand);
+  check_properties_while_playing (CPU, CPU "k1=-0.3 model=hmd", 96, 64, FALSE,
+      300, 100, 0);
 }
 
 GST_END_TEST;

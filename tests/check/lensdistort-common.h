@@ -153,4 +153,64 @@ check_renegotiation (const gchar * desc, const gchar * ref_desc)
   g_rand_free (rand);
 }
 
+/* "name=value name=value" onto the element inside @h */
+static inline void
+apply_props (GstHarness * h, const gchar * props)
+{
+  GstElement *e = gst_harness_find_element (h, "cudalensdistort");
+  gchar **kv = g_strsplit (props, " ", -1);
+  guint i;
+
+  for (i = 0; kv[i]; i++) {
+    gchar **p = g_strsplit (kv[i], "=", 2);
+    if (p[0] && p[1])
+      gst_util_set_object_arg (G_OBJECT (e), p[0], p[1]);
+    g_strfreev (p);
+  }
+  g_strfreev (kv);
+  gst_object_unref (e);
+}
+
+
+/* Another thread changes the geometry while @n frames flow through @desc;
+ * afterwards, set to k1=-0.3 (hmd, compressed, bilinear), it must equal a
+ * fresh @ref_desc on the same frame: no stale table survives. */
+static inline void
+check_properties_while_playing (const gchar * desc, const gchar * ref_desc,
+    gint w, gint h, gboolean smooth, gint n, gulong sleep_us, gint min_changes)
+{
+  GstCaps *caps = video_caps ("NV12", w, h);
+  GstHarness *hh = lens_harness (desc, gst_caps_ref (caps));
+  GRand *rand = g_rand_new_with_seed (15);
+  Poke p = { gst_harness_find_element (hh, "cudalensdistort"), 0 };
+  GstHarnessThread *t;
+  GstVideoInfo info;
+  GstBuffer *in, *out, *ref;
+  gint i;
+
+  gst_video_info_from_caps (&info, caps);
+  in = make_frame (&info, rand, smooth);
+  t = gst_harness_stress_custom_start (hh, NULL, poke_properties, &p,
+      sleep_us);
+  for (i = 0; i < n; i++) {
+    out = gst_harness_push_and_pull (hh, gst_buffer_ref (in));
+    fail_unless (out != NULL);
+    gst_buffer_unref (out);
+  }
+  gst_harness_stress_thread_stop (t);
+  g_printerr ("%s: %d property changes over %d frames\n", desc, p.n, n);
+  fail_unless (p.n > min_changes);
+  apply_props (hh, "k1=-0.3 model=hmd lut=compressed interpolation=bilinear");
+  out = gst_harness_push_and_pull (hh, gst_buffer_ref (in));
+  ref = run_frame (ref_desc, caps, in);
+  fail_unless (frames_equal (&info, out, ref, NULL), "stale geometry");
+  gst_buffer_unref (out);
+  gst_buffer_unref (ref);
+  gst_buffer_unref (in);
+  gst_object_unref (p.e);
+  gst_harness_teardown (hh);
+  gst_caps_unref (caps);
+  g_rand_free (rand);
+}
+
 #endif
