@@ -6,11 +6,14 @@
 #include "gstcocalibration.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <glib/gstdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define MAX_FILE_SIZE (1024 * 1024)
 #define MAX_VALUES 16
@@ -19,41 +22,56 @@
 #define ERR_PARSE GST_CO_CALIBRATION_ERROR_PARSE
 #define ERR_UNSUPPORTED GST_CO_CALIBRATION_ERROR_UNSUPPORTED
 
-G_DEFINE_QUARK (gst - co - calibration - error - quark,
-    gst_co_calibration_error)
-     typedef struct
-     {
-       const gchar *name;       /* alias found in the file; NULL until then */
-       gint rows, cols;         /* -1 when not given */
-       gint count;
-       gdouble v[MAX_VALUES];
-     } Matrix;
+/* deep enough for any cv::FileStorage output, shallow enough for a stack */
+#define MAX_XML_DEPTH 32
+#define MAX_MODEL_NAME 32
 
-     enum
-     { S_WIDTH, S_HEIGHT, S_FISHEYE, N_SCALARS };
+typedef struct
+{
+  const gchar *name;            /* alias found in the file; NULL until then */
+  gint rows, cols;              /* -1 when not given */
+  gint count;
+  gdouble v[MAX_VALUES];
+} Matrix;
 
-     typedef struct
-     {
-       Matrix mat[2];           /* camera matrix, distortion vector */
-       Matrix *cur;             /* the matrix whose fields come next */
-       gint scalar[N_SCALARS];  /* -1 when not given */
-       GError **error;
-     } Ctx;
+enum
+{ S_WIDTH, S_HEIGHT, S_FISHEYE, N_SCALARS };
+
+typedef struct
+{
+  Matrix mat[2];                /* camera matrix, distortion vector */
+  Matrix *cur;                  /* the matrix whose fields come next */
+  gint scalar[N_SCALARS];       /* -1 when not given */
+  gchar model[MAX_MODEL_NAME + 1];      /* distortion_model; "" when absent */
+  GError **error;
+} Ctx;
 
 /* the first two name the camera matrix, the others the distortion vector */
-     static const gchar *const matrix_names[] =
-         { "camera_matrix", "cameraMatrix",
-       "distortion_coefficients", "dist_coeffs", "distCoeffs", NULL
-     };
+static const gchar *const matrix_names[] = { "camera_matrix", "cameraMatrix",
+  "distortion_coefficients", "dist_coeffs", "distCoeffs", NULL
+};
 
 /* fisheye_model matters because its 4 coefficients are not k1 k2 p1 p2 */
 static const gchar *const scalar_names[] = { "image_width", "image_height",
   "fisheye_model", NULL
 };
 
-static
-G_GNUC_PRINTF (3, 4)
-    gboolean
+/* ROS camera_info names the model; these two are k1 k2 p1 p2 k3 [k4 k5 k6],
+ * and validate() refuses a non-zero coefficient past k3 */
+static const gchar *const brown_conrady_models[] = { "plumb_bob",
+  "rational_polynomial", NULL
+};
+
+static gboolean fail (Ctx * c, gint code, const gchar * fmt, ...)
+    G_GNUC_PRINTF (3, 4);
+
+GQuark
+gst_co_calibration_error_quark (void)
+{
+  return g_quark_from_static_string ("gst-co-calibration-error-quark");
+}
+
+static gboolean
 fail (Ctx * c, gint code, const gchar * fmt, ...)
 {
   va_list ap;
@@ -122,6 +140,27 @@ read_int (Ctx * c, const gchar * node, const gchar * key, const gchar * p,
   return TRUE;
 }
 
+/* A name given as a plain or quoted scalar, e.g. distortion_model. */
+static gboolean
+read_word (Ctx * c, const gchar * key, const gchar * b, const gchar * e,
+    gchar * out, gsize size)
+{
+  while (b < e && g_ascii_isspace (*b))
+    b++;
+  while (e > b && g_ascii_isspace (e[-1]))
+    e--;
+  if (e - b >= 2 && (*b == '"' || *b == '\'') && e[-1] == *b) {
+    b++;
+    e--;
+  }
+  if (b == e || (gsize) (e - b) >= size)
+    return fail (c, ERR_PARSE, "%s: expected a name of 1 to %d characters",
+        key, (gint) size - 1);
+  memcpy (out, b, e - b);
+  out[e - b] = '\0';
+  return TRUE;
+}
+
 /* A YAML key or XML element with value [@b, @e): @level 0 is a top-level
  * node, 1 a field of the one before. @list is a YAML "node: [ ... ]". The
  * first node of a kind wins, as with cv::FileStorage lookups. */
@@ -136,6 +175,9 @@ node (Ctx * c, gint level, const gchar * key, gsize klen, const gchar * b,
     c->cur = NULL;
     if ((i = find_name (scalar_names, key, klen)) >= 0 && c->scalar[i] < 0)
       return read_int (c, scalar_names[i], NULL, b, e, &c->scalar[i]);
+    if (is_word (key, klen, "distortion_model") && c->model[0] == '\0')
+      return read_word (c, "distortion_model", b, e, c->model,
+          sizeof (c->model));
     if ((i = find_name (matrix_names, key, klen)) < 0)
       return TRUE;
     m = &c->mat[i < 2 ? 0 : 1];
@@ -227,16 +269,19 @@ parse_yaml (Ctx * c, const gchar * p, const gchar * end)
   return TRUE;
 }
 
-/* Element content is taken up to the next '<', which is all a leaf has. */
+/* Element content is taken up to the next '<', which is all a leaf has.
+ * Every closing tag must name the element it closes. */
 static gboolean
 parse_xml (Ctx * c, const gchar * p, const gchar * end)
 {
   const gchar *lt, *s, *ne, *e;
+  const gchar *open[MAX_XML_DEPTH];
+  gsize open_len[MAX_XML_DEPTH];
   gboolean root = FALSE;
   gint depth = 0;
 
   while ((lt = memchr (p, '<', end - p)) != NULL) {
-    gboolean closing;
+    gboolean closing, empty;
     gchar q = 0;
 
     p = lt + 1;
@@ -253,17 +298,31 @@ parse_xml (Ctx * c, const gchar * p, const gchar * end)
     for (ne = p; p < end && (q || (*p != '>' && *p != '<')); p++)
       if (*p == '"' || *p == '\'')
         q = q == 0 ? *p : (q == *p ? 0 : q);
-    if (ne == s || p >= end || *p != '>' || (closing && --depth < 0))
+    if (ne == s || p >= end || *p != '>')
       break;
-    if (closing)
+    if (closing) {
+      if (depth == 0 || open_len[depth - 1] != (gsize) (ne - s) ||
+          memcmp (open[depth - 1], s, ne - s) != 0)
+        return fail (c, ERR_PARSE, "</%.*s> closes %s%.*s%s", (gint) (ne - s),
+            s, depth ? "<" : "no element", depth ? (gint) open_len[depth - 1]
+            : 0, depth ? open[depth - 1] : "", depth ? ">" : "");
+      depth--;
       continue;
-    if (depth == 0 && !is_word (s, ne - s, "opencv_storage"))
-      return fail (c, ERR_PARSE, "root element is not <opencv_storage>");
+    }
+    if (depth == 0 && (root || !is_word (s, ne - s, "opencv_storage")))
+      return fail (c, ERR_PARSE, "root element is not one <opencv_storage>");
     root = TRUE;
-    for (e = p + 1; p[-1] != '/' && e < end && *e != '<'; e++);
+    empty = p[-1] == '/';
+    for (e = p + 1; !empty && e < end && *e != '<'; e++);
     if (!node (c, depth - 1, s, ne - s, p + 1, e, FALSE))
       return FALSE;
-    depth += (p[-1] != '/');
+    if (!empty) {
+      if (depth == MAX_XML_DEPTH)
+        return fail (c, ERR_PARSE, "XML nested deeper than %d elements",
+            MAX_XML_DEPTH);
+      open[depth] = s;
+      open_len[depth++] = ne - s;
+    }
   }
   if (lt != NULL || depth != 0 || !root)
     return fail (c, ERR_PARSE, "malformed or truncated XML");
@@ -295,10 +354,31 @@ validate (Ctx * c)
     if ((i == 3 || i >= 6) && k->v[i] != (i == 8))
       return fail (c, ERR_PARSE, "%s: element [%d] must be %d, got %g",
           k->name, i, i == 8, k->v[i]);
+  /* finite but absurd values would turn every pixel into the border */
+  for (i = 0; i < 4; i++) {
+    static const gchar *const what[] = { "fx", "fy", "cx", "cy" };
+    gdouble v = k->v[i == 0 ? 0 : i == 1 ? 4 : i == 2 ? 2 : 5];
+    gdouble lo = i < 2 ? GST_CO_CALIBRATION_MIN_FOCAL : -1.0;
+
+    if (!(v >= lo && v <= GST_CO_CALIBRATION_MAX_PIXELS))
+      return fail (c, ERR_PARSE, "%s: %s is %g; it must lie between %g and "
+          "%g pixels", k->name, what[i], v, lo, GST_CO_CALIBRATION_MAX_PIXELS);
+  }
+  for (i = 0; i < 2; i++) {
+    gint v = c->scalar[i == 0 ? S_WIDTH : S_HEIGHT];
+
+    if (v == 0 || v > GST_CO_CALIBRATION_MAX_SIZE)
+      return fail (c, ERR_PARSE, "%s is %d; it must lie between 1 and %d",
+          scalar_names[i], v, GST_CO_CALIBRATION_MAX_SIZE);
+  }
 
   if (c->scalar[S_FISHEYE] > 0)
     return fail (c, ERR_UNSUPPORTED, "fisheye_model is %d; the fisheye "
         "distortion model is not supported", c->scalar[S_FISHEYE]);
+  if (c->model[0] != '\0' && find_name (brown_conrady_models, c->model,
+          strlen (c->model)) < 0)
+    return fail (c, ERR_UNSUPPORTED, "distortion_model is \"%s\"; only "
+        "plumb_bob (k1 k2 p1 p2 k3) is supported", c->model);
   if (d->count != 4 && d->count != 5 && d->count != 8 && d->count != 12
       && d->count != 14)
     return fail (c, ERR_PARSE, "%s must have 4, 5, 8, 12 or 14 values, got %d",
@@ -309,6 +389,11 @@ validate (Ctx * c)
           "supported (coefficient %d is %g); only k1 k2 p1 p2 [k3] are",
           d->name, i < 8 ? "rational (k4 k5 k6)" : i < 12 ?
           "thin-prism (s1..s4)" : "tilt (tauX tauY)", i, d->v[i]);
+  for (i = 0; i < MIN (d->count, 5); i++)
+    if (fabs (d->v[i]) > GST_CO_CALIBRATION_MAX_COEFF)
+      return fail (c, ERR_PARSE, "%s: coefficient %d is %g; it must lie "
+          "between %g and %g", d->name, i, d->v[i],
+          -GST_CO_CALIBRATION_MAX_COEFF, GST_CO_CALIBRATION_MAX_COEFF);
   return TRUE;
 }
 
@@ -363,11 +448,13 @@ gboolean
 gst_co_calibration_load (const gchar * path, GstCoCalibration * calib,
     GError ** error)
 {
+  const gchar *why = NULL;
   gchar *name, *buf;
   gboolean ok = FALSE;
+  GStatBuf st;
   gsize n = 0;
-  FILE *f;
-  int err;
+  FILE *f = NULL;
+  int fd, err = 0;
 
   g_return_val_if_fail (path != NULL, FALSE);
   g_return_val_if_fail (calib != NULL, FALSE);
@@ -375,17 +462,29 @@ gst_co_calibration_load (const gchar * path, GstCoCalibration * calib,
 
   name = g_filename_display_name (path);
   buf = g_malloc (MAX_FILE_SIZE + 1);
-  if ((f = g_fopen (path, "rb")) != NULL) {
-    /* one byte past the limit catches big files and endless devices */
+  /* non-blocking, so that a FIFO or a device cannot hold the state change:
+   * anything but a regular file is refused before it is read */
+  if ((fd = g_open (path, O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0)) < 0)
+    err = errno;
+  else if (fstat (fd, &st) != 0)
+    err = errno;
+  else if (!S_ISREG (st.st_mode))
+    why = "not a regular file";
+  else if ((f = fdopen (fd, "rb")) == NULL)
+    err = errno;
+  if (f != NULL) {
+    /* one byte past the limit catches a file that grows while it is read */
     n = fread (buf, 1, MAX_FILE_SIZE + 1, f);
     err = ferror (f) ? (errno ? errno : EIO) : 0;
     fclose (f);
-  } else {
-    err = errno;
+  } else if (fd >= 0) {
+    close (fd);
   }
-  if (err != 0 || n > MAX_FILE_SIZE)
+  if (why == NULL && err == 0 && n > MAX_FILE_SIZE)
+    why = "file is larger than 1 MiB";
+  if (why != NULL || err != 0)
     g_set_error (error, GST_CO_CALIBRATION_ERROR, ERR_READ, "%s: %s", name,
-        err != 0 ? g_strerror (err) : "file is larger than 1 MiB");
+        why != NULL ? why : g_strerror (err));
   else if (!(ok = gst_co_calibration_parse (buf, n, calib, error)))
     g_prefix_error (error, "%s: ", name);
   g_free (buf);

@@ -1,17 +1,41 @@
 /* cudaoptics — LGPL-2.1-or-later */
 #ifndef __GST_CO_CALIBRATION_H__
 #define __GST_CO_CALIBRATION_H__
+
 #include <glib.h>
+
 G_BEGIN_DECLS
-typedef struct {
-  gdouble fx, fy, cx, cy;          /* camera_matrix [fx 0 cx; 0 fy cy; 0 0 1] */
-  gdouble k1, k2, p1, p2, k3;      /* OpenCV order: k1 k2 p1 p2 [k3] */
-  gint image_width, image_height;  /* 0 when the file does not give them */
+
+/* What a calibration may hold: the same ranges as cudalensdistort's
+ * properties, so a file cannot set what a property could not. */
+#define GST_CO_CALIBRATION_MAX_PIXELS 1.0e6   /* fx fy cx cy, in pixels */
+#define GST_CO_CALIBRATION_MIN_FOCAL 1.0      /* below: > 90 degrees a pixel */
+#define GST_CO_CALIBRATION_MAX_COEFF 1000.0   /* |k1| .. |k3|, |p1| |p2| */
+#define GST_CO_CALIBRATION_MAX_SIZE 65536     /* image_width, image_height */
+
+typedef struct
+{
+  gdouble fx, fy, cx, cy;       /* camera_matrix [fx 0 cx; 0 fy cy; 0 0 1] */
+  gdouble k1, k2, p1, p2, k3;   /* OpenCV order: k1 k2 p1 p2 [k3] */
+  gint image_width, image_height;       /* 0 when the file does not give them */
 } GstCoCalibration;
+
 #define GST_CO_CALIBRATION_ERROR (gst_co_calibration_error_quark ())
-typedef enum { GST_CO_CALIBRATION_ERROR_READ, GST_CO_CALIBRATION_ERROR_PARSE, GST_CO_CALIBRATION_ERROR_UNSUPPORTED } GstCoCalibrationError;
+
+typedef enum
+{
+  GST_CO_CALIBRATION_ERROR_READ,
+  GST_CO_CALIBRATION_ERROR_PARSE,
+  GST_CO_CALIBRATION_ERROR_UNSUPPORTED,
+} GstCoCalibrationError;
+
 GQuark gst_co_calibration_error_quark (void);
-gboolean gst_co_calibration_load (const gchar * path, GstCoCalibration * calib, GError ** error);
-gboolean gst_co_calibration_parse (const gchar * text, gsize len, GstCoCalibration * calib, GError ** error);
+
+gboolean gst_co_calibration_load (const gchar * path,
+    GstCoCalibration * calib, GError ** error);
+gboolean gst_co_calibration_parse (const gchar * text, gsize len,
+    GstCoCalibration * calib, GError ** error);
+
 G_END_DECLS
-#endif
+
+#endif /* __GST_CO_CALIBRATION_H__ */

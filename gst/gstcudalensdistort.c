@@ -81,8 +81,11 @@ enum
 #define DEFAULT_LUT CO_LUT_COMPRESSED
 #define DEFAULT_INTERPOLATION CO_INTERP_BILINEAR
 #define DEFAULT_BORDER_COLOR 0xff000000u
-#define MAX_COEFF 1000.0
-#define MAX_PIXELS 1.0e6
+/* a calibration file obeys the same ranges (gstcocalibration.h) */
+#define MAX_COEFF GST_CO_CALIBRATION_MAX_COEFF
+#define MAX_PIXELS GST_CO_CALIBRATION_MAX_PIXELS
+/* grid on which a table that maps nothing is looked for */
+#define EMPTY_GRID 129
 
 typedef struct
 {
@@ -107,8 +110,9 @@ struct _GstCudaLensDistort
   uint32_t border[CO_MAX_PLANES];
   gpointer table[4];
   gsize table_size[4];
-  gchar *calib_path;
+  gchar *calib_path;            /* the last usable file, and its contents */
   GstCoCalibration calib;
+  gboolean warned_empty;        /* the border-only warning was posted */
 };
 
 #define gst_cuda_lens_distort_parent_class parent_class
@@ -175,8 +179,11 @@ load_calibration (GstCudaLensDistort * self, const gchar * path, int w, int h,
 {
   GstCoCalibration *c = &self->calib;
   double sx = 1.0, sy = 1.0;
+  /* warn once per file and negotiation, not at each animated rebuild */
+  gboolean news = !self->ready;
 
   if (g_strcmp0 (path, self->calib_path) != 0) {
+    news = TRUE;
     GstCoCalibration fresh;
     if (!gst_co_calibration_load (path, &fresh, error))
       return FALSE;
@@ -191,10 +198,11 @@ load_calibration (GstCudaLensDistort * self, const gchar * path, int w, int h,
       (c->image_width != w || c->image_height != h)) {
     sx = (double) w / c->image_width;
     sy = (double) h / c->image_height;
-    if (fabs (sx / sy - 1.0) > 0.01)
-      GST_WARNING_OBJECT (self, "calibration made at %dx%d, stream is %dx%d "
-          "with another aspect ratio: scaling anyway", c->image_width,
-          c->image_height, w, h);
+    if (fabs (sx / sy - 1.0) > 0.01 && news)
+      GST_ELEMENT_WARNING (self, STREAM, FORMAT, ("Calibration %s was made "
+              "at %dx%d; the stream is %dx%d, another aspect ratio: its "
+              "intrinsics are scaled by %g x %g", self->calib_path,
+              c->image_width, c->image_height, w, h, sx, sy), (NULL));
   }
   k[0] = c->fx * sx;
   k[1] = c->fy * sy;
@@ -209,6 +217,21 @@ load_calibration (GstCudaLensDistort * self, const gchar * path, int w, int h,
 }
 
 /* ---- table ---- */
+
+static void
+intrinsics_from_settings (const Settings * s, int w, int h, double k[4],
+    double dist[5])
+{
+  k[0] = s->fx > 0 ? s->fx : w;
+  k[1] = s->fy > 0 ? s->fy : k[0];
+  k[2] = s->cx >= 0 ? s->cx : (w - 1) * 0.5;
+  k[3] = s->cy >= 0 ? s->cy : (h - 1) * 0.5;
+  dist[0] = s->k1;
+  dist[1] = s->k2;
+  dist[2] = s->p1;
+  dist[3] = s->p2;
+  dist[4] = s->k3;
+}
 
 static gboolean
 rebuild (GstCudaLensDistort * self, const Settings * s)
@@ -227,29 +250,25 @@ rebuild (GstCudaLensDistort * self, const Settings * s)
     double k[4], dist[5], nk[4];
     if (s->calibration_file && *s->calibration_file) {
       GError *err = NULL;
-      if (!load_calibration (self, s->calibration_file, w, h, k, dist, &err)) {
-        if (!self->ready) {
-          GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ,
-              ("Could not use calibration file: %s", err->message), (NULL));
-          g_error_free (err);
-          return FALSE;
-        }
+      gboolean ok = load_calibration (self, s->calibration_file, w, h, k,
+          dist, &err);
+      /* start() refused an unusable file, so this one was set while
+       * running: the geometry in use stays, as for any property */
+      if (!ok) {
         GST_ELEMENT_WARNING (self, RESOURCE, OPEN_READ,
             ("Could not use calibration file, keeping the previous "
                 "geometry: %s", err->message), (NULL));
-        g_error_free (err);
-        return TRUE;
+        g_clear_error (&err);
+        if (self->ready)
+          return TRUE;
+        /* no table yet: the last usable file, or the intrinsics */
+        if (self->calib_path)
+          ok = load_calibration (self, self->calib_path, w, h, k, dist, NULL);
       }
+      if (!ok)
+        intrinsics_from_settings (s, w, h, k, dist);
     } else {
-      k[0] = s->fx > 0 ? s->fx : w;
-      k[1] = s->fy > 0 ? s->fy : k[0];
-      k[2] = s->cx >= 0 ? s->cx : (w - 1) * 0.5;
-      k[3] = s->cy >= 0 ? s->cy : (h - 1) * 0.5;
-      dist[0] = s->k1;
-      dist[1] = s->k2;
-      dist[2] = s->p1;
-      dist[3] = s->p2;
-      dist[4] = s->k3;
+      intrinsics_from_settings (s, w, h, k, dist);
     }
     memcpy (nk, k, sizeof (nk));
     if (s->alpha >= 0 &&
@@ -263,6 +282,9 @@ rebuild (GstCudaLensDistort * self, const Settings * s)
   }
 
   co_lut_layout (&lut, s->lut, s->interpolation, base->in_format, w, h);
+  /* the tables are reallocated and rewritten below: until that succeeds
+   * self->lut may point at freed or half-built memory */
+  self->ready = FALSE;
   for (g = 0; g < lut.n_geometries; g++) {
     gsize bytes = co_lut_table_bytes (&lut, g);
     int t;
@@ -288,6 +310,15 @@ rebuild (GstCudaLensDistort * self, const Settings * s)
   self->params = p;
   self->lut = lut;
   self->ready = TRUE;
+  if (!co_lens_maps_any (&p, s->interpolation, lut.frac[0], EMPTY_GRID)) {
+    if (!self->warned_empty)
+      GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS, ("These settings map no "
+              "output pixel inside the source: every pixel is the border "
+              "colour"), ("model %d, %dx%d", s->model, w, h));
+    self->warned_empty = TRUE;
+  } else {
+    self->warned_empty = FALSE;
+  }
   GST_DEBUG_OBJECT (self, "table rebuilt: model %d, lut %d, interpolation %d, "
       "%d fractional bits", s->model, s->lut, s->interpolation, lut.frac[0]);
   return TRUE;

@@ -64,6 +64,12 @@ void co_lut_layout (CoLut * lut, CoLutMode mode, CoInterp interp,
 /* Bytes of one table of geometry g (0 for CO_LUT_COMPUTE). */
 size_t co_lut_table_bytes (const CoLut * lut, int g);
 
+/* Whether some output pixel of plane 0 has a source pixel, looked for on a
+ * grid of n x n points with the frame's edges on it: a geometry that turns
+ * the whole frame into border is a setting mistake worth a warning. */
+int co_lens_maps_any (const CoLensParams * p, CoInterp interp, int frac,
+    int n);
+
 /* C references.  Rows run in parallel under OpenMP where it was found. */
 void co_lens_build_lut_cpu (const CoLensParams * p, CoLut * lut);
 void co_lens_remap_cpu (const CoLensParams * p, const CoLut * lut,

@@ -150,6 +150,22 @@ co_lut_table_bytes (const CoLut * lut, int g)
   return (size_t) lut->plane[g].pitch * lut->plane[g].height * 4;
 }
 
+int
+co_lens_maps_any (const CoLensParams * p, CoInterp interp, int frac, int n)
+{
+  int i, j;
+
+  for (j = 0; j < n; j++)
+    for (i = 0; i < n; i++) {
+      int x = (int) ((int64_t) i * (p->width - 1) / (n > 1 ? n - 1 : 1));
+      int y = (int) ((int64_t) j * (p->height - 1) / (n > 1 ? n - 1 : 1));
+      if (co_lens_entry (p, 0, x, y, interp, frac, p->width,
+              p->height) != CO_LUT_UNMAPPED)
+        return 1;
+    }
+  return 0;
+}
+
 void
 co_lens_build_lut_cpu (const CoLensParams * p, CoLut * lut)
 {

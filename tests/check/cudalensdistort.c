@@ -4,6 +4,9 @@
  * negotiation, pixels against the independent model reference, state
  * changes, live property changes, tiny frames and bad calibration files.
  */
+#include <sys/stat.h>
+#include <glib/gstdio.h>
+#include <gst/app/app.h>
 #include <gst/controller/gstinterpolationcontrolsource.h>
 #include <gst/controller/gstdirectcontrolbinding.h>
 #include "lensdistort-common.h"
@@ -273,6 +276,7 @@ GST_START_TEST (test_bad_calibration_files)
 {
   const gchar *bad[] = { "does-not-exist.yml", "calib-bad-junk.yml",
     "calib-bad-3x2.xml", "calib-bad-rational.yml", "calib-bad-truncated.yml",
+    "calib-bad-equidistant.yml", "calib-bad-absurd.yml",
   };
   guint i;
 
@@ -321,6 +325,144 @@ GST_START_TEST (test_bad_calibration_while_playing)
   g_rand_free (rand);
   g_free (good);
   g_free (bad);
+}
+
+GST_END_TEST;
+
+/* A FIFO would block the state change forever: refused at once. */
+GST_START_TEST (test_calibration_fifo)
+{
+  gchar *dir = g_dir_make_tmp ("co-lens-XXXXXX", NULL);
+  gchar *fifo = g_build_filename (dir, "calib.yml", NULL);
+  gchar *launch, *err;
+
+  fail_unless (mkfifo (fifo, 0600) == 0);
+  launch = g_strdup_printf ("videotestsrc num-buffers=2 ! "
+      "video/x-raw,width=64,height=48 ! " CPU "calibration-file=\"%s\" ! "
+      "fakesink", fifo);
+  err = run_pipeline (launch, NULL, NULL);
+  fail_unless (err != NULL && strstr (err, "not a regular file") != NULL,
+      "error: %s", GST_STR_NULL (err));
+  g_free (err);
+  g_free (launch);
+  g_unlink (fifo);
+  g_rmdir (dir);
+  g_free (fifo);
+  g_free (dir);
+}
+
+GST_END_TEST;
+
+/* Pops the bus: counts warnings, fails on an error. */
+static gint
+count_warnings (GstElement * pipe)
+{
+  GstBus *bus = gst_element_get_bus (pipe);
+  GstMessage *m;
+  gint n = 0;
+
+  while ((m = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR |
+              GST_MESSAGE_WARNING)) != NULL) {
+    GError *e = NULL;
+    if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR) {
+      gst_message_parse_error (m, &e, NULL);
+      fail ("error: %s", e->message);
+    }
+    gst_message_parse_warning (m, &e, NULL);
+    GST_INFO ("warning: %s", e->message);
+    g_error_free (e);
+    gst_message_unref (m);
+    n++;
+  }
+  gst_object_unref (bus);
+  return n;
+}
+
+/* A bad file set after PLAYING was asked for, before the first frame, is a
+ * warning like any other change while running: the started file stays. */
+GST_START_TEST (test_bad_calibration_before_first_frame)
+{
+  gchar *good = data_path ("CO_TEST_DATA_DIR", "calib-opencv.yml");
+  gchar *bad = data_path ("CO_TEST_DATA_DIR", "calib-bad-junk.yml");
+  gchar *launch = g_strdup_printf ("appsrc name=src format=time ! " CPU
+      "name=lens calibration-file=\"%s\" ! appsink name=sink sync=false",
+      good);
+  GstCaps *caps = video_caps ("GRAY8", 640, 480);
+  GRand *rand = g_rand_new_with_seed (10);
+  GstElement *pipe = gst_parse_launch (launch, NULL);
+  GstElement *src = gst_bin_get_by_name (GST_BIN (pipe), "src");
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
+  GstElement *lens = gst_bin_get_by_name (GST_BIN (pipe), "lens");
+  GstVideoInfo info;
+  GstBuffer *in, *want;
+  GstSample *got;
+  gchar *desc;
+
+  gst_video_info_from_caps (&info, caps);
+  in = make_frame (&info, rand, FALSE);
+  desc = g_strdup_printf (CPU "calibration-file=\"%s\"", good);
+  want = run_frame (desc, caps, in);
+
+  g_object_set (src, "caps", caps, NULL);
+  fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  g_object_set (lens, "calibration-file", bad, NULL);
+  fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC (src),
+          gst_buffer_ref (in)), GST_FLOW_OK);
+  got = gst_app_sink_try_pull_sample (GST_APP_SINK (sink), 10 * GST_SECOND);
+  fail_unless (got != NULL, "no frame");
+  fail_unless (frames_equal (&info, gst_sample_get_buffer (got), want, NULL));
+  fail_unless_equals_int (count_warnings (pipe), 1);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+
+  gst_sample_unref (got);
+  gst_buffer_unref (want);
+  gst_buffer_unref (in);
+  gst_object_unref (src);
+  gst_object_unref (sink);
+  gst_object_unref (lens);
+  gst_object_unref (pipe);
+  gst_caps_unref (caps);
+  g_rand_free (rand);
+  g_free (desc);
+  g_free (launch);
+  g_free (good);
+  g_free (bad);
+}
+
+GST_END_TEST;
+
+/* Settings that are valid but leave nothing to see say so on the bus, once;
+ * so does a calibration made at another aspect ratio. */
+GST_START_TEST (test_setting_warnings)
+{
+  gchar *file = data_path ("CO_TEST_DATA_DIR", "calib-opencv.yml");
+  const struct
+  {
+    const gchar *size, *props;
+    gint warnings;
+  } cases[] = {
+    {"width=64,height=48", "model=camera fx=10 cx=100000 k1=1000", 1},
+    {"width=64,height=48", "model=hmd k1=-1000", 0},
+    {"width=64,height=48", "calibration-file=\"%s\"", 0},
+    {"width=640,height=1", "calibration-file=\"%s\"", 1},
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+    gchar *props = g_strdup_printf (cases[i].props, file);
+    gchar *launch = g_strdup_printf ("videotestsrc num-buffers=3 ! "
+        "video/x-raw,format=RGBA,%s ! " CPU "%s ! fakesink", cases[i].size,
+        props);
+    gint warnings;
+    gchar *err = run_pipeline (launch, &warnings, NULL);
+
+    fail_unless (err == NULL, "%s: %s", launch, err);
+    fail_unless_equals_int (warnings, cases[i].warnings);
+    g_free (launch);
+    g_free (props);
+  }
+  g_free (file);
 }
 
 GST_END_TEST;
@@ -542,6 +684,9 @@ cudalensdistort_suite (void)
   tcase_add_test (tc, test_calibration_file);
   tcase_add_test (tc, test_bad_calibration_files);
   tcase_add_test (tc, test_bad_calibration_while_playing);
+  tcase_add_test (tc, test_calibration_fifo);
+  tcase_add_test (tc, test_bad_calibration_before_first_frame);
+  tcase_add_test (tc, test_setting_warnings);
   tcase_add_test (tc, test_state_cycles);
   tcase_add_test (tc, test_properties_while_playing);
   tcase_add_test (tc, test_tiny_sizes);

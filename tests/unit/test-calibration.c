@@ -4,6 +4,7 @@
 #include <string.h>
 #include <glib.h>
 #include <glib/gstdio.h>
+#include <sys/stat.h>
 
 #include "gstcocalibration.h"
 
@@ -29,6 +30,9 @@ static const struct
   {"calib-bad-nan.yml", GST_CO_CALIBRATION_ERROR_PARSE, "camera_matrix"},
   {"calib-bad-fisheye.yml", GST_CO_CALIBRATION_ERROR_UNSUPPORTED, "fisheye"},
   {"calib-bad-junk.yml", GST_CO_CALIBRATION_ERROR_PARSE, "camera_matrix"},
+  {"calib-bad-equidistant.yml", GST_CO_CALIBRATION_ERROR_UNSUPPORTED,
+      "equidistant"},
+  {"calib-bad-absurd.yml", GST_CO_CALIBRATION_ERROR_PARSE, "fx is 1e-300"},
 };
 
 static const gchar yaml_4coef_alias[] =
@@ -76,6 +80,17 @@ static const gchar xml_alias_old[] =
     "<dt>d</dt><data>0.1 0.2 0.3 0.4 0.5 0. 0. 0. 0. 0. 0. 0. 0. 0.</data>"
     "</distCoeffs>\n<image_width>1280</image_width>\n"
     "<image_height>720</image_height>\n</opencv_storage>\n";
+
+/* what ROS's camera_calibration_parsers write */
+static const gchar ros_camera_info[] =
+    "image_width: 640\nimage_height: 480\ncamera_name: narrow_stereo\n"
+    "camera_matrix:\n  rows: 3\n  cols: 3\n"
+    "  data: [520.1, 0, 321.5, 0, 519.8, 244.2, 0, 0, 1]\n"
+    "distortion_model: plumb_bob\n"
+    "distortion_coefficients:\n  rows: 1\n  cols: 5\n"
+    "  data: [-0.21, 0.05, 0.001, -0.002, 0]\n"
+    "rectification_matrix:\n  rows: 3\n  cols: 3\n"
+    "  data: [1, 0, 0, 0, 1, 0, 0, 0, 1]\n";
 
 static gchar *
 data_path (const gchar * file)
@@ -135,6 +150,21 @@ edit_fails (const gchar * src, const gchar * from, const gchar * to,
   t = g_strdup_printf ("%.*s%s%s", (gint) (at - src), src, to,
       at + strlen (from));
   parse_fails (t, strlen (t), code, needle);
+  g_free (t);
+}
+
+/* parse_ok() on @src with its first @from replaced by @to */
+static void
+edit_ok (const gchar * src, const gchar * from, const gchar * to)
+{
+  const gchar *at = strstr (src, from);
+  GstCoCalibration c;
+  gchar *t;
+
+  g_assert_nonnull (at);
+  t = g_strdup_printf ("%.*s%s%s", (gint) (at - src), src, to,
+      at + strlen (from));
+  parse_ok (t, &c);
   g_free (t);
 }
 
@@ -350,6 +380,89 @@ test_inline_errors (void)
       GST_CO_CALIBRATION_ERROR_PARSE, "XML");
 }
 
+/* Finite values outside the properties' own ranges, and models the element
+ * does not implement, are refused by key rather than mapped to nothing. */
+static void
+test_absurd_values (void)
+{
+  GstCoCalibration c;
+
+  parse_ok (ros_camera_info, &c);
+  g_assert_cmpfloat_with_epsilon (c.fx, 520.1, EPS);
+  g_assert_cmpfloat_with_epsilon (c.k1, -0.21, EPS);
+  g_assert_cmpint (c.image_width, ==, 640);
+
+  edit_fails (yaml_4coef_alias, "500.", "1e-300",
+      GST_CO_CALIBRATION_ERROR_PARSE, "cameraMatrix: fx is 1e-300");
+  edit_fails (yaml_4coef_alias, "500.", "1e308",
+      GST_CO_CALIBRATION_ERROR_PARSE, "cameraMatrix: fx is 1e+308");
+  edit_fails (yaml_4coef_alias, "510.", "0.5",
+      GST_CO_CALIBRATION_ERROR_PARSE, "cameraMatrix: fy is 0.5");
+  edit_fails (yaml_4coef_alias, "320.", "1e308",
+      GST_CO_CALIBRATION_ERROR_PARSE, "cameraMatrix: cx is 1e+308");
+  edit_fails (yaml_4coef_alias, "240.", "-5e3",
+      GST_CO_CALIBRATION_ERROR_PARSE, "cameraMatrix: cy is -5000");
+  edit_fails (yaml_4coef_alias, "-1.0e-01", "1e308",
+      GST_CO_CALIBRATION_ERROR_PARSE, "dist_coeffs: coefficient 0 is 1e+308");
+  edit_fails (yaml_4coef_alias, "-2.0e-03", "-1e308",
+      GST_CO_CALIBRATION_ERROR_PARSE, "dist_coeffs: coefficient 3 is -1e+308");
+  edit_fails (ros_camera_info, "image_width: 640", "image_width: 2147483647",
+      GST_CO_CALIBRATION_ERROR_PARSE, "image_width is 2147483647");
+  edit_fails (ros_camera_info, "image_height: 480", "image_height: 0",
+      GST_CO_CALIBRATION_ERROR_PARSE, "image_height is 0");
+
+  /* ROS names the model: fisheye's four coefficients are not k1 k2 p1 p2 */
+  edit_fails (ros_camera_info, "plumb_bob", "equidistant",
+      GST_CO_CALIBRATION_ERROR_UNSUPPORTED,
+      "distortion_model is \"equidistant\"");
+  edit_fails (ros_camera_info, "plumb_bob", "'fisheye'",
+      GST_CO_CALIBRATION_ERROR_UNSUPPORTED, "\"fisheye\"");
+  edit_fails (ros_camera_info, "plumb_bob", "",
+      GST_CO_CALIBRATION_ERROR_PARSE, "distortion_model: expected a name");
+  edit_ok (ros_camera_info, "plumb_bob", "\"plumb_bob\"");
+  edit_ok (ros_camera_info, "plumb_bob", "rational_polynomial");
+  edit_fails (xml_alias_old, "<image_width>", "<distortion_model>equidistant"
+      "</distortion_model><image_width>",
+      GST_CO_CALIBRATION_ERROR_UNSUPPORTED, "equidistant");
+}
+
+static void
+test_xml_structure (void)
+{
+  edit_fails (xml_alias_old, "<rows>3</rows><cols>3</cols><dt>f",
+      "<rows>3</cols><cols>3</cols><dt>f", GST_CO_CALIBRATION_ERROR_PARSE,
+      "</cols> closes <rows>");
+  edit_fails (xml_alias_old, "</opencv_storage>",
+      "</opencv_storage><opencv_storage></opencv_storage>",
+      GST_CO_CALIBRATION_ERROR_PARSE, "one <opencv_storage>");
+  edit_fails (xml_alias_old, "</opencv_storage>", "</opencv_storage></x>",
+      GST_CO_CALIBRATION_ERROR_PARSE, "</x> closes no element");
+  edit_ok (xml_alias_old, "<image_height>", "<empty/><image_height>");
+}
+
+/* A FIFO would block the state change forever: refused without a reader. */
+static void
+test_not_regular (void)
+{
+  gchar *dir = g_dir_make_tmp ("co-calib-XXXXXX", NULL);
+  gchar *fifo = g_build_filename (dir, "calib.yml", NULL);
+  GstCoCalibration c;
+  GError *err = NULL;
+
+  g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+  g_assert_false (gst_co_calibration_load (fifo, &c, &err));
+  g_assert_error (err, GST_CO_CALIBRATION_ERROR, GST_CO_CALIBRATION_ERROR_READ);
+  g_assert_nonnull (strstr (err->message, "not a regular file"));
+  g_clear_error (&err);
+  g_assert_false (gst_co_calibration_load ("/dev/zero", &c, &err));
+  g_assert_nonnull (strstr (err->message, "not a regular file"));
+  g_clear_error (&err);
+  g_unlink (fifo);
+  g_rmdir (dir);
+  g_free (fifo);
+  g_free (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -369,5 +482,8 @@ main (int argc, char **argv)
   g_test_add_func ("/calibration/prefixes", test_prefixes);
   g_test_add_func ("/calibration/inline", test_inline);
   g_test_add_func ("/calibration/inline-errors", test_inline_errors);
+  g_test_add_func ("/calibration/absurd-values", test_absurd_values);
+  g_test_add_func ("/calibration/xml-structure", test_xml_structure);
+  g_test_add_func ("/calibration/not-regular", test_not_regular);
   return g_test_run ();
 }
