@@ -94,6 +94,7 @@ typedef struct
   gboolean stereo;
   guint border_color;
   gchar *calibration_file;
+  guint calibration_gen;        /* counts sets, so a file may be fixed */
 } Settings;
 
 struct _GstCudaLensDistort
@@ -112,6 +113,8 @@ struct _GstCudaLensDistort
   gsize table_size[4];
   gchar *calib_path;            /* the last usable file, and its contents */
   GstCoCalibration calib;
+  gchar *bad_path;              /* the last file that could not be used */
+  guint bad_gen;
   gboolean warned_empty;        /* the border-only warning was posted */
 };
 
@@ -250,21 +253,28 @@ rebuild (GstCudaLensDistort * self, const Settings * s)
     double k[4], dist[5], nk[4];
     if (s->calibration_file && *s->calibration_file) {
       GError *err = NULL;
-      gboolean ok = load_calibration (self, s->calibration_file, w, h, k,
-          dist, &err);
+      /* a file that failed is not read again at each property change */
+      gboolean known_bad = s->calibration_gen == self->bad_gen &&
+          g_strcmp0 (s->calibration_file, self->bad_path) == 0;
+      gboolean ok = !known_bad && load_calibration (self, s->calibration_file,
+          w, h, k, dist, &err);
       /* start() refused an unusable file, so this one was set while
-       * running: the geometry in use stays, as for any property */
-      if (!ok) {
+       * running: the last usable calibration stays, and the other
+       * properties still apply */
+      if (!ok && !known_bad) {
         GST_ELEMENT_WARNING (self, RESOURCE, OPEN_READ,
             ("Could not use calibration file, keeping the previous "
-                "geometry: %s", err->message), (NULL));
+                "calibration: %s", err->message), (NULL));
         g_clear_error (&err);
-        if (self->ready)
-          return TRUE;
-        /* no table yet: the last usable file, or the intrinsics */
-        if (self->calib_path)
-          ok = load_calibration (self, self->calib_path, w, h, k, dist, NULL);
+        g_free (self->bad_path);
+        self->bad_path = g_strdup (s->calibration_file);
+        self->bad_gen = s->calibration_gen;
       }
+      if (!ok && self->calib_path)
+        ok = load_calibration (self, self->calib_path, w, h, k, dist, NULL);
+      /* no usable file ever: the table in use, or the typed-in numbers */
+      if (!ok && self->ready)
+        return TRUE;
       if (!ok)
         intrinsics_from_settings (s, w, h, k, dist);
     } else {
@@ -400,6 +410,7 @@ gst_cuda_lens_distort_start (GstBaseTransform * bt)
   self->dirty = TRUE;
   GST_OBJECT_UNLOCK (self);
   g_clear_pointer (&self->calib_path, g_free);
+  g_clear_pointer (&self->bad_path, g_free);
   if (path && *path) {
     if (!gst_co_calibration_load (path, &c, &err)) {
       GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ,
@@ -474,6 +485,7 @@ gst_cuda_lens_distort_set_property (GObject * object, guint prop_id,
     case PROP_CALIBRATION_FILE:
       g_free (s->calibration_file);
       s->calibration_file = g_value_dup_string (value);
+      s->calibration_gen++;
       /* a calibration describes a camera */
       if (s->calibration_file && *s->calibration_file)
         s->model = CO_LENS_CAMERA;
@@ -575,6 +587,7 @@ gst_cuda_lens_distort_finalize (GObject * object)
 
   g_free (self->set.calibration_file);
   g_free (self->calib_path);
+  g_free (self->bad_path);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 

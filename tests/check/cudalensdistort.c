@@ -413,6 +413,32 @@ GST_START_TEST (test_bad_calibration_before_first_frame)
   fail_unless (got != NULL, "no frame");
   fail_unless (frames_equal (&info, gst_sample_get_buffer (got), want, NULL));
   fail_unless_equals_int (count_warnings (pipe), 1);
+
+  /* the other properties still apply, and the bad file is not re-read (nor
+   * warned about) at each of their changes */
+  g_object_set (lens, "alpha", 0.5, NULL);
+  g_object_set (lens, "border-color", 0xff00ff00, NULL);
+  gst_sample_unref (got);
+  gst_buffer_unref (want);
+  g_free (desc);
+  desc = g_strdup_printf (CPU "calibration-file=\"%s\" alpha=0.5 "
+      "border-color=0xff00ff00", good);
+  want = run_frame (desc, caps, in);
+  fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC (src),
+          gst_buffer_ref (in)), GST_FLOW_OK);
+  got = gst_app_sink_try_pull_sample (GST_APP_SINK (sink), 10 * GST_SECOND);
+  fail_unless (got != NULL, "no frame");
+  fail_unless (frames_equal (&info, gst_sample_get_buffer (got), want, NULL));
+  fail_unless_equals_int (count_warnings (pipe), 0);
+  /* set again (the file may have been fixed): tried and warned again */
+  g_object_set (lens, "calibration-file", bad, NULL);
+  gst_sample_unref (got);
+  fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC (src),
+          gst_buffer_ref (in)), GST_FLOW_OK);
+  got = gst_app_sink_try_pull_sample (GST_APP_SINK (sink), 10 * GST_SECOND);
+  fail_unless (got != NULL, "no frame");
+  fail_unless (frames_equal (&info, gst_sample_get_buffer (got), want, NULL));
+  fail_unless_equals_int (count_warnings (pipe), 1);
   gst_element_set_state (pipe, GST_STATE_NULL);
 
   gst_sample_unref (got);
