@@ -21,6 +21,9 @@
 #include "gstcobasefilter.h"
 #include "gstcohostmemory.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 #ifdef HAVE_CUDA
 #include <cuda_runtime_api.h>
 #endif
@@ -59,6 +62,10 @@ struct _GstCoBaseFilterPrivate
   gpointer stage_mem[2];
   gsize stage_size[2];
   gboolean warned_context;
+
+  /* test-only fault injection (CO_FAULT_INJECT), armed at start */
+  gchar *fault_step;
+  gint fault_nth, fault_seen;
 };
 
 #define gst_co_base_filter_parent_class parent_class
@@ -141,15 +148,68 @@ gst_co_base_filter_class_add_video_templates (GstElementClass * klass,
   gst_caps_unref (caps);
 }
 
+/* ---- test-only fault injection ----
+ *
+ * CO_FAULT_INJECT="STEP:N" makes the N-th (1-based, default 1) occurrence of
+ * STEP in each element started while it is set fail as if the GPU had
+ * failed: STEP is "alloc" (gst_co_base_filter_alloc, as an out-of-memory
+ * cudaMalloc or malloc) or the @what of a gst_co_base_filter_cuda_ok check
+ * (e.g. "building the LUT", "remapping").  Read when an element starts, so a
+ * test can arm it for one pipeline; inert (one NULL check) when unset. */
+
+static void
+fault_arm (GstCoBaseFilter * self)
+{
+  GstCoBaseFilterPrivate *priv = self->priv;
+  const gchar *spec = g_getenv ("CO_FAULT_INJECT");
+  const gchar *colon;
+
+  g_clear_pointer (&priv->fault_step, g_free);
+  priv->fault_nth = priv->fault_seen = 0;
+  if (!spec || !*spec)
+    return;
+  colon = strrchr (spec, ':');
+  if (colon && colon[1] && strspn (colon + 1, "0123456789") ==
+      strlen (colon + 1)) {
+    priv->fault_step = g_strndup (spec, colon - spec);
+    priv->fault_nth = MAX (1, atoi (colon + 1));
+  } else {
+    priv->fault_step = g_strdup (spec);
+    priv->fault_nth = 1;
+  }
+  GST_WARNING_OBJECT (self, "fault injection armed: occurrence %d of \"%s\" "
+      "will fail", priv->fault_nth, priv->fault_step);
+}
+
+/* TRUE when this occurrence of @step is the one to fail. */
+static gboolean
+fault_hit (GstCoBaseFilter * self, const gchar * step)
+{
+  GstCoBaseFilterPrivate *priv = self->priv;
+
+  if (G_LIKELY (priv->fault_step == NULL) || g_strcmp0 (step,
+          priv->fault_step) != 0)
+    return FALSE;
+  if (++priv->fault_seen != priv->fault_nth)
+    return FALSE;
+  GST_WARNING_OBJECT (self, "injecting a failure of \"%s\"", step);
+  return TRUE;
+}
+
 /* ---- memory helpers for subclasses ---- */
 
 gboolean
 gst_co_base_filter_cuda_ok (GstCoBaseFilter * self, int err, const gchar * what)
 {
-  if (G_LIKELY (err == 0))
+  gboolean injected = err == 0 && fault_hit (self, what);
+
+  if (G_LIKELY (err == 0 && !injected))
     return TRUE;
+  if (injected)
+    err = 999;                  /* cudaErrorUnknown */
   GST_ELEMENT_ERROR (self, LIBRARY, FAILED, ("CUDA error in %s: %s", what,
-          gst_co_cuda_error_text (err)), ("status %d", err));
+          gst_co_cuda_error_text (err)), ("status %d%s", err,
+          injected ? " (injected by CO_FAULT_INJECT)" : ""));
   return FALSE;
 }
 
@@ -157,9 +217,10 @@ gpointer
 gst_co_base_filter_alloc (GstCoBaseFilter * self, gsize size)
 {
   gpointer mem = NULL;
+  gboolean injected = fault_hit (self, "alloc");
 
   if (!self->device) {
-    mem = g_try_malloc (size);
+    mem = injected ? NULL : g_try_malloc (size);
     if (!mem)
       GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
           ("Out of memory (%" G_GSIZE_FORMAT " bytes)", size), (NULL));
@@ -167,7 +228,8 @@ gst_co_base_filter_alloc (GstCoBaseFilter * self, gsize size)
   }
 #ifdef HAVE_CUDA
   if (gst_co_device_push (self->device)) {
-    cudaError_t err = cudaMalloc (&mem, size);
+    cudaError_t err = injected ? cudaErrorMemoryAllocation :
+        cudaMalloc (&mem, size);
     gst_co_device_pop (self->device);
     if (err != cudaSuccess) {
       mem = NULL;
@@ -425,6 +487,7 @@ gst_co_base_filter_start (GstBaseTransform * bt)
   device_id = priv->device_id;
   self->active_backend = GST_CO_BACKEND_CPU;
   GST_OBJECT_UNLOCK (self);
+  fault_arm (self);
 
   if (backend != GST_CO_BACKEND_CPU) {
     if (open_device (self, device_id, &why)) {
@@ -500,6 +563,7 @@ gst_co_base_filter_dispose (GObject * object)
   gst_clear_object ((GstCudaContext **) & self->priv->cuda_context);
   GST_OBJECT_UNLOCK (self);
 #endif
+  g_clear_pointer (&GST_CO_BASE_FILTER (object)->priv->fault_step, g_free);
   G_OBJECT_CLASS (parent_class)->dispose (object);
 }
 
@@ -591,7 +655,9 @@ gst_co_base_filter_set_caps (GstBaseTransform * bt, GstCaps * incaps,
     GST_ERROR_OBJECT (self, "unsupported format in %" GST_PTR_FORMAT, incaps);
     return FALSE;
   }
-  free_stages (self);
+  /* the staging frames are kept: they only ever grow (ensure_stage), and a
+   * cudaFree per renegotiation would wait for the device each time caps
+   * change */
   if (klass->set_info && !klass->set_info (self, &in, &out))
     return FALSE;
   self->in_info = in;

@@ -36,6 +36,11 @@ G_BEGIN_DECLS
 #define gst_caps_features_new_single(f) gst_caps_features_new ((f), NULL)
 #endif
 
+/* GLib 2.70 renamed g_spawn_check_exit_status (1.16 systems: GLib 2.64) */
+#if !GLIB_CHECK_VERSION (2, 70, 0)
+#define g_spawn_check_wait_status(status, error) g_spawn_check_exit_status ((status), (error))
+#endif
+
 /* 1.24 gave GstCudaMemory a stream of its own: a producer (nvh264dec,
  * cudaconvert) may hand over memory whose copy is still in flight on it */
 #if defined (HAVE_GST_CUDA) && GST_CHECK_VERSION (1, 24, 0)

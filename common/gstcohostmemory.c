@@ -17,10 +17,27 @@ typedef struct
   guint8 *device;               /* its device alias (integrated), or NULL */
 } GstCoHostMemory;
 
+/* Freed pinned blocks kept for the next allocations: cudaHostAlloc and
+ * cudaFreeHost cost hundreds of microseconds (cudaFreeHost also waits for
+ * the device), and a renegotiation replaces whole pools, so that caps
+ * changing every frame would otherwise pay them for every buffer. */
+#define CACHE_MAX_BLOCKS 16
+#define CACHE_MAX_BYTES (128u << 20)
+
+typedef struct
+{
+  guint8 *host, *device;
+  gsize size;
+} Block;
+
 struct _GstCoHostAllocator
 {
   GstAllocator parent;
   GstCoDevice *device;
+
+  GMutex lock;
+  GQueue cache;                 /* Block *, most recently freed first */
+  gsize cached_bytes;
 };
 
 G_DEFINE_TYPE_WITH_CODE (GstCoHostAllocator, gst_co_host_allocator,
@@ -55,18 +72,43 @@ gst_co_host_allocator_alloc (GstAllocator * allocator, gsize size,
         params->align + 1);
     return NULL;
   }
-#ifdef HAVE_CUDA
-  if (!gst_co_device_push (self->device))
-    return NULL;
-  if (self->device->integrated) {
-    if (GST_CO_CUDA_OK (self, cudaHostAlloc ((void **) &host, maxsize,
-                cudaHostAllocPortable | cudaHostAllocMapped)))
-      GST_CO_CUDA_OK (self, cudaHostGetDevicePointer ((void **) &dev, host, 0));
-  } else {
-    GST_CO_CUDA_OK (self, cudaHostAlloc ((void **) &host, maxsize,
-            cudaHostAllocPortable));
+  /* a cached block that fits without wasting much */
+  g_mutex_lock (&self->lock);
+  {
+    GList *l;
+    for (l = self->cache.head; l; l = l->next) {
+      Block *b = l->data;
+      if (b->size >= maxsize && b->size <= MAX (2 * maxsize,
+              maxsize + (4u << 20))) {
+        host = b->host;
+        dev = b->device;
+        maxsize = b->size;
+        self->cached_bytes -= b->size;
+        g_queue_delete_link (&self->cache, l);
+        g_free (b);
+        break;
+      }
+    }
   }
-  gst_co_device_pop (self->device);
+  g_mutex_unlock (&self->lock);
+#ifdef HAVE_CUDA
+  if (host) {
+    GST_TRACE_OBJECT (self, "reusing a cached block of %" G_GSIZE_FORMAT
+        " bytes", maxsize);
+  } else {
+    if (!gst_co_device_push (self->device))
+      return NULL;
+    if (self->device->integrated) {
+      if (GST_CO_CUDA_OK (self, cudaHostAlloc ((void **) &host, maxsize,
+                  cudaHostAllocPortable | cudaHostAllocMapped)))
+        GST_CO_CUDA_OK (self, cudaHostGetDevicePointer ((void **) &dev, host,
+                0));
+    } else {
+      GST_CO_CUDA_OK (self, cudaHostAlloc ((void **) &host, maxsize,
+              cudaHostAllocPortable));
+    }
+    gst_co_device_pop (self->device);
+  }
 #endif
   if (!host) {
     GST_ERROR_OBJECT (self, "could not allocate %" G_GSIZE_FORMAT
@@ -82,19 +124,57 @@ gst_co_host_allocator_alloc (GstAllocator * allocator, gsize size,
 }
 
 static void
-gst_co_host_allocator_free (GstAllocator * allocator, GstMemory * mem)
+free_block (GstCoHostAllocator * self, guint8 * host)
 {
-  GstCoHostAllocator *self = GST_CO_HOST_ALLOCATOR (allocator);
-  GstCoHostMemory *m = (GstCoHostMemory *) mem;
-
 #ifdef HAVE_CUDA
-  if (!mem->parent && gst_co_device_push (self->device)) {
-    GST_CO_CUDA_OK (self, cudaFreeHost (m->host));
+  if (gst_co_device_push (self->device)) {
+    GST_CO_CUDA_OK (self, cudaFreeHost (host));
     gst_co_device_pop (self->device);
   }
 #else
   (void) self;
+  (void) host;
 #endif
+}
+
+static void
+gst_co_host_allocator_free (GstAllocator * allocator, GstMemory * mem)
+{
+  GstCoHostAllocator *self = GST_CO_HOST_ALLOCATOR (allocator);
+  GstCoHostMemory *m = (GstCoHostMemory *) mem;
+  guint8 *evict = NULL;
+
+  if (!mem->parent) {
+    g_mutex_lock (&self->lock);
+    if (mem->maxsize <= CACHE_MAX_BYTES) {
+      Block *b = g_new (Block, 1);
+      b->host = m->host;
+      b->device = m->device;
+      b->size = mem->maxsize;
+      g_queue_push_head (&self->cache, b);
+      self->cached_bytes += b->size;
+    } else {
+      evict = m->host;
+    }
+    g_mutex_unlock (&self->lock);
+    if (evict)
+      free_block (self, evict);
+    /* the oldest blocks go back to the driver beyond the cache's bounds */
+    for (;;) {
+      Block *b = NULL;
+      g_mutex_lock (&self->lock);
+      if (self->cache.length > CACHE_MAX_BLOCKS ||
+          self->cached_bytes > CACHE_MAX_BYTES) {
+        b = g_queue_pop_tail (&self->cache);
+        self->cached_bytes -= b->size;
+      }
+      g_mutex_unlock (&self->lock);
+      if (!b)
+        break;
+      free_block (self, b->host);
+      g_free (b);
+    }
+  }
   g_free (m);
 }
 
@@ -134,8 +214,26 @@ host_is_span (GstMemory * m1, GstMemory * m2, gsize * offset)
 static void
 gst_co_host_allocator_dispose (GObject * object)
 {
-  gst_clear_object (&GST_CO_HOST_ALLOCATOR (object)->device);
+  GstCoHostAllocator *self = GST_CO_HOST_ALLOCATOR (object);
+  Block *b;
+
+  /* no memory of ours is left (each holds a ref): empty the cache while
+   * the device is still known */
+  while ((b = g_queue_pop_head (&self->cache))) {
+    if (self->device)
+      free_block (self, b->host);
+    g_free (b);
+  }
+  self->cached_bytes = 0;
+  gst_clear_object (&self->device);
   G_OBJECT_CLASS (gst_co_host_allocator_parent_class)->dispose (object);
+}
+
+static void
+gst_co_host_allocator_finalize (GObject * object)
+{
+  g_mutex_clear (&GST_CO_HOST_ALLOCATOR (object)->lock);
+  G_OBJECT_CLASS (gst_co_host_allocator_parent_class)->finalize (object);
 }
 
 static void
@@ -144,6 +242,7 @@ gst_co_host_allocator_class_init (GstCoHostAllocatorClass * klass)
   GstAllocatorClass *aclass = GST_ALLOCATOR_CLASS (klass);
 
   G_OBJECT_CLASS (klass)->dispose = gst_co_host_allocator_dispose;
+  G_OBJECT_CLASS (klass)->finalize = gst_co_host_allocator_finalize;
   aclass->alloc = gst_co_host_allocator_alloc;
   aclass->free = gst_co_host_allocator_free;
 }
@@ -153,6 +252,8 @@ gst_co_host_allocator_init (GstCoHostAllocator * self)
 {
   GstAllocator *alloc = GST_ALLOCATOR_CAST (self);
 
+  g_mutex_init (&self->lock);
+  g_queue_init (&self->cache);
   alloc->mem_type = GST_CO_HOST_MEMORY_NAME;
   alloc->mem_map = host_map;
   alloc->mem_unmap = host_unmap;

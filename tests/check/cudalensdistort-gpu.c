@@ -7,6 +7,7 @@
  */
 #include <cuda_runtime_api.h>
 #include <gst/app/gstappsink.h>
+#include <gst/app/gstappsrc.h>
 #include "lensdistort-common.h"
 
 static const gchar *luts[] = { "compressed", "two-table", "none" };
@@ -436,15 +437,449 @@ GST_START_TEST (test_renegotiation_cuda)
 
 GST_END_TEST;
 
+
+/* ---- GPU faults ---- */
+
+/* The first ERROR on @bus (NULL: none); fills @code's domain check. */
+static GstMessage *
+pop_error (GstBus * bus, GstClockTime timeout)
+{
+  return gst_bus_timed_pop_filtered (bus, timeout, GST_MESSAGE_ERROR);
+}
+
+static void
+expect_error (GstMessage * m, GQuark domain, gint code, const gchar * words)
+{
+  GError *e = NULL;
+  gchar *dbg = NULL;
+
+  fail_unless (m != NULL, "no error message (expected one saying \"%s\")",
+      words);
+  gst_message_parse_error (m, &e, &dbg);
+  g_printerr ("  error from %s: %s (%s)\n", GST_OBJECT_NAME (GST_MESSAGE_SRC
+          (m)), e->message, GST_STR_NULL (dbg));
+  fail_unless (e->domain == domain && e->code == code, "error %s/%d: %s",
+      g_quark_to_string (e->domain), e->code, e->message);
+  fail_unless (strstr (e->message, words) != NULL, "\"%s\" does not say "
+      "\"%s\"", e->message, words);
+  g_error_free (e);
+  g_free (dbg);
+  gst_message_unref (m);
+}
+
+/* Takes device memory until about @leave bytes are free. */
+static GPtrArray *
+hog_device_memory (gsize leave)
+{
+  GPtrArray *hog = g_ptr_array_new ();
+  size_t free_b = 0, total = 0, chunk = (size_t) 1 << 30;
+
+  fail_unless (cudaMemGetInfo (&free_b, &total) == cudaSuccess);
+  while (free_b > leave + (4u << 20)) {
+    void *p = NULL;
+    size_t want = MIN (chunk, free_b - leave);
+    if (cudaMalloc (&p, want) == cudaSuccess) {
+      g_ptr_array_add (hog, p);
+    } else {
+      cudaGetLastError ();
+      if (chunk <= (4u << 20))
+        break;
+      chunk /= 2;
+    }
+    fail_unless (cudaMemGetInfo (&free_b, &total) == cudaSuccess);
+  }
+  g_printerr ("  hogging: %zu MiB of %zu MiB left free\n", free_b >> 20,
+      total >> 20);
+  return hog;
+}
+
+static void
+free_hog (GPtrArray * hog)
+{
+  guint i;
+
+  for (i = 0; i < hog->len; i++)
+    fail_unless (cudaFree (g_ptr_array_index (hog, i)) == cudaSuccess);
+  g_ptr_array_unref (hog);
+}
+
+/* appsrc ! cudalensdistort ! appsink, started (so the element holds its
+ * context) before the test takes the device's memory. */
+static GstElement *
+app_pipeline (const gchar * lens, GstAppSrc ** src, GstAppSink ** sink)
+{
+  gchar *desc = g_strdup_printf ("appsrc name=in format=time ! %s ! "
+      "appsink name=out sync=false", lens);
+  GstElement *pipe = gst_parse_launch (desc, NULL);
+  GstElement *e;
+
+  fail_unless (pipe != NULL);
+  e = gst_bin_get_by_name (GST_BIN (pipe), "in");
+  *src = GST_APP_SRC (e);
+  e = gst_bin_get_by_name (GST_BIN (pipe), "out");
+  *sink = GST_APP_SINK (e);
+  g_free (desc);
+  return pipe;
+}
+
+/* A frame larger than the memory left gives a clear element error (RESOURCE
+ * NO_SPACE_LEFT, "GPU memory"), not a crash; once memory is back, the same
+ * pipeline restarts and matches the CPU. */
+GST_START_TEST (test_out_of_gpu_memory)
+{
+  const gint w = 8192, hgt = 8192;      /* 256 MiB a frame, and its table */
+  GstCaps *caps = video_caps ("RGBA", w, hgt);
+  GstAppSrc *src;
+  GstAppSink *sink;
+  GstElement *pipe = app_pipeline ("cudalensdistort backend=cuda k1=-0.2",
+      &src, &sink);
+  GstBus *bus = gst_element_get_bus (pipe);
+  GRand *rand = g_rand_new_with_seed (31);
+  GstVideoInfo info;
+  GstBuffer *in, *ref;
+  GstSample *s;
+  GPtrArray *hog;
+  gint md = -1;
+
+  g_printerr ("out of GPU memory\n");
+  gst_video_info_from_caps (&info, caps);
+  in = make_frame (&info, rand, FALSE);
+  gst_app_src_set_caps (src, caps);
+  fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  fail_unless (gst_element_get_state (pipe, NULL, NULL, 10 * GST_SECOND) !=
+      GST_STATE_CHANGE_FAILURE);
+  /* less than one frame's table left */
+  hog = hog_device_memory (info.size / 2);
+  gst_app_src_push_buffer (src, gst_buffer_ref (in));
+  expect_error (pop_error (bus, 30 * GST_SECOND), GST_RESOURCE_ERROR,
+      GST_RESOURCE_ERROR_NO_SPACE_LEFT, "GPU memory");
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  free_hog (hog);
+
+  /* memory back: the same pipeline runs again */
+  gst_bus_set_flushing (bus, TRUE);
+  gst_bus_set_flushing (bus, FALSE);
+  gst_app_src_set_caps (src, caps);
+  fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  gst_app_src_push_buffer (src, gst_buffer_ref (in));
+  s = gst_app_sink_try_pull_sample (sink, 60 * GST_SECOND);
+  fail_unless (s != NULL, "no frame after the restart");
+  ref = run_frame ("cudalensdistort backend=cpu k1=-0.2", caps, in);
+  frames_equal (&info, gst_sample_get_buffer (s), ref, &md);
+  g_printerr ("  after the restart: max diff to the CPU %d\n", md);
+  fail_unless (md <= 1);
+  fail_unless (pop_error (bus, 0) == NULL);
+  gst_sample_unref (s);
+  gst_buffer_unref (ref);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (src);
+  gst_object_unref (sink);
+  gst_object_unref (bus);
+  gst_object_unref (pipe);
+  gst_buffer_unref (in);
+  gst_caps_unref (caps);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* One failed LUT build (injected: CO_FAULT_INJECT, common/gstcobasefilter.c)
+ * at the second build, after @change (properties) and/or @caps2 (a larger
+ * frame: the table is reallocated).  The element errors naming the step; the
+ * next frame must not use a freed or stale table (it rebuilds and equals the
+ * CPU with the new settings), and a READY->PLAYING restart works. */
+static void
+lut_failure_case (const gchar * props1, GstCaps * caps1, const gchar * change,
+    GstCaps * caps2, const gchar * ref_desc)
+{
+  gchar *desc = g_strdup_printf ("cudalensdistort backend=cuda %s", props1);
+  GstHarness *h;
+  GstBus *bus = gst_bus_new ();
+  GRand *rand = g_rand_new_with_seed (32);
+  GstVideoInfo i1, i2;
+  GstBuffer *a, *b, *out, *ref;
+  GstSegment seg;
+  gint md = -1;
+
+  g_printerr ("LUT build failure: [%s] -> [%s]%s\n", props1, change,
+      caps2 != caps1 ? ", larger frame" : "");
+  gst_video_info_from_caps (&i1, caps1);
+  gst_video_info_from_caps (&i2, caps2);
+  a = make_frame (&i1, rand, FALSE);
+  b = make_frame (&i2, rand, FALSE);
+  ref = run_frame (ref_desc, caps2, b);
+
+  g_setenv ("CO_FAULT_INJECT", "building the LUT:2", TRUE);
+  h = lens_harness (desc, gst_caps_ref (caps1));
+  g_unsetenv ("CO_FAULT_INJECT");
+  gst_element_set_bus (h->element, bus);
+
+  out = gst_harness_push_and_pull (h, gst_buffer_ref (a));
+  fail_unless (out != NULL);
+  gst_buffer_unref (out);
+  fail_unless (pop_error (bus, 0) == NULL);
+
+  apply_props (h, change);
+  if (caps2 != caps1)
+    gst_harness_set_src_caps (h, gst_caps_ref (caps2));
+  fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (b)),
+      GST_FLOW_ERROR);
+  expect_error (pop_error (bus, 0), GST_LIBRARY_ERROR,
+      GST_LIBRARY_ERROR_FAILED, "building the LUT");
+
+  /* frames keep coming (an application that ignores the error): the table
+   * is rebuilt from the current settings, never read after it was freed */
+  fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (b)),
+      GST_FLOW_OK);
+  out = gst_harness_pull (h);
+  frames_equal (&i2, out, ref, &md);
+  g_printerr ("  next frame: max diff to the CPU %d\n", md);
+  fail_unless (md <= 1, "stale table after a failed build (diff %d)", md);
+  gst_buffer_unref (out);
+
+  /* restart */
+  fail_unless (gst_element_set_state (h->element, GST_STATE_READY) ==
+      GST_STATE_CHANGE_SUCCESS);
+  fail_unless (gst_element_set_state (h->element, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_SUCCESS);
+  gst_harness_push_event (h, gst_event_new_stream_start ("restart"));
+  gst_harness_push_event (h, gst_event_new_caps (caps2));
+  gst_segment_init (&seg, GST_FORMAT_TIME);
+  gst_harness_push_event (h, gst_event_new_segment (&seg));
+  out = gst_harness_push_and_pull (h, gst_buffer_ref (b));
+  fail_unless (out != NULL);
+  md = -1;
+  frames_equal (&i2, out, ref, &md);
+  g_printerr ("  after READY->PLAYING: max diff to the CPU %d\n", md);
+  fail_unless (md <= 1);
+  gst_buffer_unref (out);
+  fail_unless (pop_error (bus, 0) == NULL);
+
+  gst_element_set_bus (h->element, NULL);
+  gst_harness_teardown (h);
+  gst_object_unref (bus);
+  gst_buffer_unref (a);
+  gst_buffer_unref (b);
+  gst_buffer_unref (ref);
+  g_rand_free (rand);
+  g_free (desc);
+}
+
+GST_START_TEST (test_lut_build_failure)
+{
+  GstCaps *small = video_caps ("RGBA", 320, 240);
+  GstCaps *large = video_caps ("NV12", 1280, 720);
+
+  /* a larger frame: the table is reallocated, then the build fails */
+  lut_failure_case ("k1=-0.3", small, "k1=-0.3", large,
+      "cudalensdistort backend=cpu k1=-0.3");
+  /* same frame, new geometry and a first table (lut=none had none) */
+  lut_failure_case ("k1=-0.3 lut=none", small, "k1=-0.1 lut=compressed",
+      small, "cudalensdistort backend=cpu k1=-0.1");
+  /* same frame, new geometry, table kept */
+  lut_failure_case ("k1=-0.3", small, "k1=0.2 stereo=true", small,
+      "cudalensdistort backend=cpu k1=0.2 stereo=true");
+  gst_caps_unref (small);
+  gst_caps_unref (large);
+}
+
+GST_END_TEST;
+
+/* An injected allocation failure (the N-th allocation) is the same clear
+ * error as a real one. */
+GST_START_TEST (test_alloc_failure_injected)
+{
+  GstCaps *caps = video_caps ("NV12", 640, 480);
+  GstHarness *h;
+  GstBus *bus = gst_bus_new ();
+  GRand *rand = g_rand_new_with_seed (33);
+  GstVideoInfo info;
+  GstBuffer *in, *out;
+  gint n;
+
+  g_printerr ("injected allocation failures\n");
+  gst_video_info_from_caps (&info, caps);
+  in = make_frame (&info, rand, FALSE);
+  /* each of the first allocations in turn: tables, staging frames */
+  for (n = 1; n <= 4; n++) {
+    gchar *spec = g_strdup_printf ("alloc:%d", n);
+    GstFlowReturn ret;
+    g_setenv ("CO_FAULT_INJECT", spec, TRUE);
+    h = lens_harness ("cudalensdistort backend=cuda k1=-0.3",
+        gst_caps_ref (caps));
+    g_unsetenv ("CO_FAULT_INJECT");
+    gst_element_set_bus (h->element, bus);
+    ret = gst_harness_push (h, gst_buffer_ref (in));
+    if (ret == GST_FLOW_OK) {
+      /* fewer allocations than n this time */
+      out = gst_harness_pull (h);
+      gst_buffer_unref (out);
+      fail_unless (pop_error (bus, 0) == NULL);
+    } else {
+      fail_unless_equals_int (ret, GST_FLOW_ERROR);
+      expect_error (pop_error (bus, 0), GST_RESOURCE_ERROR,
+          GST_RESOURCE_ERROR_NO_SPACE_LEFT, "GPU memory");
+      /* and the element goes on once memory is there */
+      fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
+          GST_FLOW_OK);
+      gst_buffer_unref (gst_harness_pull (h));
+    }
+    gst_bus_set_flushing (bus, TRUE);
+    gst_bus_set_flushing (bus, FALSE);
+    gst_element_set_bus (h->element, NULL);
+    gst_harness_teardown (h);
+    g_free (spec);
+  }
+  gst_object_unref (bus);
+  gst_buffer_unref (in);
+  gst_caps_unref (caps);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* device-id out of range with backend=auto: the CPU, with one warning. */
+GST_START_TEST (test_bad_device_auto)
+{
+  gint warnings = 0;
+  GPtrArray *a, *b;
+  GstVideoInfo info;
+  gint md = -1;
+
+  g_printerr ("bad device, backend=auto\n");
+  a = pull_all ("videotestsrc num-buffers=2 ! video/x-raw,format=NV12,"
+      "width=320,height=240 ! cudalensdistort name=lens device-id=99 "
+      "k1=-0.3 ! appsink name=out", &warnings);
+  b = pull_all ("videotestsrc num-buffers=2 ! video/x-raw,format=NV12,"
+      "width=320,height=240 ! cudalensdistort backend=cpu k1=-0.3 ! "
+      "appsink name=out", NULL);
+  fail_unless_equals_int (warnings, 1);
+  fail_unless_equals_int (a->len, 2);
+  fail_unless_equals_int (b->len, 2);
+  gst_video_info_from_caps (&info, gst_sample_get_caps (g_ptr_array_index (b,
+              1)));
+  frames_equal (&info, gst_sample_get_buffer (g_ptr_array_index (a, 1)),
+      gst_sample_get_buffer (g_ptr_array_index (b, 1)), &md);
+  fail_unless_equals_int (md, 0);
+  g_ptr_array_unref (a);
+  g_ptr_array_unref (b);
+}
+
+GST_END_TEST;
+
+/* No usable device at all (CUDA_VISIBLE_DEVICES names none): this program
+ * again, in a child process, since CUDA reads the variable once. */
+GST_START_TEST (test_no_device)
+{
+  gchar *self_path = g_file_read_link ("/proc/self/exe", NULL);
+  gchar *argv[] = { self_path, (gchar *) "--no-device-child", NULL };
+  gchar **env = g_get_environ ();
+  gchar *out = NULL, *err = NULL;
+  gint status = -1;
+  GError *error = NULL;
+
+  g_printerr ("no usable device (child with CUDA_VISIBLE_DEVICES=-1)\n");
+  env = g_environ_setenv (env, "CUDA_VISIBLE_DEVICES", "-1", TRUE);
+  /* the child runs its own suite, whatever part of this one was picked */
+  env = g_environ_unsetenv (env, "CK_RUN_CASE");
+  env = g_environ_unsetenv (env, "CK_RUN_SUITE");
+  fail_unless (g_spawn_sync (NULL, argv, env, G_SPAWN_DEFAULT, NULL, NULL,
+          &out, &err, &status, &error), "spawn: %s",
+      error ? error->message : "");
+  g_printerr ("%s", out);
+  fail_unless (g_spawn_check_wait_status (status, NULL),
+      "child failed (status %d):\n%s\n%s", status, out, err);
+  fail_unless (strstr (out, "child: auto fell back") != NULL);
+  fail_unless (strstr (out, "child: cuda refused") != NULL);
+  g_free (out);
+  g_free (err);
+  g_strfreev (env);
+  g_free (self_path);
+}
+
+GST_END_TEST;
+
+/* In the child: auto falls back to the CPU with a warning and the CPU's
+ * pixels; cuda fails to start with a clear error. */
+GST_START_TEST (test_no_device_child)
+{
+  GstElement *pipe, *lens;
+  GstBus *bus;
+  GstMessage *m;
+  GError *e = NULL;
+  gchar *dbg = NULL;
+  gint warnings = 0, backend = -1, md = -1;
+  GPtrArray *a, *b;
+  GstVideoInfo info;
+
+  /* auto */
+  a = pull_all ("videotestsrc num-buffers=2 ! video/x-raw,format=I420,"
+      "width=176,height=144 ! cudalensdistort k1=-0.3 ! appsink name=out",
+      &warnings);
+  b = pull_all ("videotestsrc num-buffers=2 ! video/x-raw,format=I420,"
+      "width=176,height=144 ! cudalensdistort backend=cpu k1=-0.3 ! "
+      "appsink name=out", NULL);
+  fail_unless_equals_int (warnings, 1);
+  fail_unless_equals_int (a->len, 2);
+  fail_unless_equals_int (b->len, 2);
+  gst_video_info_from_caps (&info, gst_sample_get_caps (g_ptr_array_index (b,
+              1)));
+  frames_equal (&info, gst_sample_get_buffer (g_ptr_array_index (a, 1)),
+      gst_sample_get_buffer (g_ptr_array_index (b, 1)), &md);
+  fail_unless_equals_int (md, 0);
+  g_ptr_array_unref (a);
+  g_ptr_array_unref (b);
+  pipe = gst_parse_launch ("videotestsrc num-buffers=1 ! cudalensdistort "
+      "name=lens ! fakesink", NULL);
+  gst_element_set_state (pipe, GST_STATE_PAUSED);
+  gst_element_get_state (pipe, NULL, NULL, 10 * GST_SECOND);
+  lens = gst_bin_get_by_name (GST_BIN (pipe), "lens");
+  g_object_get (lens, "active-backend", &backend, NULL);
+  gst_object_unref (lens);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (pipe);
+  fail_unless_equals_int (backend, GST_CO_BACKEND_CPU);
+  g_print ("child: auto fell back to the CPU with 1 warning, same pixels\n");
+
+  /* cuda */
+  pipe = gst_parse_launch ("videotestsrc num-buffers=1 ! cudalensdistort "
+      "backend=cuda ! fakesink", NULL);
+  bus = gst_element_get_bus (pipe);
+  fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_FAILURE);
+  m = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (m != NULL);
+  gst_message_parse_error (m, &e, &dbg);
+  g_print ("child: cuda refused: %s\n", e->message);
+  fail_unless (e->domain == GST_RESOURCE_ERROR);
+  fail_unless (strstr (e->message, "no CUDA device is usable") != NULL);
+  g_error_free (e);
+  g_free (dbg);
+  gst_message_unref (m);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (pipe);
+}
+
+GST_END_TEST;
+
 static Suite *
 cudalensdistort_gpu_suite (void)
 {
   Suite *s = suite_create ("cudalensdistort-gpu");
-  TCase *tc = tcase_create ("gpu");
+  TCase *tc = tcase_create ("equals-cpu");
 
+  /* several test cases, so that CK_RUN_CASE can pick a part (the
+   * sanitizers on the GPU machine) */
   suite_add_tcase (s, tc);
   tcase_set_timeout (tc, 600);
   tcase_add_test (tc, test_cuda_equals_cpu);
+
+  tc = tcase_create ("gpu");
+  suite_add_tcase (s, tc);
+  tcase_set_timeout (tc, 600);
   tcase_add_test (tc, test_tiny_sizes_cuda);
   tcase_add_test (tc, test_renegotiation_cuda);
   tcase_add_test (tc, test_properties_while_playing_cuda);
@@ -453,6 +888,21 @@ cudalensdistort_gpu_suite (void)
   tcase_add_test (tc, test_cuda_memory_pipeline);
   tcase_add_test (tc, test_bad_device);
   tcase_add_test (tc, test_nvh264dec);
+
+  /* GPU faults: failed allocations and LUT builds, no device */
+  tc = tcase_create ("faults");
+  suite_add_tcase (s, tc);
+  tcase_set_timeout (tc, 600);
+  tcase_add_test (tc, test_alloc_failure_injected);
+  tcase_add_test (tc, test_lut_build_failure);
+  tcase_add_test (tc, test_bad_device_auto);
+  tcase_add_test (tc, test_no_device);
+
+  /* the device's memory taken by the test itself */
+  tc = tcase_create ("oom");
+  suite_add_tcase (s, tc);
+  tcase_set_timeout (tc, 600);
+  tcase_add_test (tc, test_out_of_gpu_memory);
   return s;
 }
 
@@ -461,6 +911,15 @@ main (int argc, char **argv)
 {
   int n = 0;
 
+  if (argc > 1 && strcmp (argv[1], "--no-device-child") == 0) {
+    Suite *s = suite_create ("no-device-child");
+    TCase *tc = tcase_create ("child");
+    suite_add_tcase (s, tc);
+    tcase_add_test (tc, test_no_device_child);
+    argc = 1;
+    gst_check_init (&argc, &argv);
+    return gst_check_run_suite (s, "no-device-child", __FILE__);
+  }
   if (cudaGetDeviceCount (&n) != cudaSuccess || n == 0) {
     g_print ("no usable CUDA device: skipping\n");
     return 77;
