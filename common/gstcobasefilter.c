@@ -889,7 +889,16 @@ copy_planes (GstCoBaseFilter * self, const CoFrame * dst, const CoFrame * src,
   return TRUE;
 }
 
-/* Maps one side and gives the frame the kernels will use. */
+static gboolean
+side_failed (GstCoBaseFilter * self, int side, const gchar * what)
+{
+  GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not %s the %s frame for "
+          "CUDA", what, side ? "output" : "input"), (NULL));
+  return FALSE;
+}
+
+/* Maps one side and gives the frame the kernels will use; every failure
+ * has posted its element error. */
 static gboolean
 map_side (GstCoBaseFilter * self, int side, GstBuffer * buf,
     GstVideoInfo * info, CoFormat format, GstVideoFrame * vf, CoFrame * dev,
@@ -907,7 +916,7 @@ map_side (GstCoBaseFilter * self, int side, GstBuffer * buf,
       if (!side)
         gst_co_cuda_memory_sync (mem);
       if (!gst_video_frame_map (vf, info, buf, flags | GST_MAP_CUDA))
-        return FALSE;
+        return side_failed (self, side, "map");
       frame_from_video (vf, format, dev);
       *kind = SIDE_CUDA;
       return TRUE;
@@ -921,7 +930,7 @@ map_side (GstCoBaseFilter * self, int side, GstBuffer * buf,
   }
 #endif
   if (!gst_video_frame_map (vf, info, buf, flags))
-    return FALSE;
+    return side_failed (self, side, "map");
   frame_from_video (vf, format, &host);
   if (mem && gst_co_host_memory_device_ptr (mem, host.data[0])) {
     *dev = host;
@@ -931,10 +940,12 @@ map_side (GstCoBaseFilter * self, int side, GstBuffer * buf,
     return TRUE;
   }
   *kind = SIDE_STAGED;
+  /* an allocation failure has posted its own error */
   if (ensure_stage (self, side, format, host.width, host.height)) {
     *dev = self->priv->stage[side];
     if (side || copy_planes (self, dev, &host, cudaMemcpyHostToDevice))
       return TRUE;
+    side_failed (self, side, "upload");
   }
   gst_video_frame_unmap (vf);
   return FALSE;
@@ -962,9 +973,6 @@ transform_cuda (GstCoBaseFilter * self, GstBuffer * inbuf, GstBuffer * outbuf)
     out_mapped = map_side (self, 1, outbuf, &self->out_info,
         self->out_format, &out, &dout, &kout);
   if (!in_mapped || !out_mapped) {
-    GST_ELEMENT_ERROR (self, STREAM, FAILED,
-        ("Could not map the %s frame for CUDA", in_mapped ? "output" :
-            "input"), (NULL));
     ret = GST_FLOW_ERROR;
     goto done;
   }

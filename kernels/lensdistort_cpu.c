@@ -7,6 +7,12 @@
 #include <string.h>
 #include "lensdistort.h"
 
+/* Below this many pixels a plane is done on one thread: waking OpenMP's
+ * team costs more than it saves, and a busy machine makes it much worse
+ * (320x240 RGBA: 11 ms with the team against 2.7 ms alone on 2 loaded
+ * cores). */
+#define PARALLEL_MIN_PIXELS (256 * 256)
+
 void
 co_lens_params_init_hmd (CoLensParams * p, int width, int height, double k1,
     double k2, double center_x, double center_y, int stereo)
@@ -176,7 +182,8 @@ co_lens_build_lut_cpu (const CoLensParams * p, CoLut * lut)
   for (g = 0; g < lut->n_geometries; g++) {
     const CoLutPlane *pl = &lut->plane[g];
     int y;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) \
+    if ((int64_t) pl->width * pl->height >= PARALLEL_MIN_PIXELS)
     for (y = 0; y < pl->height; y++) {
       size_t row = (size_t) y * pl->pitch;
       int x;
@@ -227,7 +234,8 @@ co_lens_remap_cpu (const CoLensParams * p, const CoLut * lut,
     const CoLutPlane *pl = &lut->plane[g];
     CoSrcPlane s = { in->data[pi], in->pitch[pi], pl->width, pl->height };
     int y;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) \
+    if ((int64_t) pl->width * pl->height >= PARALLEL_MIN_PIXELS)
     for (y = 0; y < pl->height; y++) {
       uint8_t *d = out->data[pi] + (size_t) y * out->pitch[pi];
       int x;
