@@ -25,6 +25,7 @@ export GST_PLUGIN_PATH="$root/$b/gst" GST_PLUGIN_PATH_1_0="$root/$b/gst"
 export CO_TEST_DATA_DIR="$root/tests/data" CO_SAMPLES_DIR="$root/pipelines/samples"
 export GST_REGISTRY="${GST_REGISTRY:-${TMPDIR:-/tmp}/soak-registry-$$.bin}"
 logs=${OUT:-/tmp}
+mkdir -p "$logs" || exit 1
 fail=0
 summary=()
 for c in "${configs[@]}"; do
