@@ -140,6 +140,17 @@ read_int (Ctx * c, const gchar * node, const gchar * key, const gchar * p,
   return TRUE;
 }
 
+/* Bytes of the file quoted in a message: GError messages must be UTF-8
+ * (they reach bus messages and Python), a file's bytes need not be. */
+static gchar *
+quote_bytes (const gchar * b, gsize len)
+{
+  gchar *raw = g_strndup (b, len), *q = g_strescape (raw, NULL);
+
+  g_free (raw);
+  return q;
+}
+
 /* A name given as a plain or quoted scalar, e.g. distortion_model. */
 static gboolean
 read_word (Ctx * c, const gchar * key, const gchar * b, const gchar * e,
@@ -302,10 +313,17 @@ parse_xml (Ctx * c, const gchar * p, const gchar * end)
       break;
     if (closing) {
       if (depth == 0 || open_len[depth - 1] != (gsize) (ne - s) ||
-          memcmp (open[depth - 1], s, ne - s) != 0)
-        return fail (c, ERR_PARSE, "</%.*s> closes %s%.*s%s", (gint) (ne - s),
-            s, depth ? "<" : "no element", depth ? (gint) open_len[depth - 1]
-            : 0, depth ? open[depth - 1] : "", depth ? ">" : "");
+          memcmp (open[depth - 1], s, ne - s) != 0) {
+        gchar *closer = quote_bytes (s, ne - s);
+        gchar *opener = depth ? quote_bytes (open[depth - 1],
+            open_len[depth - 1]) : NULL;
+
+        fail (c, ERR_PARSE, "</%s> closes %s%s%s", closer, depth ? "<" :
+            "no element", depth ? opener : "", depth ? ">" : "");
+        g_free (closer);
+        g_free (opener);
+        return FALSE;
+      }
       depth--;
       continue;
     }
@@ -376,9 +394,14 @@ validate (Ctx * c)
     return fail (c, ERR_UNSUPPORTED, "fisheye_model is %d; the fisheye "
         "distortion model is not supported", c->scalar[S_FISHEYE]);
   if (c->model[0] != '\0' && find_name (brown_conrady_models, c->model,
-          strlen (c->model)) < 0)
-    return fail (c, ERR_UNSUPPORTED, "distortion_model is \"%s\"; only "
-        "plumb_bob (k1 k2 p1 p2 k3) is supported", c->model);
+          strlen (c->model)) < 0) {
+    gchar *name = quote_bytes (c->model, strlen (c->model));
+
+    fail (c, ERR_UNSUPPORTED, "distortion_model is \"%s\"; only plumb_bob "
+        "(k1 k2 p1 p2 k3) is supported", name);
+    g_free (name);
+    return FALSE;
+  }
   if (d->count != 4 && d->count != 5 && d->count != 8 && d->count != 12
       && d->count != 14)
     return fail (c, ERR_PARSE, "%s must have 4, 5, 8, 12 or 14 values, got %d",
