@@ -21,35 +21,15 @@
 #   CO_FUZZ_ARGS      extra libFuzzer flags, e.g. "-fork=2 -ignore_crashes=1"
 #   CC_FUZZ           the compiler (default: clang, else clang-14)
 set -u
-cd "$(dirname "$0")/.."
-root=$PWD
-t0=$(date +%s)
 step=fuzz
-out=${CO_CI_OUT:-build-ci-steps}/$step
-case $out in /*) ;; *) out=$root/$out ;; esac
 build=${CO_FUZZ_BUILD:-build-fuzz}
-case $build in /*) ;; *) build=$root/$build ;; esac
+source "$(dirname "$0")/lib-step.sh"
 seconds=${CO_FUZZ_SECONDS:-120}
 max_len=${CO_FUZZ_MAX_LEN:-65536}
 timeout=${CO_FUZZ_TIMEOUT:-10}
 
-finish() {
-  local rc=$1
-  echo "fuzz: wall time $(( $(date +%s) - t0 )) s, exit $rc"
-  exit "$rc"
-}
-
 # ---- what it needs: clang with libFuzzer (libclang-rt), GLib ----
-pkgs="clang libclang-rt-14-dev pkg-config libglib2.0-dev"
-missing=$(for p in $pkgs; do dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null |
-  grep -q 'install ok installed' || echo "$p"; done)
-if [ -n "$missing" ]; then
-  echo "installing:" $missing
-  sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo
-  $sudo apt-get update -q &&
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends $missing ||
-    { echo "could not install $missing" >&2; finish 1; }
-fi
+co_install_missing clang libclang-rt-14-dev pkg-config libglib2.0-dev || finish 1
 cc=${CC_FUZZ:-$(command -v clang || command -v clang-14)}
 [ -n "$cc" ] || { echo "no clang" >&2; finish 1; }
 

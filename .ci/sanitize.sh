@@ -16,33 +16,14 @@
 #   of this project: no pattern names a project file or symbol).
 # Env: BUILD (default build-asan), CO_CI_OUT (build-ci-steps).
 set -u
-cd "$(dirname "$0")/.."
-root=$PWD
-t0=$(date +%s)
 step=sanitize
-out=${CO_CI_OUT:-build-ci-steps}/$step
-case $out in /*) ;; *) out=$root/$out ;; esac
 build=${BUILD:-build-asan}
-case $build in /*) ;; *) build=$root/$build ;; esac
-
-finish() {
-  echo "sanitize: wall time $(( $(date +%s) - t0 )) s, exit $1"
-  exit "$1"
-}
+source "$(dirname "$0")/lib-step.sh"
 
 source tests/deps.sh || finish 1
 # gcc's sanitizer runtimes (normally already there with gcc)
-gcc_ver=$(gcc -dumpversion | cut -d. -f1)
-pkgs="libasan8 libubsan1 libgcc-$gcc_ver-dev"
-missing=$(for p in $pkgs; do dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null |
-  grep -q 'install ok installed' || echo "$p"; done)
-if [ -n "$missing" ]; then
-  echo "installing:" $missing
-  sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo
-  $sudo apt-get update -q &&
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends $missing ||
-    { echo "could not install $missing" >&2; finish 1; }
-fi
+co_install_missing libasan8 libubsan1 "libgcc-$(gcc -dumpversion | cut -d. -f1)-dev" ||
+  finish 1
 rm -rf "$out"; mkdir -p "$out"
 
 if [ ! -f "$build/build.ninja" ]; then

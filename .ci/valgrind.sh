@@ -13,31 +13,12 @@
 # Env: BUILD (default build-valgrind), CO_CI_OUT (build-ci-steps),
 #      CO_VALGRIND_TESTS (test names; default every C test).
 set -u
-cd "$(dirname "$0")/.."
-root=$PWD
-t0=$(date +%s)
 step=valgrind
-out=${CO_CI_OUT:-build-ci-steps}/$step
-case $out in /*) ;; *) out=$root/$out ;; esac
 build=${BUILD:-build-valgrind}
-case $build in /*) ;; *) build=$root/$build ;; esac
-
-finish() {
-  echo "valgrind: wall time $(( $(date +%s) - t0 )) s, exit $1"
-  exit "$1"
-}
+source "$(dirname "$0")/lib-step.sh"
 
 source tests/deps.sh || finish 1
-pkgs="valgrind libglib2.0-dev libc6-dbg"
-missing=$(for p in $pkgs; do dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null |
-  grep -q 'install ok installed' || echo "$p"; done)
-if [ -n "$missing" ]; then
-  echo "installing:" $missing
-  sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo
-  $sudo apt-get update -q &&
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends $missing ||
-    { echo "could not install $missing" >&2; finish 1; }
-fi
+co_install_missing valgrind libglib2.0-dev libc6-dbg || finish 1
 rm -rf "$out"; mkdir -p "$out"
 
 if [ ! -f "$build/build.ninja" ]; then

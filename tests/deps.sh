@@ -7,15 +7,8 @@ pkgs="meson ninja-build pkg-config gcc libc6-dev python3
  libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libgstreamer-plugins-bad1.0-dev
  gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-tools
  python3-gi gir1.2-gst-plugins-base-1.0"
-missing=$(for p in $pkgs; do dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null |
-  grep -q 'install ok installed' || echo "$p"; done)
-if [ -n "$missing" ]; then
-  echo "installing:" $missing
-  sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo
-  $sudo apt-get update -q &&
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends $missing ||
-    { echo "could not install $missing" >&2; exit 1; }
-fi
+source "$(dirname "${BASH_SOURCE[0]}")/install-missing.sh"
+co_install_missing $pkgs || exit 1
 if [ -x /usr/local/cuda/bin/nvcc ]; then
   case ":$PATH:" in *:/usr/local/cuda/bin:*) ;; *) export PATH="/usr/local/cuda/bin:$PATH" ;; esac
 fi
