@@ -216,4 +216,116 @@ check_properties_while_playing (const gchar * desc, const gchar * ref_desc,
   g_rand_free (rand);
 }
 
+
+/* ---- injected faults (CO_FAULT_INJECT, common/gstcobasefilter.c) ---- */
+
+/* The first ERROR on @bus within @timeout (NULL: none). */
+static inline GstMessage *
+pop_error (GstBus * bus, GstClockTime timeout)
+{
+  return gst_bus_timed_pop_filtered (bus, timeout, GST_MESSAGE_ERROR);
+}
+
+/* @m is an error of @domain/@code whose message says @words. */
+static inline void
+expect_error (GstMessage * m, GQuark domain, gint code, const gchar * words)
+{
+  GError *e = NULL;
+  gchar *dbg = NULL;
+
+  fail_unless (m != NULL, "no error message (expected one saying \"%s\")",
+      words);
+  gst_message_parse_error (m, &e, &dbg);
+  GST_INFO ("error from %s: %s (%s)", GST_OBJECT_NAME (GST_MESSAGE_SRC (m)),
+      e->message, GST_STR_NULL (dbg));
+  fail_unless (e->domain == domain && e->code == code, "error %s/%d: %s",
+      g_quark_to_string (e->domain), e->code, e->message);
+  fail_unless (strstr (e->message, words) != NULL, "\"%s\" does not say "
+      "\"%s\"", e->message, words);
+  g_error_free (e);
+  g_free (dbg);
+  gst_message_unref (m);
+}
+
+/* The element described by @desc (its backend included) runs a frame with
+ * @caps1, then @change (and @caps2, a larger frame where it differs, so the
+ * table is reallocated) and the failure @spec injected (e.g. "alloc:2",
+ * "building the LUT:2"): an error of @domain/@code saying @words.  The next
+ * frame must be rebuilt from the current settings, equal to @ref_desc's
+ * (a CPU element), never read from a freed or stale table; a READY ->
+ * PLAYING restart works. */
+static inline void
+failed_rebuild_case (const gchar * desc, const gchar * spec, GQuark domain,
+    gint code, const gchar * words, GstCaps * caps1, const gchar * change,
+    GstCaps * caps2, const gchar * ref_desc)
+{
+  GstHarness *h;
+  GstBus *bus = gst_bus_new ();
+  GRand *rand = g_rand_new_with_seed (41);
+  GstVideoInfo i1, i2;
+  GstBuffer *a, *b, *out, *ref;
+  GstSegment seg;
+  gint md = -1;
+
+  GST_INFO ("%s: [%s] -> [%s]%s, %s fails", desc, ref_desc, change,
+      caps2 != caps1 ? ", larger frame" : "", spec);
+  gst_video_info_from_caps (&i1, caps1);
+  gst_video_info_from_caps (&i2, caps2);
+  a = make_frame (&i1, rand, FALSE);
+  b = make_frame (&i2, rand, FALSE);
+  ref = run_frame (ref_desc, caps2, b);
+
+  /* read when the element starts */
+  g_setenv ("CO_FAULT_INJECT", spec, TRUE);
+  h = lens_harness (desc, gst_caps_ref (caps1));
+  g_unsetenv ("CO_FAULT_INJECT");
+  gst_element_set_bus (h->element, bus);
+
+  out = gst_harness_push_and_pull (h, gst_buffer_ref (a));
+  fail_unless (out != NULL);
+  gst_buffer_unref (out);
+  fail_unless (pop_error (bus, 0) == NULL);
+
+  apply_props (h, change);
+  if (caps2 != caps1)
+    gst_harness_set_src_caps (h, gst_caps_ref (caps2));
+  fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (b)),
+      GST_FLOW_ERROR);
+  expect_error (pop_error (bus, 0), domain, code, words);
+  fail_unless (pop_error (bus, 0) == NULL, "more than one error");
+
+  /* frames keep coming (an application that ignores the error) */
+  fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (b)),
+      GST_FLOW_OK);
+  out = gst_harness_pull (h);
+  frames_equal (&i2, out, ref, &md);
+  fail_unless (md == 0, "%s [%s]: stale table after a failed rebuild "
+      "(differs by %d)", desc, change, md);
+  gst_buffer_unref (out);
+
+  fail_unless (gst_element_set_state (h->element, GST_STATE_READY) ==
+      GST_STATE_CHANGE_SUCCESS);
+  fail_unless (gst_element_set_state (h->element, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_SUCCESS);
+  gst_harness_push_event (h, gst_event_new_stream_start ("restart"));
+  gst_harness_push_event (h, gst_event_new_caps (caps2));
+  gst_segment_init (&seg, GST_FORMAT_TIME);
+  gst_harness_push_event (h, gst_event_new_segment (&seg));
+  out = gst_harness_push_and_pull (h, gst_buffer_ref (b));
+  fail_unless (out != NULL);
+  md = -1;
+  frames_equal (&i2, out, ref, &md);
+  fail_unless (md == 0, "%s: after the restart (differs by %d)", desc, md);
+  gst_buffer_unref (out);
+  fail_unless (pop_error (bus, 0) == NULL);
+
+  gst_element_set_bus (h->element, NULL);
+  gst_harness_teardown (h);
+  gst_object_unref (bus);
+  gst_buffer_unref (a);
+  gst_buffer_unref (b);
+  gst_buffer_unref (ref);
+  g_rand_free (rand);
+}
+
 #endif
