@@ -21,7 +21,6 @@
 #include "gstcobasefilter.h"
 #include "gstcohostmemory.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 #ifdef HAVE_CUDA
@@ -172,7 +171,8 @@ fault_arm (GstCoBaseFilter * self)
   if (colon && colon[1] && strspn (colon + 1, "0123456789") ==
       strlen (colon + 1)) {
     priv->fault_step = g_strndup (spec, colon - spec);
-    priv->fault_nth = MAX (1, atoi (colon + 1));
+    priv->fault_nth = (gint) CLAMP (g_ascii_strtoull (colon + 1, NULL, 10),
+        1, G_MAXINT);
   } else {
     priv->fault_step = g_strdup (spec);
     priv->fault_nth = 1;
@@ -239,6 +239,9 @@ gst_co_base_filter_alloc (GstCoBaseFilter * self, gsize size)
               "allocated on CUDA device %d", size, self->device->device_id),
           ("cudaMalloc: %s", cudaGetErrorString (err)));
     }
+  } else {
+    GST_ELEMENT_ERROR (self, LIBRARY, FAILED,
+        ("Could not make the CUDA context current"), (NULL));
   }
 #endif
   return mem;

@@ -115,6 +115,7 @@ struct _GstCudaLensDistort
   GstCoCalibration calib;
   gchar *bad_path;              /* the last file that could not be used */
   guint bad_gen;
+  CoLensModel base_model;       /* of the table in use, or at start */
   gboolean warned_empty;        /* the border-only warning was posted */
 };
 
@@ -186,8 +187,8 @@ load_calibration (GstCudaLensDistort * self, const gchar * path, int w, int h,
   gboolean news = !self->ready;
 
   if (g_strcmp0 (path, self->calib_path) != 0) {
-    news = TRUE;
     GstCoCalibration fresh;
+    news = TRUE;
     if (!gst_co_calibration_load (path, &fresh, error))
       return FALSE;
     *c = fresh;
@@ -201,11 +202,15 @@ load_calibration (GstCudaLensDistort * self, const gchar * path, int w, int h,
       (c->image_width != w || c->image_height != h)) {
     sx = (double) w / c->image_width;
     sy = (double) h / c->image_height;
-    if (fabs (sx / sy - 1.0) > 0.01 && news)
+    if (fabs (sx / sy - 1.0) > 0.01 && news) {
+      /* messages are UTF-8, file names need not be */
+      gchar *name = g_filename_display_name (self->calib_path);
       GST_ELEMENT_WARNING (self, STREAM, FORMAT, ("Calibration %s was made "
               "at %dx%d; the stream is %dx%d, another aspect ratio: its "
-              "intrinsics are scaled by %g x %g", self->calib_path,
-              c->image_width, c->image_height, w, h, sx, sy), (NULL));
+              "intrinsics are scaled by %g x %g", name, c->image_width,
+              c->image_height, w, h, sx, sy), (NULL));
+      g_free (name);
+    }
   }
   k[0] = c->fx * sx;
   k[1] = c->fy * sy;
@@ -242,44 +247,46 @@ rebuild (GstCudaLensDistort * self, const Settings * s)
   GstCoBaseFilter *base = GST_CO_BASE_FILTER (self);
   int w = GST_VIDEO_INFO_WIDTH (&base->in_info);
   int h = GST_VIDEO_INFO_HEIGHT (&base->in_info);
+  CoLensModel model = (CoLensModel) s->model;
+  double k[4], dist[5], nk[4];
+  gboolean have_k = FALSE;
   CoLensParams p;
   CoLut lut;
   int g;
 
-  if (s->model == CO_LENS_HMD) {
+  if (model == CO_LENS_CAMERA && s->calibration_file &&
+      *s->calibration_file) {
+    GError *err = NULL;
+    /* a file that failed is not read again at each property change */
+    gboolean known_bad = s->calibration_gen == self->bad_gen &&
+        g_strcmp0 (s->calibration_file, self->bad_path) == 0;
+
+    have_k = !known_bad && load_calibration (self, s->calibration_file, w, h,
+        k, dist, &err);
+    /* start() refused an unusable file, so this one was set while running:
+     * the geometry in use stays, and the other properties still apply */
+    if (!have_k && !known_bad) {
+      GST_ELEMENT_WARNING (self, RESOURCE, OPEN_READ,
+          ("Could not use calibration file, keeping the previous geometry: "
+              "%s", err->message), (NULL));
+      g_clear_error (&err);
+      g_free (self->bad_path);
+      self->bad_path = g_strdup (s->calibration_file);
+      self->bad_gen = s->calibration_gen;
+    }
+    if (!have_k && self->calib_path)
+      have_k = load_calibration (self, self->calib_path, w, h, k, dist, NULL);
+    /* no usable file ever: the model in use before it was set */
+    if (!have_k)
+      model = self->base_model;
+  }
+
+  if (model == CO_LENS_HMD) {
     co_lens_params_init_hmd (&p, w, h, s->k1, s->k2, s->center_x,
         s->center_y, s->stereo);
   } else {
-    double k[4], dist[5], nk[4];
-    if (s->calibration_file && *s->calibration_file) {
-      GError *err = NULL;
-      /* a file that failed is not read again at each property change */
-      gboolean known_bad = s->calibration_gen == self->bad_gen &&
-          g_strcmp0 (s->calibration_file, self->bad_path) == 0;
-      gboolean ok = !known_bad && load_calibration (self, s->calibration_file,
-          w, h, k, dist, &err);
-      /* start() refused an unusable file, so this one was set while
-       * running: the last usable calibration stays, and the other
-       * properties still apply */
-      if (!ok && !known_bad) {
-        GST_ELEMENT_WARNING (self, RESOURCE, OPEN_READ,
-            ("Could not use calibration file, keeping the previous "
-                "calibration: %s", err->message), (NULL));
-        g_clear_error (&err);
-        g_free (self->bad_path);
-        self->bad_path = g_strdup (s->calibration_file);
-        self->bad_gen = s->calibration_gen;
-      }
-      if (!ok && self->calib_path)
-        ok = load_calibration (self, self->calib_path, w, h, k, dist, NULL);
-      /* no usable file ever: the table in use, or the typed-in numbers */
-      if (!ok && self->ready)
-        return TRUE;
-      if (!ok)
-        intrinsics_from_settings (s, w, h, k, dist);
-    } else {
+    if (!have_k)
       intrinsics_from_settings (s, w, h, k, dist);
-    }
     memcpy (nk, k, sizeof (nk));
     if (s->alpha >= 0 &&
         !co_lens_optimal_new_camera (k, dist, w, h, s->alpha, nk)) {
@@ -320,6 +327,7 @@ rebuild (GstCudaLensDistort * self, const Settings * s)
   self->params = p;
   self->lut = lut;
   self->ready = TRUE;
+  self->base_model = model;
   if (!co_lens_maps_any (&p, s->interpolation, lut.frac[0], EMPTY_GRID)) {
     if (!self->warned_empty)
       GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS, ("These settings map no "
@@ -407,6 +415,7 @@ gst_cuda_lens_distort_start (GstBaseTransform * bt)
     return FALSE;
   GST_OBJECT_LOCK (self);
   path = g_strdup (self->set.calibration_file);
+  self->base_model = (CoLensModel) self->set.model;
   self->dirty = TRUE;
   GST_OBJECT_UNLOCK (self);
   g_clear_pointer (&self->calib_path, g_free);

@@ -458,6 +458,128 @@ GST_START_TEST (test_bad_calibration_before_first_frame)
 
 GST_END_TEST;
 
+/* Pushes @in through the running @pipe (appsrc "src", appsink "sink") and
+ * checks the frame equals a fresh element's @ref_props output. */
+static void
+push_expect (GstElement * pipe, GstCaps * caps, GstBuffer * in,
+    const gchar * ref_props)
+{
+  GstElement *src = gst_bin_get_by_name (GST_BIN (pipe), "src");
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
+  gchar *desc = g_strdup_printf (CPU "%s", ref_props);
+  GstBuffer *want = run_frame (desc, caps, in);
+  GstVideoInfo info;
+  GstSample *got;
+
+  gst_video_info_from_caps (&info, caps);
+  g_object_set (src, "caps", caps, NULL);
+  fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC (src),
+          gst_buffer_ref (in)), GST_FLOW_OK);
+  got = gst_app_sink_try_pull_sample (GST_APP_SINK (sink), 10 * GST_SECOND);
+  fail_unless (got != NULL, "no frame");
+  fail_unless (frames_equal (&info, gst_sample_get_buffer (got), want, NULL),
+      "not the frame of [%s]", ref_props);
+  gst_sample_unref (got);
+  gst_buffer_unref (want);
+  gst_object_unref (src);
+  gst_object_unref (sink);
+  g_free (desc);
+}
+
+/* A bad file on an element that never had a usable one: the model in use
+ * stays (a file selects model=camera only once it can be used), and the
+ * other properties and renegotiation still apply. */
+GST_START_TEST (test_bad_calibration_keeps_model)
+{
+  gchar *bad = data_path ("CO_TEST_DATA_DIR", "calib-bad-junk.yml");
+  GstElement *pipe = gst_parse_launch ("appsrc name=src format=time ! " CPU
+      "name=lens model=hmd k1=-0.3 k2=0.05 ! appsink name=sink sync=false",
+      NULL);
+  GstElement *lens = gst_bin_get_by_name (GST_BIN (pipe), "lens");
+  GstCaps *caps = video_caps ("RGBA", 96, 64);
+  GstCaps *caps2 = video_caps ("RGBA", 80, 60);
+  GRand *rand = g_rand_new_with_seed (12);
+  GstVideoInfo info, info2;
+  GstBuffer *in, *in2;
+
+  gst_video_info_from_caps (&info, caps);
+  gst_video_info_from_caps (&info2, caps2);
+  in = make_frame (&info, rand, FALSE);
+  in2 = make_frame (&info2, rand, FALSE);
+  fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  /* before the first frame */
+  g_object_set (lens, "calibration-file", bad, NULL);
+  push_expect (pipe, caps, in, "model=hmd k1=-0.3 k2=0.05");
+  fail_unless_equals_int (count_warnings (pipe), 1);
+  g_object_set (lens, "border-color", 0xffffffff, "k1", 0.2, NULL);
+  push_expect (pipe, caps, in, "model=hmd k1=0.2 k2=0.05 "
+      "border-color=0xffffffff");
+  push_expect (pipe, caps2, in2, "model=hmd k1=0.2 k2=0.05 "
+      "border-color=0xffffffff");
+  fail_unless_equals_int (count_warnings (pipe), 0);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+
+  gst_buffer_unref (in);
+  gst_buffer_unref (in2);
+  gst_object_unref (lens);
+  gst_object_unref (pipe);
+  gst_caps_unref (caps);
+  gst_caps_unref (caps2);
+  g_rand_free (rand);
+  g_free (bad);
+}
+
+GST_END_TEST;
+
+/* A file name need not be UTF-8; the bus messages that name it must be. */
+GST_START_TEST (test_warning_names_file_in_utf8)
+{
+  gchar *good = data_path ("CO_TEST_DATA_DIR", "calib-opencv.yml");
+  gchar *dir = g_dir_make_tmp ("co-lens-XXXXXX", NULL);
+  gchar *odd = g_build_filename (dir, "c\xff.yml", NULL);
+  gchar *text, *launch;
+  gsize len;
+  GstElement *pipe;
+  GstBus *bus;
+  GstMessage *m;
+  GError *e = NULL;
+
+  fail_unless (g_file_get_contents (good, &text, &len, NULL));
+  fail_unless (g_file_set_contents (odd, text, len, NULL));
+  launch = g_strdup_printf ("videotestsrc num-buffers=1 ! "
+      "video/x-raw,format=GRAY8,width=640,height=8 ! " CPU "name=lens ! "
+      "fakesink");
+  pipe = gst_parse_launch (launch, NULL);
+  {
+    GstElement *lens = gst_bin_get_by_name (GST_BIN (pipe), "lens");
+    g_object_set (lens, "calibration-file", odd, NULL);
+    gst_object_unref (lens);
+  }
+  bus = gst_element_get_bus (pipe);
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  m = gst_bus_timed_pop_filtered (bus, 20 * GST_SECOND, GST_MESSAGE_WARNING |
+      GST_MESSAGE_ERROR);
+  fail_unless (m != NULL && GST_MESSAGE_TYPE (m) == GST_MESSAGE_WARNING);
+  gst_message_parse_warning (m, &e, NULL);
+  fail_unless (strstr (e->message, "aspect ratio") != NULL, "%s", e->message);
+  fail_unless (g_utf8_validate (e->message, -1, NULL));
+  g_error_free (e);
+  gst_message_unref (m);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (pipe);
+  g_unlink (odd);
+  g_rmdir (dir);
+  g_free (launch);
+  g_free (text);
+  g_free (odd);
+  g_free (dir);
+  g_free (good);
+}
+
+GST_END_TEST;
+
 /* Settings that are valid but leave nothing to see say so on the bus, once;
  * so does a calibration made at another aspect ratio. */
 GST_START_TEST (test_setting_warnings)
@@ -713,6 +835,8 @@ cudalensdistort_suite (void)
   tcase_add_test (tc, test_calibration_fifo);
   tcase_add_test (tc, test_bad_calibration_before_first_frame);
   tcase_add_test (tc, test_setting_warnings);
+  tcase_add_test (tc, test_bad_calibration_keeps_model);
+  tcase_add_test (tc, test_warning_names_file_in_utf8);
   tcase_add_test (tc, test_state_cycles);
   tcase_add_test (tc, test_properties_while_playing);
   tcase_add_test (tc, test_tiny_sizes);
