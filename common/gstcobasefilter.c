@@ -741,6 +741,25 @@ gst_co_base_filter_propose_allocation (GstBaseTransform * bt,
   return TRUE;
 }
 
+/* A meta that says nothing of where pixels are (no tags, or only "video")
+ * survives a frame whose geometry the element changes; one tagged "size",
+ * "orientation" or "memory" (crop, affine, GL texture...) does not. */
+static gboolean
+meta_survives_remap (GType api)
+{
+  const gchar *const *tags = gst_meta_api_type_get_tags (api);
+
+  return tags == NULL || tags[0] == NULL || (tags[1] == NULL &&
+      g_strcmp0 (tags[0], GST_META_TAG_VIDEO_STR) == 0);
+}
+
+static gboolean
+gst_co_base_filter_transform_meta (GstBaseTransform * bt, GstBuffer * outbuf,
+    GstMeta * meta, GstBuffer * inbuf)
+{
+  return meta_survives_remap (meta->info->api);
+}
+
 static gboolean
 gst_co_base_filter_decide_allocation (GstBaseTransform * bt, GstQuery * query)
 {
@@ -751,10 +770,23 @@ gst_co_base_filter_decide_allocation (GstBaseTransform * bt, GstQuery * query)
   guint size = 0, min = 0, max = 0;
   gboolean update = gst_query_get_n_allocation_pools (query) > 0;
   gboolean keep = FALSE;
+  guint i;
 
   gst_query_parse_allocation (query, &caps, NULL);
   if (!caps || !gst_video_info_from_caps (&info, caps))
     return FALSE;
+  /* what is left here is proposed upstream (propose_allocation): a crop
+   * meta downstream takes must not make upstream skip cropping frames that
+   * this element then remaps whole, as BaseTransform's own decide filters */
+  for (i = 0; i < gst_query_get_n_allocation_metas (query);) {
+    GType api = gst_query_parse_nth_allocation_meta (query, i, NULL);
+    if (meta_survives_remap (api)) {
+      i++;
+    } else {
+      GST_DEBUG_OBJECT (self, "not proposing %s upstream", g_type_name (api));
+      gst_query_remove_nth_allocation_meta (query, i);
+    }
+  }
   if (update)
     gst_query_parse_nth_allocation_pool (query, 0, &pool, &size, &min, &max);
   size = MAX (size, (guint) info.size);
@@ -1074,6 +1106,8 @@ gst_co_base_filter_class_init (GstCoBaseFilterClass * klass)
       GST_DEBUG_FUNCPTR (gst_co_base_filter_propose_allocation);
   bt_class->decide_allocation =
       GST_DEBUG_FUNCPTR (gst_co_base_filter_decide_allocation);
+  bt_class->transform_meta =
+      GST_DEBUG_FUNCPTR (gst_co_base_filter_transform_meta);
   bt_class->before_transform =
       GST_DEBUG_FUNCPTR (gst_co_base_filter_before_transform);
   bt_class->transform = GST_DEBUG_FUNCPTR (gst_co_base_filter_transform);
@@ -1089,4 +1123,6 @@ gst_co_base_filter_init (GstCoBaseFilter * self)
   self->priv->backend = DEFAULT_BACKEND;
   self->priv->device_id = DEFAULT_DEVICE_ID;
   self->active_backend = GST_CO_BACKEND_CPU;
+  /* late frames are dropped, as GstVideoFilter does */
+  gst_base_transform_set_qos_enabled (GST_BASE_TRANSFORM (self), TRUE);
 }

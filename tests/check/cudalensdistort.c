@@ -588,6 +588,45 @@ GST_START_TEST (test_setting_warnings)
 
 GST_END_TEST;
 
+/* Downstream taking crop meta must not make upstream skip cropping: the
+ * element remaps what it is given, so it proposes no geometry meta. */
+GST_START_TEST (test_allocation_metas)
+{
+  GstCaps *caps = video_caps ("RGBA", 64, 48);
+  GstHarness *h = gst_harness_new_parse (CPU "k1=-0.2");
+  GstElement *lens;
+  GstVideoInfo info;
+  GstBuffer *in, *out;
+  GstQuery *q;
+
+  gst_harness_add_propose_allocation_meta (h, GST_VIDEO_CROP_META_API_TYPE,
+      NULL);
+  gst_harness_set_src_caps (h, gst_caps_ref (caps));
+  gst_video_info_from_caps (&info, caps);
+  in = make_frame (&info, NULL, TRUE);
+  gst_buffer_add_video_crop_meta (in)->width = 32;
+  out = gst_harness_push_and_pull (h, in);
+  fail_unless (out != NULL);
+  /* nor is the input's crop meta copied onto the remapped frame */
+  fail_unless (gst_buffer_get_video_crop_meta (out) == NULL);
+  gst_buffer_unref (out);
+
+  q = gst_query_new_allocation (caps, TRUE);
+  fail_unless (gst_pad_peer_query (h->srcpad, q));
+  fail_if (gst_query_find_allocation_meta (q, GST_VIDEO_CROP_META_API_TYPE,
+          NULL), "crop meta proposed upstream");
+  fail_unless (gst_query_find_allocation_meta (q, GST_VIDEO_META_API_TYPE,
+          NULL));
+  gst_query_unref (q);
+  lens = gst_harness_find_element (h, "cudalensdistort");
+  fail_unless (gst_base_transform_is_qos_enabled (GST_BASE_TRANSFORM (lens)));
+  gst_object_unref (lens);
+  gst_harness_teardown (h);
+  gst_caps_unref (caps);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_state_cycles)
 {
   gint i;
@@ -808,6 +847,7 @@ cudalensdistort_suite (void)
   tcase_add_test (tc, test_calibration_fifo);
   tcase_add_test (tc, test_bad_calibration_before_first_frame);
   tcase_add_test (tc, test_setting_warnings);
+  tcase_add_test (tc, test_allocation_metas);
   tcase_add_test (tc, test_bad_calibration_keeps_model);
   tcase_add_test (tc, test_warning_names_file_in_utf8);
   tcase_add_test (tc, test_state_cycles);
