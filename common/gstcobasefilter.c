@@ -660,14 +660,31 @@ gst_co_base_filter_set_caps (GstBaseTransform * bt, GstCaps * incaps,
   }
   /* the staging frames are kept: they only ever grow (ensure_stage), and a
    * cudaFree per renegotiation would wait for the device each time caps
-   * change */
-  if (klass->set_info && !klass->set_info (self, &in, &out))
-    return FALSE;
-  self->in_info = in;
-  self->out_info = out;
-  self->in_format = in_format;
-  self->out_format = out_format;
-  return TRUE;
+   * change.  The new infos are in place before set_info, which may read
+   * them, and set_info runs with the device current, as release does. */
+  {
+    GstVideoInfo old_in = self->in_info, old_out = self->out_info;
+    CoFormat old_in_format = self->in_format, old_out_format = self->out_format;
+    gboolean pushed, ok = TRUE;
+
+    self->in_info = in;
+    self->out_info = out;
+    self->in_format = in_format;
+    self->out_format = out_format;
+    if (klass->set_info) {
+      pushed = self->device && gst_co_device_push (self->device);
+      ok = klass->set_info (self, &in, &out);
+      if (pushed)
+        gst_co_device_pop (self->device);
+    }
+    if (!ok) {
+      self->in_info = old_in;
+      self->out_info = old_out;
+      self->in_format = old_in_format;
+      self->out_format = old_out_format;
+    }
+    return ok;
+  }
 }
 
 /* ---- allocation ---- */

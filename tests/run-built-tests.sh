@@ -12,7 +12,7 @@ export CO_TEST_DATA_DIR="$root/tests/data" CO_SAMPLES_DIR="$root/pipelines/sampl
 logs=${OUT:-/tmp}
 pass=0 fail=0 skip=0
 for t in tests/test-lut tests/test-calibration tests/check/check-cudalensdistort \
-         tests/check/check-churn tests/check/check-faults \
+         tests/check/check-churn tests/check/check-faults tests/check/check-basefilter \
          tests/check/check-cudalensdistort-gpu; do
   [ -x "$b/$t" ] || continue
   name=$(basename "$t")

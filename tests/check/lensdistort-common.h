@@ -12,7 +12,7 @@
 #include "gstcobasefilter.h"
 #include "../lens-reference.h"
 
-static const gchar *all_formats[] = {
+static const gchar *all_formats[] G_GNUC_UNUSED = {
   "RGBA", "BGRA", "RGBx", "BGRx", "RGB", "GRAY8", "GRAY16_LE", "NV12", "I420",
 };
 
