@@ -55,7 +55,7 @@ struct _GstCoBaseFilterPrivate
 
   gpointer cuda_context;        /* GstCudaContext * */
   GstAllocator *host_alloc;
-  gboolean cpu_only;            /* started on the CPU backend */
+  gboolean started;             /* under the object lock */
 
   CoFrame stage[2];             /* device frames for staged input, output */
   gpointer stage_mem[2];
@@ -382,6 +382,21 @@ cuda_structures_first (GstCaps * caps)
 }
 #endif
 
+/* Whether only the CPU backend can run: the one in use once started, the
+ * property's choice before (so that in READY a backend=cpu element offers no
+ * CUDA memory).  Read from the pads' threads: under the object lock. */
+static gboolean
+cpu_only (GstCoBaseFilter * self)
+{
+  gboolean r;
+
+  GST_OBJECT_LOCK (self);
+  r = self->priv->started ? self->active_backend == GST_CO_BACKEND_CPU :
+      self->priv->backend == GST_CO_BACKEND_CPU;
+  GST_OBJECT_UNLOCK (self);
+  return r;
+}
+
 static gboolean
 gst_co_base_filter_query (GstBaseTransform * bt, GstPadDirection direction,
     GstQuery * query)
@@ -407,7 +422,7 @@ gst_co_base_filter_query (GstBaseTransform * bt, GstPadDirection direction,
    * cudaupload lists its passthrough (system memory) first: state our own
    * preference so that CUDA producers hand over device memory */
   if (GST_QUERY_TYPE (query) == GST_QUERY_CAPS && direction == GST_PAD_SINK
-      && !self->priv->cpu_only) {
+      && !cpu_only (self)) {
     GstCaps *caps = NULL, *sorted;
     if (!GST_BASE_TRANSFORM_CLASS (parent_class)->query (bt, direction, query))
       return FALSE;
@@ -512,10 +527,18 @@ gst_co_base_filter_start (GstBaseTransform * bt)
     } else {
       GST_ELEMENT_WARNING (self, RESOURCE, NOT_FOUND,
           ("No usable CUDA device (%s): using the CPU backend", why), (NULL));
+      /* a CPU element must not answer its neighbours' context queries */
+#ifdef HAVE_GST_CUDA
+      GST_OBJECT_LOCK (self);
+      gst_clear_object ((GstCudaContext **) & priv->cuda_context);
+      GST_OBJECT_UNLOCK (self);
+#endif
     }
     g_free (why);
   }
-  priv->cpu_only = self->active_backend == GST_CO_BACKEND_CPU;
+  GST_OBJECT_LOCK (self);
+  priv->started = TRUE;
+  GST_OBJECT_UNLOCK (self);
   priv->warned_context = FALSE;
   g_object_notify (G_OBJECT (self), "active-backend");
   return TRUE;
@@ -551,7 +574,9 @@ gst_co_base_filter_stop (GstBaseTransform * bt)
   gst_clear_object ((GstCudaContext **) & priv->cuda_context);
   GST_OBJECT_UNLOCK (self);
 #endif
-  priv->cpu_only = FALSE;
+  GST_OBJECT_LOCK (self);
+  priv->started = FALSE;
+  GST_OBJECT_UNLOCK (self);
   return TRUE;
 }
 
@@ -608,13 +633,14 @@ gst_co_base_filter_transform_caps (GstBaseTransform * bt,
   GstCoBaseFilter *self = GST_CO_BASE_FILTER (bt);
   GstCaps *ret = gst_caps_new_empty ();
   /* the CPU backend has no context for a CUDA pool on its source pad */
-  gboolean cuda_ok = !(direction == GST_PAD_SINK && self->priv->cpu_only);
+  gboolean cpu = cpu_only (self);
+  gboolean cuda_ok = !(direction == GST_PAD_SINK && cpu);
   guint i;
 
   for (i = 0; i < gst_caps_get_size (caps); i++) {
     const GstStructure *s = gst_caps_get_structure (caps, i);
     gboolean cuda_first = caps_is_cuda (caps, i) ||
-        (direction == GST_PAD_SRC && !self->priv->cpu_only);
+        (direction == GST_PAD_SRC && !cpu);
 #ifdef HAVE_GST_CUDA
     if (cuda_first && cuda_ok)
       ret = append_in (ret, s, TRUE);

@@ -115,10 +115,19 @@ gst_co_device_new (gint device_id, gpointer cuda_context)
   if (gst_co_device_push (self)) {
     struct cudaDeviceProp prop;
     int integrated = 0;
-    if (cudaGetDeviceProperties (&prop, self->device_id) == cudaSuccess)
+    gboolean have_prop = GST_CO_CUDA_OK (self,
+        cudaGetDeviceProperties (&prop, self->device_id));
+    if (have_prop)
       self->name = g_strdup (prop.name);
-    cudaDeviceGetAttribute (&integrated, cudaDevAttrIntegrated,
-        self->device_id);
+    /* integrated decides whether frames are read in place (mapped host
+     * memory): a failed query must not silently read as "discrete" */
+    if (!GST_CO_CUDA_OK (self, cudaDeviceGetAttribute (&integrated,
+                cudaDevAttrIntegrated, self->device_id))) {
+      integrated = have_prop ? prop.integrated : 0;
+      GST_WARNING_OBJECT (self, "could not ask whether device %d is "
+          "integrated; taking it as %s", self->device_id,
+          integrated ? "integrated" : "discrete");
+    }
     self->integrated = integrated != 0;
     gst_co_device_pop (self);
   }

@@ -627,6 +627,32 @@ GST_START_TEST (test_allocation_metas)
 
 GST_END_TEST;
 
+/* backend=cpu never produces CUDA memory (it has no context for a CUDA
+ * pool), in READY, before start, too; it may still take it (mapped). */
+GST_START_TEST (test_cpu_offers_no_cuda_memory)
+{
+  GstElement *e = gst_element_factory_make ("cudalensdistort", NULL);
+  GstPad *src = gst_element_get_static_pad (e, "src");
+  GstCaps *caps;
+  guint i;
+
+  g_object_set (e, "backend", GST_CO_BACKEND_CPU, NULL);
+  fail_unless (gst_element_set_state (e, GST_STATE_READY) ==
+      GST_STATE_CHANGE_SUCCESS);
+  caps = gst_pad_query_caps (src, NULL);
+  for (i = 0; i < gst_caps_get_size (caps); i++) {
+    GstCapsFeatures *f = gst_caps_get_features (caps, i);
+    fail_if (f && gst_caps_features_contains (f, "memory:CUDAMemory"),
+        "the source pad offers %" GST_PTR_FORMAT, caps);
+  }
+  gst_caps_unref (caps);
+  gst_object_unref (src);
+  gst_element_set_state (e, GST_STATE_NULL);
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_state_cycles)
 {
   gint i;
@@ -848,6 +874,7 @@ cudalensdistort_suite (void)
   tcase_add_test (tc, test_bad_calibration_before_first_frame);
   tcase_add_test (tc, test_setting_warnings);
   tcase_add_test (tc, test_allocation_metas);
+  tcase_add_test (tc, test_cpu_offers_no_cuda_memory);
   tcase_add_test (tc, test_bad_calibration_keeps_model);
   tcase_add_test (tc, test_warning_names_file_in_utf8);
   tcase_add_test (tc, test_state_cycles);
