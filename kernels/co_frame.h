@@ -4,6 +4,13 @@
  * No GStreamer type crosses this line: common/ translates GstVideoFrame into
  * a CoFrame, and every kernel sees only pointers, pitches and our own format
  * enum.  Everything here compiles as C99 and as CUDA.
+ *
+ * Conventions of every kernel in this folder: all state an element instance
+ * owns (tables, filters, parameters) reaches the kernel as an argument or
+ * through a pointer the instance allocated; nothing lives in module-global
+ * __constant__ or __device__ memory, which all instances on one context
+ * share (two elements would overwrite each other's filters).  Launchers
+ * take the instance's stream and never synchronise.
  */
 #ifndef CO_FRAME_H
 #define CO_FRAME_H
