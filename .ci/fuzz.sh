@@ -52,7 +52,7 @@ done
 per=$(( seconds / ${#targets[@]} )); [ "$per" -ge 1 ] || per=1
 echo "fuzz: ${#targets[@]} target(s): ${targets[*]}; $per s each, max_len $max_len, $($cc --version | head -n 1)"
 
-# one line per target in meson's testlog.json format, for .ci/totals.py
+# one line per target in meson's testlog.json format, for tests/testlog-totals.py
 record() {  # NAME RESULT SECONDS RC
   printf '{"name": "fuzz-%s", "result": "%s", "duration": %s, "returncode": %s}\n' \
     "$1" "$2" "$3" "$4" >> "$out/testlog.json"

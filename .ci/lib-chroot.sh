@@ -256,14 +256,7 @@ co_meson_build() {
 }
 
 co_test_totals() {  # testlog.json
-  python3 - "$1" <<'PY'
-import json, sys
-n = {"pass": 0, "fail": 0, "skip": 0}
-for line in open(sys.argv[1]):
-    r = json.loads(line)["result"]
-    n["pass" if r in ("OK", "EXPECTEDFAIL") else "skip" if r == "SKIP" else "fail"] += 1
-print(f"{n['pass']} passed, {n['fail']} failed, {n['skip']} skipped")
-PY
+  python3 "$CO_REPO/tests/testlog-totals.py" "$1"
 }
 
 co_require_root_user() { [ "$(id -u)" = 0 ] || co_die "needs root (debootstrap, chroot, mount)"; }

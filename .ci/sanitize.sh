@@ -94,14 +94,5 @@ fi
 
 cat "$build"/meson-logs/testlog-c.json "$build"/meson-logs/testlog-python.json \
   > "$out/testlog.json" 2>/dev/null
-python3 - "$out/testlog.json" <<'PY'
-import json, sys
-n = {"pass": 0, "fail": 0, "skip": 0}
-for line in open(sys.argv[1]):
-    r = json.loads(line)
-    k = "pass" if r["result"] in ("OK", "EXPECTEDFAIL") else "skip" if r["result"] == "SKIP" else "fail"
-    n[k] += 1
-    print(f"  {r['name']:<40} {r['result']:<6} {r['duration']:7.1f} s")
-print(f"sanitize: {n['pass']} passed, {n['fail']} failed, {n['skip']} skipped")
-PY
+echo "sanitize: $(python3 tests/testlog-totals.py "$out/testlog.json")"
 finish $rc

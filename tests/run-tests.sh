@@ -13,12 +13,5 @@ fi
 ninja -C "$build" || exit 1
 meson test -C "$build" --print-errorlogs --num-processes 1
 rc=$?
-python3 - "$build/meson-logs/testlog.json" <<'PY'
-import json, sys
-n = {"pass": 0, "fail": 0, "skip": 0}
-for line in open(sys.argv[1]):
-    r = json.loads(line)["result"]
-    n["pass" if r in ("OK", "EXPECTEDFAIL") else "skip" if r == "SKIP" else "fail"] += 1
-print(f"{n['pass']} passed, {n['fail']} failed, {n['skip']} skipped")
-PY
+python3 tests/testlog-totals.py "$build/meson-logs/testlog.json"
 exit $rc
