@@ -7,6 +7,10 @@
  * from memory the device can read.  A subclass sees two CoFrames that are
  * both on the device (CUDA backend) or both on the host (CPU backend) and
  * does its maths on them.
+ *
+ * What the pads may do differs by element and is said once, by the class's
+ * mode (GstCoFilterMode); "Writing an element" in README.md walks through
+ * each.
  */
 #ifndef __GST_CO_BASE_FILTER_H__
 #define __GST_CO_BASE_FILTER_H__
@@ -28,6 +32,26 @@ typedef enum
 #define GST_TYPE_CO_BACKEND (gst_co_backend_get_type ())
 GType gst_co_backend_get_type (void);
 
+/**
+ * GstCoFilterMode:
+ * @GST_CO_FILTER_SAME: same format and size on both pads, a new output
+ *   buffer per frame (cudalensdistort)
+ * @GST_CO_FILTER_RESIZE: the output size is free: the class's
+ *   get_output_size gives it unless downstream fixes one
+ * @GST_CO_FILTER_CONVERT: the pads carry different formats, those of their
+ *   templates (video/x-bayer in, RGBA out...); may be or'ed with RESIZE
+ * @GST_CO_FILTER_ANALYSE: frames pass through untouched (or are written in
+ *   place once gst_co_base_filter_set_writes() asked for it); process gets
+ *   @out NULL, or the input frame itself when writing
+ */
+typedef enum
+{
+  GST_CO_FILTER_SAME = 0,
+  GST_CO_FILTER_RESIZE = 1 << 0,
+  GST_CO_FILTER_CONVERT = 1 << 1,
+  GST_CO_FILTER_ANALYSE = 1 << 2,
+} GstCoFilterMode;
+
 #define GST_TYPE_CO_BASE_FILTER            (gst_co_base_filter_get_type ())
 #define GST_CO_BASE_FILTER(obj)            (G_TYPE_CHECK_INSTANCE_CAST ((obj), GST_TYPE_CO_BASE_FILTER, GstCoBaseFilter))
 #define GST_CO_BASE_FILTER_CLASS(klass)    (G_TYPE_CHECK_CLASS_CAST ((klass), GST_TYPE_CO_BASE_FILTER, GstCoBaseFilterClass))
@@ -43,8 +67,9 @@ struct _GstCoBaseFilter
   GstBaseTransform parent;
 
   /*< protected: read-only for subclasses, valid while streaming >*/
-  GstVideoInfo in_info, out_info;
+  GstVideoInfo in_info, out_info;       /* a Bayer pad: GRAY8/GRAY16_LE */
   CoFormat in_format, out_format;
+  CoBayer in_bayer, out_bayer;          /* CO_BAYER_NONE unless video/x-bayer */
   GstCoBackend active_backend;  /* CUDA or CPU once started */
   GstCoDevice *device;          /* NULL on the CPU backend */
   gpointer stream;              /* cudaStream_t of this element */
@@ -57,26 +82,61 @@ struct _GstCoBaseFilterClass
 {
   GstBaseTransformClass parent_class;
 
-  /* Both infos parsed and supported; set up what depends on the geometry.
-   * Called from set_caps, also again on renegotiation. */
+  /* set in class_init; read by the base class from instance init on */
+  GstCoFilterMode mode;
+
+  /* Both infos parsed and supported; set up what depends on the geometry
+   * (size tables from @out_info, never from a property snapshot).  Called
+   * from set_caps, with the infos already stored in the instance and the
+   * device current; again on every renegotiation.  The caps are there for
+   * what an info does not hold (a Bayer order is in self->in_bayer). */
   gboolean      (*set_info) (GstCoBaseFilter * self,
-                             const GstVideoInfo * in_info,
-                             const GstVideoInfo * out_info);
+                             GstCaps * incaps, const GstVideoInfo * in_info,
+                             GstCaps * outcaps, const GstVideoInfo * out_info);
   /* One frame.  With the CUDA backend, the device is pushed, both frames are
    * device memory and work goes on self->stream (the base class syncs).
-   * With the CPU backend both are mapped host memory. */
+   * With the CPU backend both are mapped host memory.  ANALYSE: @out is
+   * NULL, or @in itself once the element asked to write. */
   GstFlowReturn (*process)  (GstCoBaseFilter * self, const CoFrame * in,
                              CoFrame * out);
   /* Free everything allocated for the active backend (device pushed). */
   void          (*release)  (GstCoBaseFilter * self);
+
+  /* RESIZE: the output size the element's geometry gives for input @in.
+   * Called while caps are fixated (any thread): read properties under the
+   * object lock.  Unset: the input's size. */
+  void          (*get_output_size) (GstCoBaseFilter * self,
+                                    const GstVideoInfo * in,
+                                    gint * width, gint * height);
+  /* After the frame's work is complete (after the one synchronisation per
+   * frame on the CUDA backend; result buffers from
+   * gst_co_base_filter_alloc_host are then readable): attach metas, post
+   * messages.  @inbuf == @outbuf in ANALYSE mode. */
+  GstFlowReturn (*finish)   (GstCoBaseFilter * self, GstBuffer * inbuf,
+                             GstBuffer * outbuf);
+
+  gpointer _reserved[GST_PADDING];
 };
 
 GType gst_co_base_filter_get_type (void);
 
-/* Pad templates for same-size video in both memory domains. */
+/* Pad templates: the same caps and size limit on both pads, in both memory
+ * domains (SAME, RESIZE, ANALYSE). */
 void     gst_co_base_filter_class_add_video_templates (GstElementClass * klass,
                                                        const gchar * formats,
                                                        gint max_size);
+/* One pad's template (CONVERT): @media_type "video/x-raw" or
+ * "video/x-bayer", @formats a caps format list, e.g. "{ RGBA, BGRx }". */
+void     gst_co_base_filter_class_add_template (GstElementClass * klass,
+                                                GstPadDirection direction,
+                                                const gchar * media_type,
+                                                const gchar * formats,
+                                                gint max_size);
+
+/* ANALYSE: whether process may write the frame in place (an overlay).
+ * Off: true passthrough, no copy.  Any thread; applies from the next frame. */
+void     gst_co_base_filter_set_writes (GstCoBaseFilter * self,
+                                        gboolean writes);
 
 /* Memory for the active backend: device memory for CUDA, host for CPU.
  * Posts an element error and returns NULL when it cannot be had. */
@@ -85,11 +145,20 @@ void     gst_co_base_filter_free   (GstCoBaseFilter * self, gpointer mem);
 /* Grows *mem to at least @size (contents are not kept). */
 gboolean gst_co_base_filter_ensure (GstCoBaseFilter * self, gpointer * mem,
                                     gsize * cur_size, gsize size);
+/* Host memory for results read back on the host: pinned and written by
+ * cudaMemcpyAsync on self->stream (CUDA backend), plain on the CPU backend.
+ * Complete when finish runs. */
+gpointer gst_co_base_filter_alloc_host (GstCoBaseFilter * self, gsize size);
+void     gst_co_base_filter_free_host  (GstCoBaseFilter * self, gpointer mem);
 /* For subclasses checking kernel launches: posts an element error. */
 gboolean gst_co_base_filter_cuda_ok (GstCoBaseFilter * self, int err,
                                      const gchar * what);
 
 CoFormat gst_co_format_from_video (GstVideoFormat format);
+/* Video caps, or video/x-bayer caps as a GRAY8/GRAY16_LE info with the
+ * stride bayer2rgb uses; *bayer is CO_BAYER_NONE for video caps. */
+gboolean gst_co_info_from_caps (GstVideoInfo * info, CoBayer * bayer,
+                                const GstCaps * caps);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (GstCoBaseFilter, gst_object_unref)
 

@@ -196,7 +196,9 @@ load_calibration (GstCudaLensDistort * self, const gchar * path, int w, int h,
     self->calib_path = g_strdup (path);
     GST_INFO_OBJECT (self, "calibration %s: fx %g fy %g cx %g cy %g k1 %g "
         "k2 %g p1 %g p2 %g k3 %g (%dx%d)", path, c->fx, c->fy, c->cx, c->cy,
-        c->k1, c->k2, c->p1, c->p2, c->k3, c->image_width, c->image_height);
+        c->dist[CO_DIST_K1], c->dist[CO_DIST_K2], c->dist[CO_DIST_P1],
+        c->dist[CO_DIST_P2], c->dist[CO_DIST_K3], c->image_width,
+        c->image_height);
   }
   if (c->image_width > 0 && c->image_height > 0 &&
       (c->image_width != w || c->image_height != h)) {
@@ -216,11 +218,7 @@ load_calibration (GstCudaLensDistort * self, const gchar * path, int w, int h,
   k[1] = c->fy * sy;
   k[2] = (c->cx + 0.5) * sx - 0.5;
   k[3] = (c->cy + 0.5) * sy - 0.5;
-  dist[0] = c->k1;
-  dist[1] = c->k2;
-  dist[2] = c->p1;
-  dist[3] = c->p2;
-  dist[4] = c->k3;
+  memcpy (dist, c->dist, sizeof (double) * CO_CAMERA_N_DIST_USED);
   return TRUE;
 }
 
@@ -377,7 +375,8 @@ gst_cuda_lens_distort_process (GstCoBaseFilter * base, const CoFrame * in,
 
 static gboolean
 gst_cuda_lens_distort_set_info (GstCoBaseFilter * base,
-    const GstVideoInfo * in_info, const GstVideoInfo * out_info)
+    GstCaps * incaps, const GstVideoInfo * in_info, GstCaps * outcaps,
+    const GstVideoInfo * out_info)
 {
   GstCudaLensDistort *self = GST_CUDA_LENS_DISTORT (base);
 

@@ -40,7 +40,19 @@ typedef enum
   CO_FORMAT_GRAY16_LE,
   CO_FORMAT_NV12,
   CO_FORMAT_I420,
+  CO_FORMAT_RGBA64_LE,          /* 16 bits per channel; not a packed pixel */
 } CoFormat;
+
+/* The colour filter of a raw Bayer frame, carried as a GRAY8 or GRAY16_LE
+ * frame whose CoFrame says which colour each pixel of a 2x2 cell is. */
+typedef enum
+{
+  CO_BAYER_NONE = 0,
+  CO_BAYER_RGGB,
+  CO_BAYER_BGGR,
+  CO_BAYER_GRBG,
+  CO_BAYER_GBRG,
+} CoBayer;
 
 /* What a sampler needs to know of one plane's pixels. */
 typedef enum
@@ -50,6 +62,8 @@ typedef enum
   CO_PIX_U8X3,                  /* RGB */
   CO_PIX_U8X4,                  /* RGBA and friends */
   CO_PIX_U16X1,                 /* GRAY16_LE */
+  CO_PIX_U16X4,                 /* RGBA64_LE: 8 bytes, so co_pix_load and
+                                 * co_pix_store do not take it */
 } CoPixKind;
 
 #define CO_MAX_PLANES 3
@@ -60,6 +74,7 @@ typedef struct
   int32_t pitch[CO_MAX_PLANES]; /* bytes from one row to the next */
   int32_t width, height;        /* of the whole frame, i.e. of plane 0 */
   CoFormat format;
+  CoBayer bayer;                /* GRAY8/GRAY16_LE carrying a mosaic */
 } CoFrame;
 
 CO_HD int
@@ -86,6 +101,8 @@ co_format_plane_kind (CoFormat f, int plane)
       return CO_PIX_U8X1;
     case CO_FORMAT_GRAY16_LE:
       return CO_PIX_U16X1;
+    case CO_FORMAT_RGBA64_LE:
+      return CO_PIX_U16X4;
     case CO_FORMAT_NV12:
       return plane == 0 ? CO_PIX_U8X1 : CO_PIX_U8X2;
     default:
@@ -96,14 +113,14 @@ co_format_plane_kind (CoFormat f, int plane)
 CO_HD int
 co_pix_bpp (CoPixKind k)
 {
-  return k == CO_PIX_U8X4 ? 4 : k == CO_PIX_U8X3 ? 3 :
+  return k == CO_PIX_U16X4 ? 8 : k == CO_PIX_U8X4 ? 4 : k == CO_PIX_U8X3 ? 3 :
       (k == CO_PIX_U8X2 || k == CO_PIX_U16X1) ? 2 : 1;
 }
 
 CO_HD int
 co_pix_channels (CoPixKind k)
 {
-  return k == CO_PIX_U16X1 ? 1 : co_pix_bpp (k);
+  return k == CO_PIX_U16X1 ? 1 : k == CO_PIX_U16X4 ? 4 : co_pix_bpp (k);
 }
 
 CO_HD void

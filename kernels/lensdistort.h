@@ -49,7 +49,11 @@ typedef struct
 /* Host-side parameter set-up (double in, the floats both backends use out) */
 void co_lens_params_init_hmd (CoLensParams * p, int width, int height,
     double k1, double k2, double center_x, double center_y, int stereo);
-/* K = {fx, fy, cx, cy}, dist = {k1, k2, p1, p2, k3}, new_k likewise */
+/* A camera model (R and P included) for a width x height frame */
+void co_lens_params_init_pinhole (CoLensParams * p, int width, int height,
+    const CoCamera * cam);
+/* K = {fx, fy, cx, cy}, dist = {k1, k2, p1, p2, k3}, new_k likewise:
+ * R = I, P = [new_k | 0] */
 void co_lens_params_init_camera (CoLensParams * p, int width, int height,
     const double k[4], const double dist[5], const double new_k[4]);
 /* cv::getOptimalNewCameraMatrix for an image of the same size: alpha 0 keeps

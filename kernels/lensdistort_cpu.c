@@ -36,96 +36,45 @@ co_lens_params_init_hmd (CoLensParams * p, int width, int height, double k1,
 }
 
 void
-co_lens_params_init_camera (CoLensParams * p, int width, int height,
-    const double k[4], const double dist[5], const double new_k[4])
+co_lens_params_init_pinhole (CoLensParams * p, int width, int height,
+    const CoCamera * cam)
 {
   memset (p, 0, sizeof (*p));
   p->model = CO_LENS_CAMERA;
   p->width = width;
   p->height = height;
-  p->fx = (float) k[0];
-  p->fy = (float) k[1];
-  p->cx = (float) k[2];
-  p->cy = (float) k[3];
-  p->ck1 = (float) dist[0];
-  p->ck2 = (float) dist[1];
-  p->p1 = (float) dist[2];
-  p->p2 = (float) dist[3];
-  p->ck3 = (float) dist[4];
-  p->ifx = (float) (1.0 / new_k[0]);
-  p->ify = (float) (1.0 / new_k[1]);
-  p->ncx = (float) new_k[2];
-  p->ncy = (float) new_k[3];
+  co_camera_params_init (&p->cam, cam);
 }
 
-/* cv::undistortPoints into normalised coordinates, with its default five
- * fixed-point iterations. */
 static void
-undistort_point (const double k[4], const double d[5], double u, double v,
-    double *ox, double *oy)
+camera_from (CoCamera * cam, const double k[4], const double dist[5])
 {
-  double x0 = (u - k[2]) / k[0], y0 = (v - k[3]) / k[1], x = x0, y = y0;
   int i;
 
-  for (i = 0; i < 5; i++) {
-    double r2 = x * x + y * y;
-    double icdist = 1.0 / (1.0 + ((d[4] * r2 + d[1]) * r2 + d[0]) * r2);
-    double dx = 2.0 * d[2] * x * y + d[3] * (r2 + 2.0 * x * x);
-    double dy = d[2] * (r2 + 2.0 * y * y) + 2.0 * d[3] * x * y;
-    if (icdist < 0) {
-      x = x0;
-      y = y0;
-      break;
-    }
-    x = (x0 - dx) * icdist;
-    y = (y0 - dy) * icdist;
-  }
-  *ox = x;
-  *oy = y;
+  co_camera_init (cam, k[0], k[1], k[2], k[3]);
+  for (i = 0; i < CO_CAMERA_N_DIST_USED; i++)
+    cam->dist[i] = dist[i];
+}
+
+void
+co_lens_params_init_camera (CoLensParams * p, int width, int height,
+    const double k[4], const double dist[5], const double new_k[4])
+{
+  CoCamera cam;
+
+  camera_from (&cam, k, dist);
+  co_camera_set_new_camera (&cam, new_k);
+  co_lens_params_init_pinhole (p, width, height, &cam);
 }
 
 int
 co_lens_optimal_new_camera (const double k[4], const double dist[5],
     int width, int height, double alpha, double new_k[4])
 {
-  const int n = 9;
-  double ix0 = -HUGE_VAL, ix1 = HUGE_VAL, iy0 = -HUGE_VAL, iy1 = HUGE_VAL;
-  double ox0 = HUGE_VAL, ox1 = -HUGE_VAL, oy0 = HUGE_VAL, oy1 = -HUGE_VAL;
-  double fx0, fy0, fx1, fy1;
-  int x, y;
+  CoCamera cam;
 
-  /* the inscribed and circumscribed rectangles of the undistorted border */
-  for (y = 0; y < n; y++) {
-    for (x = 0; x < n; x++) {
-      double px, py;
-      undistort_point (k, dist, (double) x * (width - 1) / (n - 1),
-          (double) y * (height - 1) / (n - 1), &px, &py);
-      ox0 = fmin (ox0, px);
-      ox1 = fmax (ox1, px);
-      oy0 = fmin (oy0, py);
-      oy1 = fmax (oy1, py);
-      if (x == 0)
-        ix0 = fmax (ix0, px);
-      if (x == n - 1)
-        ix1 = fmin (ix1, px);
-      if (y == 0)
-        iy0 = fmax (iy0, py);
-      if (y == n - 1)
-        iy1 = fmin (iy1, py);
-    }
-  }
-  if (!(ix1 > ix0 && iy1 > iy0 && ox1 > ox0 && oy1 > oy0))
-    return 0;
-  fx0 = (width - 1) / (ix1 - ix0);
-  fy0 = (height - 1) / (iy1 - iy0);
-  fx1 = (width - 1) / (ox1 - ox0);
-  fy1 = (height - 1) / (oy1 - oy0);
-  new_k[0] = fx0 * (1 - alpha) + fx1 * alpha;
-  new_k[1] = fy0 * (1 - alpha) + fy1 * alpha;
-  new_k[2] = -fx0 * ix0 * (1 - alpha) - fx1 * ox0 * alpha;
-  new_k[3] = -fy0 * iy0 * (1 - alpha) - fy1 * oy0 * alpha;
-  return isfinite (new_k[0]) && isfinite (new_k[1]) && new_k[0] > 0
-      && new_k[1] > 0;
+  camera_from (&cam, k, dist);
+  return co_camera_optimal_new_camera (&cam, width, height, alpha, new_k);
 }
 
 void

@@ -1,6 +1,8 @@
 /* cudaoptics — LGPL-2.1-or-later
  *
- * The lens models of cudalensdistort, written once for the CPU reference,
+ * The lens models of cudalensdistort (the camera's maths live in
+ * co_camera.h, shared with every element that maps through a lens),
+ * written once for the CPU reference,
  * the LUT builders and the per-pixel ("none") kernels.  Coordinates are
  * pixel indices (pixel centres on integers, OpenCV's convention).  Each
  * function maps an OUTPUT pixel to the SOURCE position it samples (backward
@@ -14,27 +16,29 @@
 #define CO_LENSDISTORT_MATH_H
 
 #include "co_remap.h"
+#include "co_camera.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
+/* cudalensdistort's models: a headset lens or a camera (co_camera.h). */
 typedef enum
 {
-  CO_LENS_HMD = 0,
-  CO_LENS_CAMERA = 1,
+  CO_LENS_HMD = CO_CAMERA_HMD,
+  CO_LENS_CAMERA = CO_CAMERA_PINHOLE,
 } CoLensModel;
 
-/* Derived, ready-to-use parameters; co_lens_params_init() fills them so that
- * both backends see the very same floats. */
+/* Derived, ready-to-use parameters; co_lens_params_init_*() fill them so
+ * that both backends see the very same floats. */
 typedef struct
 {
   int32_t model, width, height;
   /* hmd: per eye (two when stereo) centre in pixels, 1/R^2 */
   int32_t stereo, eye_w;
   float k1, k2, ecx0, ecx1, ecy, inv_r2;
-  /* camera: source intrinsics and distortion, 1/new focal, new centre */
-  float fx, fy, cx, cy, ck1, ck2, ck3, p1, p2, ifx, ify, ncx, ncy;
+  /* camera */
+  CoCameraParams cam;
 } CoLensParams;
 
 /* HMD pre-distortion (the paper's model):
@@ -68,29 +72,12 @@ co_lens_map_hmd (const CoLensParams * p, float x, float y, float slack,
   return 1;
 }
 
-/* Brown-Conrady, as cv::initUndistortRectifyMap with R = I: the output is the
- * ideal pinhole image of the new camera matrix, each pixel distorted into the
- * source with the camera's own intrinsics. */
-CO_HD int
-co_lens_map_camera (const CoLensParams * p, float u, float v, float *sx,
-    float *sy)
-{
-  float x = (u - p->ncx) * p->ifx, y = (v - p->ncy) * p->ify;
-  float x2 = x * x, y2 = y * y, r2 = x2 + y2, xy2 = 2.0f * x * y;
-  float kr = 1.0f + ((p->ck3 * r2 + p->ck2) * r2 + p->ck1) * r2;
-  float xd = x * kr + p->p1 * xy2 + p->p2 * (r2 + 2.0f * x2);
-  float yd = y * kr + p->p1 * (r2 + 2.0f * y2) + p->p2 * xy2;
-  *sx = p->fx * xd + p->cx;
-  *sy = p->fy * yd + p->cy;
-  return 1;
-}
-
 CO_HD int
 co_lens_map (const CoLensParams * p, float x, float y, float slack,
     float *sx, float *sy)
 {
   return p->model == CO_LENS_HMD ? co_lens_map_hmd (p, x, y, slack, sx, sy) :
-      co_lens_map_camera (p, x, y, sx, sy);
+      co_camera_map (&p->cam, x, y, sx, sy);
 }
 
 /* Map pixel (px, py) of a plane subsampled by 2^shift: its centre goes to

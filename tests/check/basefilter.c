@@ -22,7 +22,8 @@ G_DEFINE_TYPE (TestFilter, test_filter, GST_TYPE_CO_BASE_FILTER);
 
 /* the infos given and the ones stored must be the same, new ones */
 static gboolean
-test_filter_set_info (GstCoBaseFilter * base, const GstVideoInfo * in_info,
+test_filter_set_info (GstCoBaseFilter * base, GstCaps * incaps,
+    const GstVideoInfo * in_info, GstCaps * outcaps,
     const GstVideoInfo * out_info)
 {
   TestFilter *self = (TestFilter *) base;

@@ -210,7 +210,8 @@ GST_START_TEST (test_calibration_file)
   fail_unless (gst_co_calibration_load (files[0], &c, NULL));
   desc = g_strdup_printf (CPU "model=camera fx=%.17g fy=%.17g cx=%.17g "
       "cy=%.17g k1=%.17g k2=%.17g p1=%.17g p2=%.17g k3=%.17g", c.fx, c.fy,
-      c.cx, c.cy, c.k1, c.k2, c.p1, c.p2, c.k3);
+      c.cx, c.cy, c.dist[CO_DIST_K1], c.dist[CO_DIST_K2], c.dist[CO_DIST_P1],
+      c.dist[CO_DIST_P2], c.dist[CO_DIST_K3]);
   ref = run_frame (desc, caps, in);
   g_free (desc);
   for (i = 0; i < 2; i++) {

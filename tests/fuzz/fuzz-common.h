@@ -25,8 +25,9 @@ static inline void
 co_fuzz_check_result (const char *fn, gboolean ok,
     const GstCoCalibration * c, const GError * err)
 {
-  const double v[] = { c->fx, c->fy, c->cx, c->cy, c->k1, c->k2, c->p1, c->p2,
-    c->k3
+  const double v[] = { c->fx, c->fy, c->cx, c->cy,
+    c->dist[CO_DIST_K1], c->dist[CO_DIST_K2], c->dist[CO_DIST_P1],
+    c->dist[CO_DIST_P2], c->dist[CO_DIST_K3]
   };
   unsigned i;
 

@@ -105,11 +105,11 @@ assert_expected (const GstCoCalibration * c)
   g_assert_cmpfloat_with_epsilon (c->fy, 5.3590869472741565e+02, EPS);
   g_assert_cmpfloat_with_epsilon (c->cx, 3.4228954136734012e+02, EPS);
   g_assert_cmpfloat_with_epsilon (c->cy, 2.3557367287018937e+02, EPS);
-  g_assert_cmpfloat_with_epsilon (c->k1, -2.6635836741432600e-01, EPS);
-  g_assert_cmpfloat_with_epsilon (c->k2, -3.8720512336087143e-02, EPS);
-  g_assert_cmpfloat_with_epsilon (c->p1, 1.7800719357420375e-03, EPS);
-  g_assert_cmpfloat_with_epsilon (c->p2, -2.8906148301532150e-04, EPS);
-  g_assert_cmpfloat_with_epsilon (c->k3, 2.3822659064741392e-01, EPS);
+  g_assert_cmpfloat_with_epsilon (c->dist[CO_DIST_K1], -2.6635836741432600e-01, EPS);
+  g_assert_cmpfloat_with_epsilon (c->dist[CO_DIST_K2], -3.8720512336087143e-02, EPS);
+  g_assert_cmpfloat_with_epsilon (c->dist[CO_DIST_P1], 1.7800719357420375e-03, EPS);
+  g_assert_cmpfloat_with_epsilon (c->dist[CO_DIST_P2], -2.8906148301532150e-04, EPS);
+  g_assert_cmpfloat_with_epsilon (c->dist[CO_DIST_K3], 2.3822659064741392e-01, EPS);
   g_assert_cmpint (c->image_width, ==, 640);
   g_assert_cmpint (c->image_height, ==, 480);
 }
@@ -291,24 +291,24 @@ test_inline (void)
   parse_ok (yaml_4coef_alias, &c);
   g_assert_cmpfloat_with_epsilon (c.fx, 500.0, EPS);
   g_assert_cmpfloat_with_epsilon (c.fy, 510.0, EPS);
-  g_assert_cmpfloat_with_epsilon (c.p2, -2.0e-03, EPS);
-  g_assert_cmpfloat (c.k3, ==, 0.0);
+  g_assert_cmpfloat_with_epsilon (c.dist[CO_DIST_P2], -2.0e-03, EPS);
+  g_assert_cmpfloat (c.dist[CO_DIST_K3], ==, 0.0);
   g_assert_cmpint (c.image_width, ==, 0);
   g_assert_cmpint (c.image_height, ==, 0);
 
   parse_ok (yaml_8coef_zero_tail, &c);
-  g_assert_cmpfloat_with_epsilon (c.k1, -0.2, EPS);
-  g_assert_cmpfloat_with_epsilon (c.k3, -0.01, EPS);
+  g_assert_cmpfloat_with_epsilon (c.dist[CO_DIST_K1], -0.2, EPS);
+  g_assert_cmpfloat_with_epsilon (c.dist[CO_DIST_K3], -0.01, EPS);
 
   parse_ok (yaml_old_node, &c);
   g_assert_cmpfloat_with_epsilon (c.fx, 700.0, EPS);
   g_assert_cmpfloat_with_epsilon (c.fy, 705.0, EPS);
-  g_assert_cmpfloat_with_epsilon (c.k3, 5.0, EPS);
+  g_assert_cmpfloat_with_epsilon (c.dist[CO_DIST_K3], 5.0, EPS);
 
   parse_ok (xml_alias_old, &c);
   g_assert_cmpfloat_with_epsilon (c.fx, 800.0, EPS);
   g_assert_cmpfloat_with_epsilon (c.cy, 240.0, EPS);
-  g_assert_cmpfloat_with_epsilon (c.k3, 0.5, EPS);
+  g_assert_cmpfloat_with_epsilon (c.dist[CO_DIST_K3], 0.5, EPS);
   g_assert_cmpint (c.image_width, ==, 1280);
   g_assert_cmpint (c.image_height, ==, 720);
 }
@@ -389,7 +389,7 @@ test_absurd_values (void)
 
   parse_ok (ros_camera_info, &c);
   g_assert_cmpfloat_with_epsilon (c.fx, 520.1, EPS);
-  g_assert_cmpfloat_with_epsilon (c.k1, -0.21, EPS);
+  g_assert_cmpfloat_with_epsilon (c.dist[CO_DIST_K1], -0.21, EPS);
   g_assert_cmpint (c.image_width, ==, 640);
 
   edit_fails (yaml_4coef_alias, "500.", "1e-300",

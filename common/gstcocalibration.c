@@ -459,11 +459,11 @@ gst_co_calibration_parse (const gchar * text, gsize len,
     return FALSE;
 
   /* k3 is still 0 when only 4 coefficients were given */
-  *calib = (GstCoCalibration) {
-    .fx = k[0],.fy = k[4],.cx = k[2],.cy = k[5],.k1 = d[0],.k2 = d[1],.p1 =
-        d[2],.p2 = d[3],.k3 = d[4],.image_width =
-        MAX (c.scalar[S_WIDTH], 0),.image_height = MAX (c.scalar[S_HEIGHT], 0)
-  };
+  co_camera_init (calib, k[0], k[4], k[2], k[5]);
+  memcpy (calib->dist, d, sizeof (gdouble) * MIN (c.mat[1].count,
+          CO_CAMERA_N_DIST));
+  calib->image_width = MAX (c.scalar[S_WIDTH], 0);
+  calib->image_height = MAX (c.scalar[S_HEIGHT], 0);
   return TRUE;
 }
 

@@ -3,6 +3,7 @@
 #define __GST_CO_CALIBRATION_H__
 
 #include <glib.h>
+#include "co_camera.h"
 
 G_BEGIN_DECLS
 
@@ -13,12 +14,13 @@ G_BEGIN_DECLS
 #define GST_CO_CALIBRATION_MAX_COEFF 1000.0   /* |k1| .. |k3|, |p1| |p2| */
 #define GST_CO_CALIBRATION_MAX_SIZE 65536     /* image_width, image_height */
 
-typedef struct
-{
-  gdouble fx, fy, cx, cy;       /* camera_matrix [fx 0 cx; 0 fy cy; 0 0 1] */
-  gdouble k1, k2, p1, p2, k3;   /* OpenCV order: k1 k2 p1 p2 [k3] */
-  gint image_width, image_height;       /* 0 when the file does not give them */
-} GstCoCalibration;
+/* A calibration is the camera model of kernels/co_camera.h: model
+ * CO_CAMERA_PINHOLE, K from camera_matrix, dist from
+ * distortion_coefficients (OpenCV's order; zero past what the file gives,
+ * and every coefficient past k3 zero, or the file is refused), R the
+ * identity and P = [K | 0]; image_width/image_height 0 when the file does
+ * not give them. */
+typedef CoCamera GstCoCalibration;
 
 #define GST_CO_CALIBRATION_ERROR (gst_co_calibration_error_quark ())
 

@@ -1,0 +1,383 @@
+/* cudaoptics — LGPL-2.1-or-later
+ *
+ * GstCoBaseFilter, device: the CUDA device and the GstCudaContext shared
+ * with the pipeline (set, queried, adopted from incoming frames), the
+ * element's stream, memory for subclasses, CUDA errors as element errors,
+ * and the test-only fault injection that proves those error paths.
+ */
+#include "gstcobasefilter-private.h"
+
+#include <string.h>
+
+#ifdef HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+#define GST_CAT_DEFAULT gst_co_base_filter_debug
+
+/* ---- test-only fault injection ----
+ *
+ * CO_FAULT_INJECT="STEP:N" makes the N-th (1-based, default 1) occurrence of
+ * STEP in each element started while it is set fail as if the GPU had
+ * failed: STEP is "alloc" (gst_co_base_filter_alloc and _alloc_host, as an
+ * out-of-memory cudaMalloc or malloc) or the @what of a
+ * gst_co_base_filter_cuda_ok check (e.g. "building the LUT", "remapping").
+ * Read when an element starts, so a test can arm it for one pipeline; inert
+ * (one NULL check) when unset. */
+
+void
+co_fault_arm (GstCoBaseFilter * self)
+{
+  GstCoBaseFilterPrivate *priv = self->priv;
+  const gchar *spec = g_getenv ("CO_FAULT_INJECT");
+  const gchar *colon;
+
+  g_clear_pointer (&priv->fault_step, g_free);
+  priv->fault_nth = priv->fault_seen = 0;
+  if (!spec || !*spec)
+    return;
+  colon = strrchr (spec, ':');
+  if (colon && colon[1] && strspn (colon + 1, "0123456789") ==
+      strlen (colon + 1)) {
+    priv->fault_step = g_strndup (spec, colon - spec);
+    priv->fault_nth = (gint) CLAMP (g_ascii_strtoull (colon + 1, NULL, 10),
+        1, G_MAXINT);
+  } else {
+    priv->fault_step = g_strdup (spec);
+    priv->fault_nth = 1;
+  }
+  GST_WARNING_OBJECT (self, "fault injection armed: occurrence %d of \"%s\" "
+      "will fail", priv->fault_nth, priv->fault_step);
+}
+
+/* TRUE when this occurrence of @step is the one to fail. */
+static gboolean
+fault_hit (GstCoBaseFilter * self, const gchar * step)
+{
+  GstCoBaseFilterPrivate *priv = self->priv;
+
+  if (G_LIKELY (priv->fault_step == NULL) || g_strcmp0 (step,
+          priv->fault_step) != 0)
+    return FALSE;
+  if (++priv->fault_seen != priv->fault_nth)
+    return FALSE;
+  GST_WARNING_OBJECT (self, "injecting a failure of \"%s\"", step);
+  return TRUE;
+}
+
+/* ---- memory helpers for subclasses ---- */
+
+gboolean
+gst_co_base_filter_cuda_ok (GstCoBaseFilter * self, int err, const gchar * what)
+{
+  gboolean injected = err == 0 && fault_hit (self, what);
+
+  if (G_LIKELY (err == 0 && !injected))
+    return TRUE;
+  if (injected)
+    err = 999;                  /* cudaErrorUnknown */
+  GST_ELEMENT_ERROR (self, LIBRARY, FAILED, ("CUDA error in %s: %s", what,
+          gst_co_cuda_error_text (err)), ("status %d%s", err,
+          injected ? " (injected by CO_FAULT_INJECT)" : ""));
+  return FALSE;
+}
+
+gpointer
+gst_co_base_filter_alloc (GstCoBaseFilter * self, gsize size)
+{
+  gpointer mem = NULL;
+  gboolean injected = fault_hit (self, "alloc");
+
+  if (!self->device) {
+    mem = injected ? NULL : g_try_malloc (size);
+    if (!mem)
+      GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+          ("Out of memory (%" G_GSIZE_FORMAT " bytes)", size), (NULL));
+    return mem;
+  }
+#ifdef HAVE_CUDA
+  if (gst_co_device_push (self->device)) {
+    cudaError_t err = injected ? cudaErrorMemoryAllocation :
+        cudaMalloc (&mem, size);
+    gst_co_device_pop (self->device);
+    if (err != cudaSuccess) {
+      mem = NULL;
+      cudaGetLastError ();
+      GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+          ("Out of GPU memory: %" G_GSIZE_FORMAT " bytes could not be "
+              "allocated on CUDA device %d", size, self->device->device_id),
+          ("cudaMalloc: %s", cudaGetErrorString (err)));
+    }
+  } else {
+    GST_ELEMENT_ERROR (self, LIBRARY, FAILED,
+        ("Could not make the CUDA context current"), (NULL));
+  }
+#endif
+  return mem;
+}
+
+void
+gst_co_base_filter_free (GstCoBaseFilter * self, gpointer mem)
+{
+  if (!mem)
+    return;
+  if (!self->device) {
+    g_free (mem);
+    return;
+  }
+#ifdef HAVE_CUDA
+  if (gst_co_device_push (self->device)) {
+    GST_CO_CUDA_OK (self, cudaFree (mem));
+    gst_co_device_pop (self->device);
+  }
+#endif
+}
+
+gboolean
+gst_co_base_filter_ensure (GstCoBaseFilter * self, gpointer * mem,
+    gsize * cur_size, gsize size)
+{
+  if (*mem && *cur_size >= size)
+    return TRUE;
+  gst_co_base_filter_free (self, *mem);
+  *cur_size = 0;
+  *mem = gst_co_base_filter_alloc (self, size);
+  if (!*mem)
+    return FALSE;
+  *cur_size = size;
+  return TRUE;
+}
+
+gpointer
+gst_co_base_filter_alloc_host (GstCoBaseFilter * self, gsize size)
+{
+  gpointer mem = NULL;
+  gboolean injected = fault_hit (self, "alloc");
+
+  if (!self->device) {
+    mem = injected ? NULL : g_try_malloc0 (size);
+    if (!mem)
+      GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+          ("Out of memory (%" G_GSIZE_FORMAT " bytes)", size), (NULL));
+    return mem;
+  }
+#ifdef HAVE_CUDA
+  if (gst_co_device_push (self->device)) {
+    cudaError_t err = injected ? cudaErrorMemoryAllocation :
+        cudaHostAlloc (&mem, size, cudaHostAllocDefault);
+    gst_co_device_pop (self->device);
+    if (err != cudaSuccess) {
+      mem = NULL;
+      cudaGetLastError ();
+      GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+          ("Out of pinned host memory: %" G_GSIZE_FORMAT " bytes could not "
+              "be allocated", size), ("cudaHostAlloc: %s",
+              cudaGetErrorString (err)));
+    } else {
+      memset (mem, 0, size);
+    }
+  } else {
+    GST_ELEMENT_ERROR (self, LIBRARY, FAILED,
+        ("Could not make the CUDA context current"), (NULL));
+  }
+#endif
+  return mem;
+}
+
+void
+gst_co_base_filter_free_host (GstCoBaseFilter * self, gpointer mem)
+{
+  if (!mem)
+    return;
+  if (!self->device) {
+    g_free (mem);
+    return;
+  }
+#ifdef HAVE_CUDA
+  if (gst_co_device_push (self->device)) {
+    GST_CO_CUDA_OK (self, cudaFreeHost (mem));
+    gst_co_device_pop (self->device);
+  }
+#endif
+}
+
+/* ---- context sharing ---- */
+
+void
+co_set_context (GstElement * element, GstContext * context)
+{
+#ifdef HAVE_GST_CUDA
+  GstCoBaseFilter *self = GST_CO_BASE_FILTER (element);
+
+  if (gst_cuda_load_library ()) {
+    GST_OBJECT_LOCK (self);
+    gst_cuda_handle_set_context (element, context, self->priv->device_id,
+        (GstCudaContext **) & self->priv->cuda_context);
+    GST_OBJECT_UNLOCK (self);
+  }
+#endif
+}
+
+gboolean
+co_query_context (GstCoBaseFilter * self, GstQuery * query)
+{
+  gboolean ret = FALSE;
+#ifdef HAVE_GST_CUDA
+  GstCudaContext *ctx = NULL;
+
+  GST_OBJECT_LOCK (self);
+  if (self->priv->cuda_context)
+    ctx = gst_object_ref (self->priv->cuda_context);
+  GST_OBJECT_UNLOCK (self);
+  if (ctx) {
+    ret = gst_cuda_handle_context_query (GST_ELEMENT (self), query, ctx);
+    gst_object_unref (ctx);
+  }
+#endif
+  return ret;
+}
+
+/* A CPU element must not answer its neighbours' context queries. */
+void
+co_drop_context (GstCoBaseFilter * self)
+{
+#ifdef HAVE_GST_CUDA
+  GST_OBJECT_LOCK (self);
+  gst_clear_object ((GstCudaContext **) & self->priv->cuda_context);
+  GST_OBJECT_UNLOCK (self);
+#endif
+}
+
+/* ---- the device ---- */
+
+/* Device, context (shared, or made) and stream; the host allocator. */
+gboolean
+co_open_device (GstCoBaseFilter * self, gint device_id, gchar ** why)
+{
+  GstCoBaseFilterPrivate *priv = self->priv;
+
+  if (!gst_co_cuda_probe (device_id, why))
+    return FALSE;
+#ifdef HAVE_GST_CUDA
+  if (!gst_cuda_load_library ()) {
+    *why = g_strdup ("GStreamer's CUDA library could not load libcuda");
+    return FALSE;
+  }
+  gst_cuda_memory_init_once ();
+  if (!gst_cuda_ensure_element_context (GST_ELEMENT (self), device_id,
+          (GstCudaContext **) & priv->cuda_context)) {
+    *why = g_strdup_printf ("no CUDA context could be shared or created for "
+        "device %d", device_id);
+    return FALSE;
+  }
+#endif
+  self->device = gst_co_device_new (device_id, priv->cuda_context);
+#ifdef HAVE_CUDA
+  if (gst_co_device_push (self->device)) {
+    cudaStream_t s = NULL;
+    cudaError_t err = cudaStreamCreateWithFlags (&s, cudaStreamNonBlocking);
+    gst_co_device_pop (self->device);
+    if (err == cudaSuccess) {
+      self->stream = s;
+      priv->host_alloc = gst_co_host_allocator_new (self->device);
+      return TRUE;
+    }
+    *why = g_strdup_printf ("cudaStreamCreate: %s", cudaGetErrorString (err));
+  } else {
+    *why = g_strdup ("the CUDA context could not be made current");
+  }
+#endif
+  gst_clear_object (&self->device);
+  return FALSE;
+}
+
+/* Everything co_open_device made, and what the subclass allocated on it;
+ * the context stays (the caller drops it or keeps it for a restart). */
+void
+co_close_device (GstCoBaseFilter * self)
+{
+  GstCoBaseFilterClass *klass = GST_CO_BASE_FILTER_GET_CLASS (self);
+  GstCoBaseFilterPrivate *priv = self->priv;
+
+  if (klass->release) {
+    if (self->device && gst_co_device_push (self->device)) {
+      klass->release (self);
+      gst_co_device_pop (self->device);
+    } else {
+      klass->release (self);
+    }
+  }
+  co_free_stages (self);
+#ifdef HAVE_CUDA
+  if (self->stream && gst_co_device_push (self->device)) {
+    GST_CO_CUDA_OK (self, cudaStreamDestroy ((cudaStream_t) self->stream));
+    gst_co_device_pop (self->device);
+  }
+#endif
+  self->stream = NULL;
+  gst_clear_object (&priv->host_alloc);
+  gst_clear_object (&self->device);
+}
+
+/* CUDA memory from a context other than ours (a decoder that made its own,
+ * a second pipeline's): take that context, as GstCudaBaseTransform does,
+ * when the device-id property allows its device, so that frames stay on
+ * the device instead of crossing the host.  Everything made on the old
+ * context is rebuilt on the new one (set_info again), and the source pad
+ * renegotiates its pool. */
+void
+co_adopt_context (GstCoBaseFilter * self, GstBuffer * buf)
+{
+#ifdef HAVE_GST_CUDA
+  GstCoBaseFilterClass *klass = GST_CO_BASE_FILTER_GET_CLASS (self);
+  GstBaseTransform *bt = GST_BASE_TRANSFORM (self);
+  GstCudaContext *ctx;
+  GstMemory *mem;
+  GstCaps *incaps, *outcaps;
+  gint want, dev_id = -1;
+  gchar *why = NULL;
+  gboolean ok;
+
+  if (!self->device || gst_buffer_n_memory (buf) < 1)
+    return;
+  mem = gst_buffer_peek_memory (buf, 0);
+  if (!gst_is_cuda_memory (mem) ||
+      GST_CUDA_MEMORY_CAST (mem)->context == self->priv->cuda_context)
+    return;
+  ctx = GST_CUDA_MEMORY_CAST (mem)->context;
+  g_object_get (ctx, "cuda-device-id", &dev_id, NULL);
+  GST_OBJECT_LOCK (self);
+  want = self->priv->device_id;
+  GST_OBJECT_UNLOCK (self);
+  if (want >= 0 && want != dev_id)
+    return;                     /* map_side warns and crosses the host */
+
+  GST_INFO_OBJECT (self, "adopting the CUDA context %" GST_PTR_FORMAT
+      " (device %d) of incoming frames", ctx, dev_id);
+  co_close_device (self);
+  GST_OBJECT_LOCK (self);
+  gst_object_replace ((GstObject **) & self->priv->cuda_context,
+      GST_OBJECT (ctx));
+  GST_OBJECT_UNLOCK (self);
+  if (!co_open_device (self, dev_id, &why)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("Could not work on the CUDA "
+            "context of the incoming frames: %s", why), (NULL));
+    g_free (why);
+    return;
+  }
+  incaps = gst_pad_get_current_caps (bt->sinkpad);
+  outcaps = gst_pad_get_current_caps (bt->srcpad);
+  ok = TRUE;
+  if (klass->set_info && incaps && outcaps && gst_co_device_push (self->device)) {
+    ok = klass->set_info (self, incaps, &self->in_info, outcaps,
+        &self->out_info);
+    gst_co_device_pop (self->device);
+  }
+  gst_clear_caps (&incaps);
+  gst_clear_caps (&outcaps);
+  if (!ok)
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("Could not set up on the "
+            "CUDA context of the incoming frames"), (NULL));
+  gst_base_transform_reconfigure_src (bt);
+#endif
+}

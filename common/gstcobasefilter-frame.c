@@ -1,0 +1,317 @@
+/* cudaoptics — LGPL-2.1-or-later
+ *
+ * GstCoBaseFilter, frames: each buffer mapped where the active backend can
+ * read it, the subclass's process on the two frames (or on the one frame
+ * of an analysing element), the copy back to host memory where needed, the
+ * one synchronisation per frame, and the finish step after it.
+ *
+ * Memory paths with the CUDA backend, per buffer:
+ * - memory:CUDAMemory of our context: used in place (GST_MAP_CUDA);
+ * - our pool's pinned memory: copied asynchronously on the element's stream
+ *   (discrete GPUs) or read in place through its device alias (integrated);
+ * - any other host memory: copied once through a device staging frame.
+ */
+#include "gstcobasefilter-private.h"
+
+#include <string.h>
+
+#ifdef HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+#define GST_CAT_DEFAULT gst_co_base_filter_debug
+
+typedef enum
+{
+  SIDE_CUDA,                    /* GstCudaMemory, used in place */
+  SIDE_MAPPED,                  /* our host memory, device alias */
+  SIDE_STAGED,                  /* copied through a device staging frame */
+} SideKind;
+
+static void
+frame_from_video (const GstVideoFrame * vf, CoFormat format, CoBayer bayer,
+    CoFrame * f)
+{
+  guint i;
+
+  memset (f, 0, sizeof (*f));
+  f->format = format;
+  f->bayer = bayer;
+  f->width = GST_VIDEO_FRAME_WIDTH (vf);
+  f->height = GST_VIDEO_FRAME_HEIGHT (vf);
+  for (i = 0; i < GST_VIDEO_FRAME_N_PLANES (vf) && i < CO_MAX_PLANES; i++) {
+    f->data[i] = GST_VIDEO_FRAME_PLANE_DATA (vf, i);
+    f->pitch[i] = GST_VIDEO_FRAME_PLANE_STRIDE (vf, i);
+  }
+}
+
+void
+co_free_stages (GstCoBaseFilter * self)
+{
+  int i;
+
+  for (i = 0; i < 2; i++) {
+    gst_co_base_filter_free (self, self->priv->stage_mem[i]);
+    self->priv->stage_mem[i] = NULL;
+    self->priv->stage_size[i] = 0;
+  }
+}
+
+static gboolean
+map_failed (GstCoBaseFilter * self, int side, const gchar * what)
+{
+  GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not %s the %s frame",
+          what, side ? "output" : "input"), (NULL));
+  return FALSE;
+}
+
+/* The CPU backend: both frames mapped on the host. */
+static GstFlowReturn
+process_cpu (GstCoBaseFilter * self, GstBuffer * inbuf, GstBuffer * outbuf,
+    gboolean analyse, gboolean writes)
+{
+  GstCoBaseFilterClass *klass = GST_CO_BASE_FILTER_GET_CLASS (self);
+  GstVideoFrame in, out;
+  CoFrame fin, fout;
+  GstFlowReturn ret;
+
+  if (!gst_video_frame_map (&in, &self->in_info, inbuf,
+          writes ? GST_MAP_READWRITE : GST_MAP_READ)) {
+    map_failed (self, 0, "map");
+    return GST_FLOW_ERROR;
+  }
+  frame_from_video (&in, self->in_format, self->in_bayer, &fin);
+  if (analyse) {
+    ret = klass->process (self, &fin, writes ? &fin : NULL);
+    gst_video_frame_unmap (&in);
+    return ret;
+  }
+  if (!gst_video_frame_map (&out, &self->out_info, outbuf, GST_MAP_WRITE)) {
+    gst_video_frame_unmap (&in);
+    map_failed (self, 1, "map");
+    return GST_FLOW_ERROR;
+  }
+  frame_from_video (&out, self->out_format, self->out_bayer, &fout);
+  ret = klass->process (self, &fin, &fout);
+  gst_video_frame_unmap (&out);
+  gst_video_frame_unmap (&in);
+  return ret;
+}
+
+#ifdef HAVE_CUDA
+/* Lays out a device staging frame for @format, one allocation, rows aligned
+ * to 256 bytes as cudaMallocPitch would. */
+static gboolean
+ensure_stage (GstCoBaseFilter * self, int side, CoFormat format, int w, int h)
+{
+  GstCoBaseFilterPrivate *priv = self->priv;
+  CoFrame *f = &priv->stage[side];
+  gsize offsets[CO_MAX_PLANES], total = 0;
+  int i;
+
+  for (i = 0; i < co_format_n_planes (format); i++) {
+    int pw, ph;
+    co_plane_size (w, h, co_format_plane_shift (format, i), &pw, &ph);
+    f->pitch[i] = GST_ROUND_UP_N (pw * co_pix_bpp (co_format_plane_kind
+            (format, i)), 256);
+    offsets[i] = total;
+    total += GST_ROUND_UP_N ((gsize) f->pitch[i] * ph, 256);
+  }
+  if (!gst_co_base_filter_ensure (self, &priv->stage_mem[side],
+          &priv->stage_size[side], total))
+    return FALSE;
+  for (i = 0; i < co_format_n_planes (format); i++)
+    f->data[i] = (uint8_t *) priv->stage_mem[side] + offsets[i];
+  f->width = w;
+  f->height = h;
+  f->format = format;
+  return TRUE;
+}
+
+static gboolean
+copy_planes (GstCoBaseFilter * self, const CoFrame * dst, const CoFrame * src,
+    enum cudaMemcpyKind kind)
+{
+  int i;
+
+  for (i = 0; i < co_format_n_planes (src->format); i++) {
+    int pw, ph;
+    co_plane_size (src->width, src->height,
+        co_format_plane_shift (src->format, i), &pw, &ph);
+    if (!GST_CO_CUDA_OK (self, cudaMemcpy2DAsync (dst->data[i],
+                dst->pitch[i], src->data[i], src->pitch[i],
+                (size_t) pw * co_pix_bpp (co_format_plane_kind (src->format,
+                        i)), ph, kind, (cudaStream_t) self->stream)))
+      return FALSE;
+  }
+  return TRUE;
+}
+
+/* Maps @buf for the device and gives the frame the kernels will use; the
+ * staging frame of @side (0 input, 1 output) when it must be copied.  Read
+ * access uploads.  Every failure has posted its element error. */
+static gboolean
+map_side (GstCoBaseFilter * self, int side, GstBuffer * buf,
+    GstVideoInfo * info, CoFormat format, CoBayer bayer, GstMapFlags flags,
+    GstVideoFrame * vf, CoFrame * dev, SideKind * kind)
+{
+  GstMemory *mem = gst_buffer_n_memory (buf) == 1 ?
+      gst_buffer_peek_memory (buf, 0) : NULL;
+  CoFrame host;
+  int i;
+
+#ifdef HAVE_GST_CUDA
+  if (mem && gst_is_cuda_memory (mem)) {
+    if (GST_CUDA_MEMORY_CAST (mem)->context == self->priv->cuda_context) {
+      if (flags & GST_MAP_READ)
+        gst_co_cuda_memory_sync (mem);
+      if (!gst_video_frame_map (vf, info, buf, flags | GST_MAP_CUDA))
+        return map_failed (self, side, "map");
+      frame_from_video (vf, format, bayer, dev);
+      *kind = SIDE_CUDA;
+      return TRUE;
+    }
+    /* an output buffer from the pool of a context just given up is
+     * expected once after an adoption: no warning for it */
+    if (!self->priv->warned_context && !side) {
+      GST_ELEMENT_WARNING (self, STREAM, FAILED,
+          ("CUDA memory from another CUDA context: frames go through host "
+              "memory (slow)"), ("share one context, or one device-id"));
+      self->priv->warned_context = TRUE;
+    }
+  }
+#endif
+  if (!gst_video_frame_map (vf, info, buf, flags))
+    return map_failed (self, side, "map");
+  frame_from_video (vf, format, bayer, &host);
+  if (mem && gst_co_host_memory_device_ptr (mem, host.data[0])) {
+    *dev = host;
+    for (i = 0; i < co_format_n_planes (format); i++)
+      dev->data[i] = gst_co_host_memory_device_ptr (mem, host.data[i]);
+    *kind = SIDE_MAPPED;
+    return TRUE;
+  }
+  *kind = SIDE_STAGED;
+  /* an allocation failure has posted its own error */
+  if (ensure_stage (self, side, format, host.width, host.height)) {
+    *dev = self->priv->stage[side];
+    dev->bayer = bayer;
+    if (!(flags & GST_MAP_READ) ||
+        copy_planes (self, dev, &host, cudaMemcpyHostToDevice))
+      return TRUE;
+    map_failed (self, side, "upload");
+  }
+  gst_video_frame_unmap (vf);
+  return FALSE;
+}
+
+/* The staged frame back to the host buffer it stands for. */
+static gboolean
+download (GstCoBaseFilter * self, GstVideoFrame * vf, CoFormat format,
+    const CoFrame * dev)
+{
+  CoFrame host;
+
+  frame_from_video (vf, format, CO_BAYER_NONE, &host);
+  return copy_planes (self, &host, dev, cudaMemcpyDeviceToHost);
+}
+
+static GstFlowReturn
+process_cuda (GstCoBaseFilter * self, GstBuffer * inbuf, GstBuffer * outbuf,
+    gboolean analyse, gboolean writes)
+{
+  GstCoBaseFilterClass *klass = GST_CO_BASE_FILTER_GET_CLASS (self);
+  GstVideoFrame in, out;
+  CoFrame din, dout;
+  SideKind kin, kout = SIDE_CUDA;
+  GstFlowReturn ret = GST_FLOW_ERROR;
+  gboolean in_mapped = FALSE, out_mapped = FALSE;
+  cudaError_t err;
+
+  if (!gst_co_device_push (self->device)) {
+    GST_ELEMENT_ERROR (self, LIBRARY, FAILED,
+        ("Could not make the CUDA context current"), (NULL));
+    return GST_FLOW_ERROR;
+  }
+  in_mapped = map_side (self, 0, inbuf, &self->in_info, self->in_format,
+      self->in_bayer, writes ? GST_MAP_READWRITE : GST_MAP_READ, &in, &din,
+      &kin);
+  if (!in_mapped)
+    goto done;
+  if (analyse) {
+    GST_LOG_OBJECT (self, "analysing %d%s", kin, writes ? ", writing" : "");
+    ret = klass->process (self, &din, writes ? &din : NULL);
+    if (ret == GST_FLOW_OK && writes && kin == SIDE_STAGED &&
+        !download (self, &in, self->in_format, &din))
+      ret = GST_FLOW_ERROR;
+    goto done;
+  }
+  out_mapped = map_side (self, 1, outbuf, &self->out_info, self->out_format,
+      self->out_bayer, GST_MAP_WRITE, &out, &dout, &kout);
+  if (!out_mapped)
+    goto done;
+  GST_LOG_OBJECT (self, "in %d out %d", kin, kout);
+  ret = klass->process (self, &din, &dout);
+  if (ret == GST_FLOW_OK && kout == SIDE_STAGED &&
+      !download (self, &out, self->out_format, &dout))
+    ret = GST_FLOW_ERROR;
+
+done:
+  /* 1.22's GstCudaMemory has no stream of its own: the frame must be
+   * complete before it leaves, and on an error path no copy may still read
+   * a buffer that goes back to its pool.  Results copied to host memory
+   * (gst_co_base_filter_alloc_host) are complete after it too. */
+  err = cudaStreamSynchronize ((cudaStream_t) self->stream);
+  if (err != cudaSuccess && ret != GST_FLOW_ERROR) {
+    GST_ELEMENT_ERROR (self, LIBRARY, FAILED, ("CUDA error while processing "
+            "a frame: %s", cudaGetErrorString (err)), ("%s",
+            cudaGetErrorName (err)));
+    ret = GST_FLOW_ERROR;
+  }
+  if (out_mapped)
+    gst_video_frame_unmap (&out);
+  if (in_mapped)
+    gst_video_frame_unmap (&in);
+  gst_co_device_pop (self->device);
+  return ret;
+}
+#endif
+
+static GstFlowReturn
+run_frame (GstCoBaseFilter * self, GstBuffer * inbuf, GstBuffer * outbuf,
+    gboolean analyse, gboolean writes)
+{
+  GstCoBaseFilterClass *klass = GST_CO_BASE_FILTER_GET_CLASS (self);
+  GstFlowReturn ret;
+
+#ifdef HAVE_CUDA
+  if (self->device)
+    ret = process_cuda (self, inbuf, outbuf, analyse, writes);
+  else
+#endif
+    ret = process_cpu (self, inbuf, outbuf, analyse, writes);
+  if (ret != GST_FLOW_OK) {
+    if (ret != GST_BASE_TRANSFORM_FLOW_DROPPED)
+      GST_DEBUG_OBJECT (self, "process returned %s", gst_flow_get_name (ret));
+    return ret;
+  }
+  if (klass->finish)
+    ret = klass->finish (self, inbuf, outbuf);
+  return ret;
+}
+
+GstFlowReturn
+co_transform (GstBaseTransform * bt, GstBuffer * inbuf, GstBuffer * outbuf)
+{
+  return run_frame (GST_CO_BASE_FILTER (bt), inbuf, outbuf, FALSE, FALSE);
+}
+
+/* ANALYSE only: passthrough (read) or in place (read and write). */
+GstFlowReturn
+co_transform_ip (GstBaseTransform * bt, GstBuffer * buf)
+{
+  GstCoBaseFilter *self = GST_CO_BASE_FILTER (bt);
+
+  return run_frame (self, buf, buf, TRUE,
+      !gst_base_transform_is_passthrough (bt));
+}

@@ -1,0 +1,214 @@
+/* cudaoptics — LGPL-2.1-or-later
+ *
+ * GstCoBaseFilter, allocation: the pools on each pad (pinned host memory
+ * for system caps on the CUDA backend, GstCudaMemory of the shared context
+ * for CUDA caps), what is proposed upstream and kept from downstream, the
+ * metas that survive the element, and the size of a frame of given caps.
+ */
+#include "gstcobasefilter-private.h"
+
+#define GST_CAT_DEFAULT gst_co_base_filter_debug
+
+/* The caps a pool is configured with: a Bayer frame is carried as the
+ * GRAY8/GRAY16_LE frame of the same layout, which video and CUDA pools
+ * know how to lay out (and video meta describes). */
+static GstCaps *
+pool_caps (GstCaps * caps)
+{
+  GstVideoInfo info;
+  CoBayer bayer;
+  GstCaps *ret;
+
+  if (!gst_co_info_from_caps (&info, &bayer, caps) || bayer == CO_BAYER_NONE)
+    return gst_caps_ref (caps);
+  ret = gst_video_info_to_caps (&info);
+  gst_caps_set_features (ret, 0,
+      gst_caps_features_copy (gst_caps_get_features (caps, 0)));
+  return ret;
+}
+
+/* A pool for @caps: GstCudaMemory for CUDA caps, else a video pool, of our
+ * pinned/mapped host memory when the CUDA backend runs. */
+static GstBufferPool *
+make_pool (GstCoBaseFilter * self, GstCaps * caps, guint * size, guint min,
+    guint max)
+{
+  GstBufferPool *pool = NULL;
+  GstStructure *config;
+  GstCaps *pcaps;
+
+#ifdef HAVE_GST_CUDA
+  if (co_caps_is_cuda (caps, 0)) {
+    if (!self->priv->cuda_context)
+      return NULL;
+    pool = gst_cuda_buffer_pool_new (self->priv->cuda_context);
+  }
+#endif
+  if (!pool)
+    pool = gst_video_buffer_pool_new ();
+
+  pcaps = pool_caps (caps);
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_set_params (config, pcaps, *size, min, max);
+  gst_caps_unref (pcaps);
+  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  if (!co_caps_is_cuda (caps, 0) && self->priv->host_alloc) {
+    GstAllocationParams params;
+    gst_allocation_params_init (&params);
+    gst_buffer_pool_config_set_allocator (config, self->priv->host_alloc,
+        &params);
+  }
+  if (!gst_buffer_pool_set_config (pool, config)) {
+    gst_object_unref (pool);
+    return NULL;
+  }
+  /* the CUDA pool pads rows to its pitch: take the size it settled on */
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_get_params (config, NULL, size, NULL, NULL);
+  gst_structure_free (config);
+  return pool;
+}
+
+/* Upstream gets our pool when nobody offered one: pinned memory the device
+ * reads without a staging copy.  In ANALYSE mode the query went downstream
+ * first (passthrough), and ours is only added when downstream had none. */
+gboolean
+co_propose_allocation (GstBaseTransform * bt, GstQuery * decide_query,
+    GstQuery * query)
+{
+  GstCoBaseFilter *self = GST_CO_BASE_FILTER (bt);
+  gboolean analyse = (CO_MODE (self) & GST_CO_FILTER_ANALYSE) != 0;
+  GstVideoInfo info;
+  CoBayer bayer;
+  GstCaps *caps;
+  guint size;
+
+  if (!CO_PARENT_CLASS->propose_allocation (bt, decide_query, query))
+    return FALSE;
+  if (!decide_query && !analyse)        /* passthrough */
+    return TRUE;
+  gst_query_parse_allocation (query, &caps, NULL);
+  if (!caps || !gst_co_info_from_caps (&info, &bayer, caps))
+    return FALSE;
+  if (gst_query_get_n_allocation_pools (query) == 0 &&
+      (!analyse || self->device)) {
+    GstBufferPool *pool;
+    size = (guint) info.size;
+    pool = make_pool (self, caps, &size, 0, 0);
+    if (pool) {
+      gst_query_add_allocation_pool (query, pool, size, 0, 0);
+      gst_object_unref (pool);
+    }
+  }
+  if (!gst_query_find_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL))
+    gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
+  return TRUE;
+}
+
+/* A meta that says nothing of where pixels are (no tags, or only "video")
+ * survives a frame whose geometry the element changes; one tagged "size",
+ * "orientation" or "memory" (crop, affine, GL texture...) does not. */
+static gboolean
+meta_survives_remap (GType api)
+{
+  const gchar *const *tags = gst_meta_api_type_get_tags (api);
+
+  return tags == NULL || tags[0] == NULL || (tags[1] == NULL &&
+      g_strcmp0 (tags[0], GST_META_TAG_VIDEO_STR) == 0);
+}
+
+gboolean
+co_transform_meta (GstBaseTransform * bt, GstBuffer * outbuf,
+    GstMeta * meta, GstBuffer * inbuf)
+{
+  return meta_survives_remap (meta->info->api);
+}
+
+gboolean
+co_decide_allocation (GstBaseTransform * bt, GstQuery * query)
+{
+  GstCoBaseFilter *self = GST_CO_BASE_FILTER (bt);
+  GstBufferPool *pool = NULL;
+  GstVideoInfo info;
+  CoBayer bayer;
+  GstCaps *caps;
+  guint size = 0, min = 0, max = 0;
+  gboolean update = gst_query_get_n_allocation_pools (query) > 0;
+  gboolean keep = FALSE;
+  guint i;
+
+  gst_query_parse_allocation (query, &caps, NULL);
+  if (!caps || !gst_co_info_from_caps (&info, &bayer, caps))
+    return FALSE;
+  /* what is left here is proposed upstream (propose_allocation): a crop
+   * meta downstream takes must not make upstream skip cropping frames that
+   * this element then remaps whole, as BaseTransform's own decide filters */
+  for (i = 0; i < gst_query_get_n_allocation_metas (query);) {
+    GType api = gst_query_parse_nth_allocation_meta (query, i, NULL);
+    if (meta_survives_remap (api)) {
+      i++;
+    } else {
+      GST_DEBUG_OBJECT (self, "not proposing %s upstream", g_type_name (api));
+      gst_query_remove_nth_allocation_meta (query, i);
+    }
+  }
+  if (update)
+    gst_query_parse_nth_allocation_pool (query, 0, &pool, &size, &min, &max);
+  size = MAX (size, (guint) info.size);
+
+#ifdef HAVE_GST_CUDA
+  /* a CUDA pool downstream is fine when it lives in our context */
+  if (pool && co_caps_is_cuda (caps, 0) && GST_IS_CUDA_BUFFER_POOL (pool) &&
+      GST_CUDA_BUFFER_POOL (pool)->context == self->priv->cuda_context)
+    keep = TRUE;
+#endif
+  /* a plain pool is fine for the CPU backend; the CUDA backend wants pinned
+   * memory to download into */
+  if (pool && !co_caps_is_cuda (caps, 0) && !self->priv->host_alloc)
+    keep = TRUE;
+
+  if (keep) {
+    GstStructure *config = gst_buffer_pool_get_config (pool);
+    gst_buffer_pool_config_set_params (config, caps, size, min, max);
+    if (gst_buffer_pool_has_option (pool, GST_BUFFER_POOL_OPTION_VIDEO_META))
+      gst_buffer_pool_config_add_option (config,
+          GST_BUFFER_POOL_OPTION_VIDEO_META);
+    /* a pool that will not take our frame size is no use to us */
+    if (!gst_buffer_pool_set_config (pool, config)) {
+      GST_DEBUG_OBJECT (self, "downstream pool refused its config");
+      keep = FALSE;
+    }
+  }
+  if (!keep) {
+    gst_clear_object (&pool);
+    pool = make_pool (self, caps, &size, min, max);
+    if (!pool) {
+      GST_ERROR_OBJECT (self, "no buffer pool for %" GST_PTR_FORMAT, caps);
+      return FALSE;
+    }
+  }
+  GST_DEBUG_OBJECT (self, "output pool %" GST_PTR_FORMAT " (%s)", pool,
+      keep ? "downstream's" : "ours");
+  if (update)
+    gst_query_set_nth_allocation_pool (query, 0, pool, size, min, max);
+  else
+    gst_query_add_allocation_pool (query, pool, size, min, max);
+  gst_object_unref (pool);
+  return TRUE;
+}
+
+/* As GstVideoFilter, with Bayer caps too: what the default transform_size
+ * scales by when a buffer is allocated without a pool. */
+gboolean
+co_get_unit_size (GstBaseTransform * bt, GstCaps * caps, gsize * size)
+{
+  GstVideoInfo info;
+  CoBayer bayer;
+
+  if (!gst_co_info_from_caps (&info, &bayer, caps)) {
+    GST_WARNING_OBJECT (bt, "no frame size for %" GST_PTR_FORMAT, caps);
+    return FALSE;
+  }
+  *size = GST_VIDEO_INFO_SIZE (&info);
+  return TRUE;
+}

@@ -1,0 +1,88 @@
+/* cudaoptics — LGPL-2.1-or-later
+ *
+ * What the files of GstCoBaseFilter share and nothing else sees.  The class
+ * is split by duty:
+ *   gstcobasefilter.c        GObject, properties, start/stop, dispatch
+ *   gstcobasefilter-caps.c   templates, caps transform and fixation, caps
+ *                            query ordering, pad info (Bayer included)
+ *   gstcobasefilter-pool.c   pools, propose/decide allocation, metas that
+ *                            survive, unit size
+ *   gstcobasefilter-cuda.c   device, context sharing and adoption, memory
+ *                            for subclasses, CUDA errors, fault injection
+ *   gstcobasefilter-frame.c  mapping and staging of frames, per-frame work
+ */
+#ifndef __GST_CO_BASE_FILTER_PRIVATE_H__
+#define __GST_CO_BASE_FILTER_PRIVATE_H__
+
+#include "gstcobasefilter.h"
+#include "gstcohostmemory.h"
+
+G_BEGIN_DECLS
+
+GST_DEBUG_CATEGORY_EXTERN (gst_co_base_filter_debug);
+
+/* GstBaseTransform's class, for chaining up from any of the files */
+#define CO_PARENT_CLASS \
+  GST_BASE_TRANSFORM_CLASS (g_type_class_peek (GST_TYPE_BASE_TRANSFORM))
+
+#define CO_MODE(self) (GST_CO_BASE_FILTER_GET_CLASS (self)->mode)
+
+struct _GstCoBaseFilterPrivate
+{
+  GstCoBackend backend;         /* properties, under the object lock */
+  gint device_id;
+  gboolean started;
+  gboolean writes;              /* ANALYSE: process writes in place */
+
+  gpointer cuda_context;        /* GstCudaContext *, under the object lock */
+  GstAllocator *host_alloc;
+
+  CoFrame stage[2];             /* device frames for staged input, output */
+  gpointer stage_mem[2];
+  gsize stage_size[2];
+  gboolean warned_context;
+
+  /* test-only fault injection (CO_FAULT_INJECT), armed at start */
+  gchar *fault_step;
+  gint fault_nth, fault_seen;
+};
+
+/* caps */
+gboolean  co_caps_is_cuda (GstCaps * caps, guint i);
+gboolean  co_cpu_only (GstCoBaseFilter * self);
+GstCaps  *co_transform_caps (GstBaseTransform * bt, GstPadDirection direction,
+                             GstCaps * caps, GstCaps * filter);
+GstCaps  *co_fixate_caps (GstBaseTransform * bt, GstPadDirection direction,
+                          GstCaps * caps, GstCaps * othercaps);
+gboolean  co_set_caps (GstBaseTransform * bt, GstCaps * incaps,
+                       GstCaps * outcaps);
+gboolean  co_query_caps_sorted (GstBaseTransform * bt,
+                                GstPadDirection direction, GstQuery * query);
+
+/* pools and allocation */
+gboolean  co_propose_allocation (GstBaseTransform * bt,
+                                 GstQuery * decide_query, GstQuery * query);
+gboolean  co_decide_allocation (GstBaseTransform * bt, GstQuery * query);
+gboolean  co_transform_meta (GstBaseTransform * bt, GstBuffer * outbuf,
+                             GstMeta * meta, GstBuffer * inbuf);
+gboolean  co_get_unit_size (GstBaseTransform * bt, GstCaps * caps,
+                            gsize * size);
+
+/* device and context */
+gboolean  co_open_device (GstCoBaseFilter * self, gint device_id,
+                          gchar ** why);
+void      co_close_device (GstCoBaseFilter * self);
+void      co_drop_context (GstCoBaseFilter * self);
+void      co_set_context (GstElement * element, GstContext * context);
+gboolean  co_query_context (GstCoBaseFilter * self, GstQuery * query);
+void      co_adopt_context (GstCoBaseFilter * self, GstBuffer * buf);
+void      co_fault_arm (GstCoBaseFilter * self);
+
+/* frames */
+GstFlowReturn co_transform (GstBaseTransform * bt, GstBuffer * inbuf,
+                            GstBuffer * outbuf);
+GstFlowReturn co_transform_ip (GstBaseTransform * bt, GstBuffer * buf);
+void      co_free_stages (GstCoBaseFilter * self);
+
+G_END_DECLS
+#endif

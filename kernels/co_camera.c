@@ -1,0 +1,185 @@
+/* cudaoptics — LGPL-2.1-or-later
+ *
+ * Host-side set-up of the camera model (co_camera.h): defaults, the floats
+ * both backends evaluate, and cv::getOptimalNewCameraMatrix.  Plain C and
+ * libm only: the calibration reader and its fuzz targets link it alone.
+ */
+#include <math.h>
+#include <string.h>
+#include "co_camera.h"
+
+void
+co_camera_init (CoCamera * cam, double fx, double fy, double cx, double cy)
+{
+  double k[4] = { fx, fy, cx, cy };
+
+  memset (cam, 0, sizeof (*cam));
+  cam->model = CO_CAMERA_PINHOLE;
+  cam->fx = fx;
+  cam->fy = fy;
+  cam->cx = cx;
+  cam->cy = cy;
+  cam->r[0] = cam->r[4] = cam->r[8] = 1.0;
+  co_camera_set_new_camera (cam, k);
+}
+
+void
+co_camera_set_new_camera (CoCamera * cam, const double new_k[4])
+{
+  memset (cam->p, 0, sizeof (cam->p));
+  cam->p[0] = new_k[0];
+  cam->p[2] = new_k[2];
+  cam->p[5] = new_k[1];
+  cam->p[6] = new_k[3];
+  cam->p[10] = 1.0;
+}
+
+int
+co_camera_is_supported (const CoCamera * cam)
+{
+  int i;
+
+  if (cam->model != CO_CAMERA_PINHOLE)
+    return 0;
+  for (i = CO_CAMERA_N_DIST_USED; i < CO_CAMERA_N_DIST; i++)
+    if (cam->dist[i] != 0.0)
+      return 0;
+  return 1;
+}
+
+/* 3x3 inverse by cofactors; 0 when singular */
+static int
+invert3 (const double m[9], double out[9])
+{
+  double c0 = m[4] * m[8] - m[5] * m[7];
+  double c1 = m[5] * m[6] - m[3] * m[8];
+  double c2 = m[3] * m[7] - m[4] * m[6];
+  double det = m[0] * c0 + m[1] * c1 + m[2] * c2, id;
+
+  if (!(fabs (det) > 0.0) || !isfinite (det))
+    return 0;
+  id = 1.0 / det;
+  out[0] = c0 * id;
+  out[1] = (m[2] * m[7] - m[1] * m[8]) * id;
+  out[2] = (m[1] * m[5] - m[2] * m[4]) * id;
+  out[3] = c1 * id;
+  out[4] = (m[0] * m[8] - m[2] * m[6]) * id;
+  out[5] = (m[2] * m[3] - m[0] * m[5]) * id;
+  out[6] = c2 * id;
+  out[7] = (m[1] * m[6] - m[0] * m[7]) * id;
+  out[8] = (m[0] * m[4] - m[1] * m[3]) * id;
+  return 1;
+}
+
+void
+co_camera_params_init (CoCameraParams * p, const CoCamera * cam)
+{
+  const double *r = cam->r, *pp = cam->p;
+  int identity_r = r[0] == 1.0 && r[1] == 0.0 && r[2] == 0.0 &&
+      r[3] == 0.0 && r[4] == 1.0 && r[5] == 0.0 &&
+      r[6] == 0.0 && r[7] == 0.0 && r[8] == 1.0;
+  int plain_p = pp[1] == 0.0 && pp[4] == 0.0 && pp[8] == 0.0 &&
+      pp[9] == 0.0 && pp[10] == 1.0;
+
+  memset (p, 0, sizeof (*p));
+  p->fx = (float) cam->fx;
+  p->fy = (float) cam->fy;
+  p->cx = (float) cam->cx;
+  p->cy = (float) cam->cy;
+  p->k1 = (float) cam->dist[CO_DIST_K1];
+  p->k2 = (float) cam->dist[CO_DIST_K2];
+  p->p1 = (float) cam->dist[CO_DIST_P1];
+  p->p2 = (float) cam->dist[CO_DIST_P2];
+  p->k3 = (float) cam->dist[CO_DIST_K3];
+  p->ifx = (float) (1.0 / pp[0]);
+  p->ify = (float) (1.0 / pp[5]);
+  p->ncx = (float) pp[2];
+  p->ncy = (float) pp[6];
+  if (!identity_r || !plain_p) {
+    /* (P R)^-1 with P's left 3x3, as cv::initUndistortRectifyMap */
+    double m[9], ir[9];
+    int i, j;
+
+    for (i = 0; i < 3; i++)
+      for (j = 0; j < 3; j++)
+        m[i * 3 + j] = pp[i * 4] * r[j] + pp[i * 4 + 1] * r[3 + j] +
+            pp[i * 4 + 2] * r[6 + j];
+    p->rectify = 1;
+    /* a singular P R maps nothing: W = 0 everywhere */
+    if (invert3 (m, ir))
+      for (i = 0; i < 9; i++)
+        p->ir[i] = (float) ir[i];
+  }
+}
+
+/* cv::undistortPoints into normalised coordinates, with its default five
+ * fixed-point iterations. */
+static void
+undistort_point (const double k[4], const double d[5], double u, double v,
+    double *ox, double *oy)
+{
+  double x0 = (u - k[2]) / k[0], y0 = (v - k[3]) / k[1], x = x0, y = y0;
+  int i;
+
+  for (i = 0; i < 5; i++) {
+    double r2 = x * x + y * y;
+    double icdist = 1.0 / (1.0 + ((d[4] * r2 + d[1]) * r2 + d[0]) * r2);
+    double dx = 2.0 * d[2] * x * y + d[3] * (r2 + 2.0 * x * x);
+    double dy = d[2] * (r2 + 2.0 * y * y) + 2.0 * d[3] * x * y;
+    if (icdist < 0) {
+      x = x0;
+      y = y0;
+      break;
+    }
+    x = (x0 - dx) * icdist;
+    y = (y0 - dy) * icdist;
+  }
+  *ox = x;
+  *oy = y;
+}
+
+int
+co_camera_optimal_new_camera (const CoCamera * cam, int width, int height,
+    double alpha, double new_k[4])
+{
+  const int n = 9;
+  const double k[4] = { cam->fx, cam->fy, cam->cx, cam->cy };
+  const double *dist = cam->dist;
+  double ix0 = -HUGE_VAL, ix1 = HUGE_VAL, iy0 = -HUGE_VAL, iy1 = HUGE_VAL;
+  double ox0 = HUGE_VAL, ox1 = -HUGE_VAL, oy0 = HUGE_VAL, oy1 = -HUGE_VAL;
+  double fx0, fy0, fx1, fy1;
+  int x, y;
+
+  /* the inscribed and circumscribed rectangles of the undistorted border */
+  for (y = 0; y < n; y++) {
+    for (x = 0; x < n; x++) {
+      double px, py;
+      undistort_point (k, dist, (double) x * (width - 1) / (n - 1),
+          (double) y * (height - 1) / (n - 1), &px, &py);
+      ox0 = fmin (ox0, px);
+      ox1 = fmax (ox1, px);
+      oy0 = fmin (oy0, py);
+      oy1 = fmax (oy1, py);
+      if (x == 0)
+        ix0 = fmax (ix0, px);
+      if (x == n - 1)
+        ix1 = fmin (ix1, px);
+      if (y == 0)
+        iy0 = fmax (iy0, py);
+      if (y == n - 1)
+        iy1 = fmin (iy1, py);
+    }
+  }
+  if (!(ix1 > ix0 && iy1 > iy0 && ox1 > ox0 && oy1 > oy0))
+    return 0;
+  fx0 = (width - 1) / (ix1 - ix0);
+  fy0 = (height - 1) / (iy1 - iy0);
+  fx1 = (width - 1) / (ox1 - ox0);
+  fy1 = (height - 1) / (oy1 - oy0);
+  new_k[0] = fx0 * (1 - alpha) + fx1 * alpha;
+  new_k[1] = fy0 * (1 - alpha) + fy1 * alpha;
+  new_k[2] = -fx0 * ix0 * (1 - alpha) - fx1 * ox0 * alpha;
+  new_k[3] = -fy0 * iy0 * (1 - alpha) - fy1 * oy0 * alpha;
+  return isfinite (new_k[0]) && isfinite (new_k[1]) && new_k[0] > 0
+      && new_k[1] > 0;
+}
