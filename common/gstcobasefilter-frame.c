@@ -306,12 +306,15 @@ co_transform (GstBaseTransform * bt, GstBuffer * inbuf, GstBuffer * outbuf)
   return run_frame (GST_CO_BASE_FILTER (bt), inbuf, outbuf, FALSE, FALSE);
 }
 
-/* ANALYSE only: passthrough (read) or in place (read and write). */
+/* ANALYSE only: the frame read, or read and written in place. */
 GstFlowReturn
 co_transform_ip (GstBaseTransform * bt, GstBuffer * buf)
 {
   GstCoBaseFilter *self = GST_CO_BASE_FILTER (bt);
+  gboolean writes;
 
-  return run_frame (self, buf, buf, TRUE,
-      !gst_base_transform_is_passthrough (bt));
+  GST_OBJECT_LOCK (self);
+  writes = self->priv->writes;
+  GST_OBJECT_UNLOCK (self);
+  return run_frame (self, buf, buf, TRUE, writes);
 }

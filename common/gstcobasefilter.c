@@ -104,15 +104,10 @@ gst_co_base_filter_get_property (GObject * object, guint prop_id,
 void
 gst_co_base_filter_set_writes (GstCoBaseFilter * self, gboolean writes)
 {
-  GstBaseTransform *bt = GST_BASE_TRANSFORM (self);
-
   g_return_if_fail (CO_MODE (self) & GST_CO_FILTER_ANALYSE);
   GST_OBJECT_LOCK (self);
   self->priv->writes = writes;
   GST_OBJECT_UNLOCK (self);
-  /* BaseTransform makes the buffer writable (a copy only when it is shared)
-   * before transform_ip once passthrough is off */
-  gst_base_transform_set_passthrough (bt, !writes);
 }
 
 /* ---- context and queries ---- */
@@ -226,6 +221,8 @@ gst_co_base_filter_before_transform (GstBaseTransform * bt, GstBuffer * buf)
 
 /* ---- GObject ---- */
 
+static void gst_co_base_filter_constructed (GObject * object);
+
 static void
 gst_co_base_filter_class_init (GstCoBaseFilterClass * klass)
 {
@@ -236,6 +233,7 @@ gst_co_base_filter_class_init (GstCoBaseFilterClass * klass)
   gobject_class->set_property = gst_co_base_filter_set_property;
   gobject_class->get_property = gst_co_base_filter_get_property;
   gobject_class->dispose = gst_co_base_filter_dispose;
+  gobject_class->constructed = gst_co_base_filter_constructed;
 
   /**
    * GstCoBaseFilter:backend:
@@ -286,26 +284,37 @@ gst_co_base_filter_class_init (GstCoBaseFilterClass * klass)
   bt_class->before_transform =
       GST_DEBUG_FUNCPTR (gst_co_base_filter_before_transform);
   bt_class->transform = GST_DEBUG_FUNCPTR (co_transform);
-  /* used only in ANALYSE mode, which sets passthrough or in-place */
+  /* used only in ANALYSE mode, which works in place */
   bt_class->transform_ip = GST_DEBUG_FUNCPTR (co_transform_ip);
 
   gst_type_mark_as_plugin_api (GST_TYPE_CO_BASE_FILTER, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_CO_BACKEND, 0);
 }
 
+/* The mode is the final class's: read it once the instance is built (in
+ * instance init a parent type still sees its own class). */
+static void
+gst_co_base_filter_constructed (GObject * object)
+{
+  GstBaseTransform *bt = GST_BASE_TRANSFORM (object);
+  gboolean analyse = (CO_MODE (object) & GST_CO_FILTER_ANALYSE) != 0;
+
+  /* An analysing element works in place: BaseTransform then forwards the
+   * allocation query and hands over each input buffer itself, made
+   * writable for metas (a new GstBuffer only when shared, the memory is
+   * not copied); pixels are mapped for writing only when the element asked
+   * to draw.  It sees every frame; a filter drops late frames, as
+   * GstVideoFilter does. */
+  gst_base_transform_set_in_place (bt, analyse);
+  gst_base_transform_set_qos_enabled (bt, !analyse);
+  G_OBJECT_CLASS (parent_class)->constructed (object);
+}
+
 static void
 gst_co_base_filter_init (GstCoBaseFilter * self)
 {
-  GstBaseTransform *bt = GST_BASE_TRANSFORM (self);
-  gboolean analyse = (CO_MODE (self) & GST_CO_FILTER_ANALYSE) != 0;
-
   self->priv = gst_co_base_filter_get_instance_private (self);
   self->priv->backend = DEFAULT_BACKEND;
   self->priv->device_id = DEFAULT_DEVICE_ID;
   self->active_backend = GST_CO_BACKEND_CPU;
-  /* an analysing element sees every frame where it is; a filter drops late
-   * frames, as GstVideoFilter does */
-  gst_base_transform_set_in_place (bt, analyse);
-  gst_base_transform_set_passthrough (bt, analyse);
-  gst_base_transform_set_qos_enabled (bt, !analyse);
 }

@@ -40,9 +40,10 @@ GType gst_co_backend_get_type (void);
  *   get_output_size gives it unless downstream fixes one
  * @GST_CO_FILTER_CONVERT: the pads carry different formats, those of their
  *   templates (video/x-bayer in, RGBA out...); may be or'ed with RESIZE
- * @GST_CO_FILTER_ANALYSE: frames pass through untouched (or are written in
- *   place once gst_co_base_filter_set_writes() asked for it); process gets
- *   @out NULL, or the input frame itself when writing
+ * @GST_CO_FILTER_ANALYSE: frames pass through in place, pixels untouched
+ *   (or written once gst_co_base_filter_set_writes() asked for it), caps
+ *   and memory unchanged; process gets @out NULL, or the input frame itself
+ *   when writing; finish may attach metas (the buffer is writable)
  */
 typedef enum
 {
@@ -133,8 +134,8 @@ void     gst_co_base_filter_class_add_template (GstElementClass * klass,
                                                 const gchar * formats,
                                                 gint max_size);
 
-/* ANALYSE: whether process may write the frame in place (an overlay).
- * Off: true passthrough, no copy.  Any thread; applies from the next frame. */
+/* ANALYSE: whether process may write the frame's pixels (an overlay).  Off:
+ * the pixels are only read, never copied.  Any thread; from the next frame. */
 void     gst_co_base_filter_set_writes (GstCoBaseFilter * self,
                                         gboolean writes);
 

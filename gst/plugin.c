@@ -5,6 +5,7 @@
 
 #include <gst/gst.h>
 #include "gstcudalensdistort.h"
+#include "gstcometa.h"
 
 /* Every element registers whether or not a GPU is present: the backend is
  * picked when an element starts, and the CPU reference always works. */
@@ -13,6 +14,7 @@ plugin_init (GstPlugin * plugin)
 {
   gboolean ok = TRUE;
 
+  gst_co_metas_register ();
   ok &= gst_cuda_lens_distort_register (plugin);
   return ok;
 }
