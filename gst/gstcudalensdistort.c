@@ -23,7 +23,11 @@
  *   like cv::getOptimalNewCameraMatrix.
  *
  * Every property may change while PLAYING; the table is rebuilt (on the
- * GPU) between two frames, so no frame mixes two geometries.
+ * GPU) between two frames, so no frame mixes two geometries.  The table, its
+ * strategies (`lut`), sampling (`interpolation`) and what samples off the
+ * source take (`off-edge`, `border-color`) are #GstCoRemapFilter's; this
+ * element gives the lens model (kernels/lensdistort_math.h and the camera
+ * of kernels/co_camera.h) and writes the table straight from it.
  *
  * ## Example launch lines
  * |[
@@ -67,9 +71,6 @@ enum
   PROP_CY,
   PROP_CALIBRATION_FILE,
   PROP_ALPHA,
-  PROP_LUT,
-  PROP_INTERPOLATION,
-  PROP_BORDER_COLOR,
 };
 
 #define DEFAULT_MODEL CO_LENS_HMD
@@ -78,9 +79,6 @@ enum
 #define DEFAULT_FOCAL 0.0
 #define DEFAULT_PRINCIPAL -1.0
 #define DEFAULT_ALPHA -1.0
-#define DEFAULT_LUT CO_LUT_COMPRESSED
-#define DEFAULT_INTERPOLATION CO_INTERP_BILINEAR
-#define DEFAULT_BORDER_COLOR 0xff000000u
 /* a calibration file obeys the same ranges (gstcocalibration.h) */
 #define MAX_COEFF GST_CO_CALIBRATION_MAX_COEFF
 #define MAX_PIXELS GST_CO_CALIBRATION_MAX_PIXELS
@@ -89,28 +87,23 @@ enum
 
 typedef struct
 {
-  gint model, lut, interpolation;
+  gint model;
   gdouble k1, k2, k3, p1, p2, center_x, center_y, fx, fy, cx, cy, alpha;
   gboolean stereo;
-  guint border_color;
   gchar *calibration_file;
   guint calibration_gen;        /* counts sets, so a file may be fixed */
 } Settings;
 
 struct _GstCudaLensDistort
 {
-  GstCoBaseFilter parent;
+  GstCoRemapFilter parent;
 
   Settings set;                 /* properties, under the object lock */
-  gboolean dirty;
 
   /* streaming thread only */
-  gboolean ready;
-  CoLensParams params;
-  CoLut lut;
-  uint32_t border[CO_MAX_PLANES];
-  gpointer table[4];
-  gsize table_size[4];
+  gboolean ready;               /* a table was built since the caps */
+  CoLensParams params;          /* of the table being built or in use */
+  CoLensModel model;            /* likewise, once a file was resolved */
   gchar *calib_path;            /* the last usable file, and its contents */
   GstCoCalibration calib;
   gchar *bad_path;              /* the last file that could not be used */
@@ -121,7 +114,7 @@ struct _GstCudaLensDistort
 
 #define gst_cuda_lens_distort_parent_class parent_class
 G_DEFINE_TYPE (GstCudaLensDistort, gst_cuda_lens_distort,
-    GST_TYPE_CO_BASE_FILTER);
+    GST_TYPE_CO_REMAP_FILTER);
 
 #define GST_TYPE_CO_LENS_MODEL (gst_co_lens_model_get_type ())
 static GType
@@ -140,46 +133,13 @@ gst_co_lens_model_get_type (void)
   return (GType) type;
 }
 
-#define GST_TYPE_CO_LUT_MODE (gst_co_lut_mode_get_type ())
-static GType
-gst_co_lut_mode_get_type (void)
-{
-  static gsize type = 0;
-  static const GEnumValue values[] = {
-    {CO_LUT_COMPRESSED, "One 32-bit entry per output pixel", "compressed"},
-    {CO_LUT_TWO_TABLE, "Separate float x and y tables", "two-table"},
-    {CO_LUT_COMPUTE, "No table: evaluate the model per pixel", "none"},
-    {0, NULL, NULL},
-  };
-  if (g_once_init_enter (&type))
-    g_once_init_leave (&type, g_enum_register_static ("GstCoLutMode", values));
-  return (GType) type;
-}
-
-#define GST_TYPE_CO_INTERPOLATION (gst_co_interpolation_get_type ())
-static GType
-gst_co_interpolation_get_type (void)
-{
-  static gsize type = 0;
-  static const GEnumValue values[] = {
-    {CO_INTERP_NEAREST, "Nearest source pixel", "nearest"},
-    {CO_INTERP_BILINEAR, "Bilinear, sub-pixel positions in the table",
-        "bilinear"},
-    {0, NULL, NULL},
-  };
-  if (g_once_init_enter (&type))
-    g_once_init_leave (&type, g_enum_register_static ("GstCoInterpolation",
-            values));
-  return (GType) type;
-}
-
 /* ---- calibration ---- */
 
-/* Loads @path (cached) into K and distortion for a w x h stream.  A file
+/* Loads @path (cached) into the camera of a w x h stream.  A file
  * calibrated at another resolution is scaled, as intrinsics scale. */
 static gboolean
 load_calibration (GstCudaLensDistort * self, const gchar * path, int w, int h,
-    double k[4], double dist[5], GError ** error)
+    CoCamera * cam, GError ** error)
 {
   GstCoCalibration *c = &self->calib;
   double sx = 1.0, sy = 1.0;
@@ -214,191 +174,163 @@ load_calibration (GstCudaLensDistort * self, const gchar * path, int w, int h,
       g_free (name);
     }
   }
-  k[0] = c->fx * sx;
-  k[1] = c->fy * sy;
-  k[2] = (c->cx + 0.5) * sx - 0.5;
-  k[3] = (c->cy + 0.5) * sy - 0.5;
-  memcpy (dist, c->dist, sizeof (double) * CO_CAMERA_N_DIST_USED);
+  *cam = *c;
+  co_camera_init (cam, c->fx * sx, c->fy * sy, (c->cx + 0.5) * sx - 0.5,
+      (c->cy + 0.5) * sy - 0.5);
+  memcpy (cam->dist, c->dist, sizeof (cam->dist));
+  cam->image_width = w;
+  cam->image_height = h;
   return TRUE;
 }
 
 /* ---- table ---- */
 
 static void
-intrinsics_from_settings (const Settings * s, int w, int h, double k[4],
-    double dist[5])
+camera_from_settings (const Settings * s, int w, int h, CoCamera * cam)
 {
-  k[0] = s->fx > 0 ? s->fx : w;
-  k[1] = s->fy > 0 ? s->fy : k[0];
-  k[2] = s->cx >= 0 ? s->cx : (w - 1) * 0.5;
-  k[3] = s->cy >= 0 ? s->cy : (h - 1) * 0.5;
-  dist[0] = s->k1;
-  dist[1] = s->k2;
-  dist[2] = s->p1;
-  dist[3] = s->p2;
-  dist[4] = s->k3;
+  double fx = s->fx > 0 ? s->fx : w;
+
+  co_camera_init (cam, fx, s->fy > 0 ? s->fy : fx,
+      s->cx >= 0 ? s->cx : (w - 1) * 0.5, s->cy >= 0 ? s->cy : (h - 1) * 0.5);
+  cam->dist[CO_DIST_K1] = s->k1;
+  cam->dist[CO_DIST_K2] = s->k2;
+  cam->dist[CO_DIST_P1] = s->p1;
+  cam->dist[CO_DIST_P2] = s->p2;
+  cam->dist[CO_DIST_K3] = s->k3;
+  cam->image_width = w;
+  cam->image_height = h;
 }
 
+/* The camera of the calibration file in @s, or FALSE: no usable file ever
+ * (warned once per file that fails). */
 static gboolean
-rebuild (GstCudaLensDistort * self, const Settings * s)
+camera_from_file (GstCudaLensDistort * self, const Settings * s, int w, int h,
+    CoCamera * cam)
 {
-  GstCoBaseFilter *base = GST_CO_BASE_FILTER (self);
+  GError *err = NULL;
+  /* a file that failed is not read again at each property change */
+  gboolean known_bad = s->calibration_gen == self->bad_gen &&
+      g_strcmp0 (s->calibration_file, self->bad_path) == 0;
+
+  if (!known_bad && load_calibration (self, s->calibration_file, w, h, cam,
+          &err))
+    return TRUE;
+  /* start() refused an unusable file, so this one was set while running:
+   * the geometry in use stays, and the other properties still apply */
+  if (!known_bad) {
+    GST_ELEMENT_WARNING (self, RESOURCE, OPEN_READ,
+        ("Could not use calibration file, keeping the previous geometry: "
+            "%s", err->message), (NULL));
+    g_clear_error (&err);
+    g_free (self->bad_path);
+    self->bad_path = g_strdup (s->calibration_file);
+    self->bad_gen = s->calibration_gen;
+  }
+  return self->calib_path && load_calibration (self, self->calib_path, w, h,
+      cam, NULL);
+}
+
+/* GstCoRemapFilter::prepare: the snapshot, the calibration and the lens
+ * parameters the table is built from. */
+static gboolean
+gst_cuda_lens_distort_prepare (GstCoRemapFilter * remap, const CoLut * lut,
+    gboolean new_caps)
+{
+  GstCudaLensDistort *self = GST_CUDA_LENS_DISTORT (remap);
+  GstCoBaseFilter *base = GST_CO_BASE_FILTER (remap);
+  /* K describes the input; the model's pixels are the output's (the table's) */
   int w = GST_VIDEO_INFO_WIDTH (&base->in_info);
   int h = GST_VIDEO_INFO_HEIGHT (&base->in_info);
-  CoLensModel model = (CoLensModel) s->model;
-  double k[4], dist[5], nk[4];
-  gboolean have_k = FALSE;
-  CoLensParams p;
-  CoLut lut;
-  int g;
+  int ow = lut->plane[0].width, oh = lut->plane[0].height;
+  CoLensModel model;
+  gboolean have_cam = FALSE;
+  CoCamera cam;
+  Settings s;
 
-  if (model == CO_LENS_CAMERA && s->calibration_file &&
-      *s->calibration_file) {
-    GError *err = NULL;
-    /* a file that failed is not read again at each property change */
-    gboolean known_bad = s->calibration_gen == self->bad_gen &&
-        g_strcmp0 (s->calibration_file, self->bad_path) == 0;
+  if (new_caps)
+    self->ready = FALSE;
+  GST_OBJECT_LOCK (self);
+  s = self->set;
+  s.calibration_file = g_strdup (self->set.calibration_file);
+  GST_OBJECT_UNLOCK (self);
 
-    have_k = !known_bad && load_calibration (self, s->calibration_file, w, h,
-        k, dist, &err);
-    /* start() refused an unusable file, so this one was set while running:
-     * the geometry in use stays, and the other properties still apply */
-    if (!have_k && !known_bad) {
-      GST_ELEMENT_WARNING (self, RESOURCE, OPEN_READ,
-          ("Could not use calibration file, keeping the previous geometry: "
-              "%s", err->message), (NULL));
-      g_clear_error (&err);
-      g_free (self->bad_path);
-      self->bad_path = g_strdup (s->calibration_file);
-      self->bad_gen = s->calibration_gen;
-    }
-    if (!have_k && self->calib_path)
-      have_k = load_calibration (self, self->calib_path, w, h, k, dist, NULL);
+  model = (CoLensModel) s.model;
+  if (model == CO_LENS_CAMERA && s.calibration_file && *s.calibration_file) {
+    have_cam = camera_from_file (self, &s, w, h, &cam);
     /* no usable file ever: the model in use before it was set */
-    if (!have_k)
+    if (!have_cam)
       model = self->base_model;
   }
 
   if (model == CO_LENS_HMD) {
-    co_lens_params_init_hmd (&p, w, h, s->k1, s->k2, s->center_x,
-        s->center_y, s->stereo);
+    co_lens_params_init_hmd (&self->params, ow, oh, s.k1, s.k2, s.center_x,
+        s.center_y, s.stereo);
   } else {
-    if (!have_k)
-      intrinsics_from_settings (s, w, h, k, dist);
-    memcpy (nk, k, sizeof (nk));
-    if (s->alpha >= 0 &&
-        !co_lens_optimal_new_camera (k, dist, w, h, s->alpha, nk)) {
-      GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS,
-          ("alpha=%g: this distortion folds the image border over itself; "
-              "keeping the camera matrix", s->alpha), (NULL));
-      memcpy (nk, k, sizeof (nk));
-    }
-    co_lens_params_init_camera (&p, w, h, k, dist, nk);
-  }
+    double nk[4];
 
-  co_lut_layout (&lut, s->lut, s->interpolation, base->in_format, w, h);
-  /* the tables are reallocated and rewritten below: until that succeeds
-   * self->lut may point at freed or half-built memory */
-  self->ready = FALSE;
-  for (g = 0; g < lut.n_geometries; g++) {
-    gsize bytes = co_lut_table_bytes (&lut, g);
-    int t;
-    for (t = 0; bytes && t < (s->lut == CO_LUT_TWO_TABLE ? 2 : 1); t++)
-      if (!gst_co_base_filter_ensure (base, &self->table[g * 2 + t],
-              &self->table_size[g * 2 + t], bytes))
-        return FALSE;
-    if (s->lut == CO_LUT_COMPRESSED) {
-      lut.plane[g].packed = self->table[g * 2];
-    } else if (s->lut == CO_LUT_TWO_TABLE) {
-      lut.plane[g].x = self->table[g * 2];
-      lut.plane[g].y = self->table[g * 2 + 1];
+    if (!have_cam)
+      camera_from_settings (&s, w, h, &cam);
+    if (s.alpha >= 0) {
+      if (co_camera_optimal_new_camera (&cam, w, h, s.alpha, nk))
+        co_camera_set_new_camera (&cam, nk);
+      else
+        GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS,
+            ("alpha=%g: this distortion folds the image border over itself; "
+                "keeping the camera matrix", s.alpha), (NULL));
     }
+    co_lens_params_init_pinhole (&self->params, ow, oh, &cam);
   }
+  self->model = model;
+  g_free (s.calibration_file);
+  return TRUE;
+}
+
+/* GstCoRemapFilter::build_lut: the lens model straight into the table, on
+ * the active backend. */
+static gboolean
+gst_cuda_lens_distort_build_lut (GstCoRemapFilter * remap, const CoLut * lut)
+{
+  GstCudaLensDistort *self = GST_CUDA_LENS_DISTORT (remap);
+  GstCoBaseFilter *base = GST_CO_BASE_FILTER (remap);
+  const CoLensParams *p = &self->params;
+
+  self->ready = FALSE;
   if (base->active_backend == GST_CO_BACKEND_CUDA) {
-    if (!gst_co_base_filter_cuda_ok (base, co_lens_build_lut_cuda (&p, &lut,
+    if (!gst_co_base_filter_cuda_ok (base, co_lens_build_lut_cuda (p, lut,
                 base->stream), "building the LUT"))
       return FALSE;
   } else {
-    co_lens_build_lut_cpu (&p, &lut);
+    co_lens_build_lut_cpu (p, lut);
   }
-  co_format_border (base->in_format, s->border_color, self->border);
-  self->params = p;
-  self->lut = lut;
   self->ready = TRUE;
-  self->base_model = model;
-  if (!co_lens_maps_any (&p, s->interpolation, lut.frac[0], EMPTY_GRID)) {
+  self->base_model = self->model;
+  if (!co_lens_maps_any (p, lut, EMPTY_GRID)) {
     if (!self->warned_empty)
       GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS, ("These settings map no "
               "output pixel inside the source: every pixel is the border "
-              "colour"), ("model %d, %dx%d", s->model, w, h));
+              "colour"), ("model %d, %dx%d", self->model, p->width, p->height));
     self->warned_empty = TRUE;
   } else {
     self->warned_empty = FALSE;
   }
-  GST_DEBUG_OBJECT (self, "table rebuilt: model %d, lut %d, interpolation %d, "
-      "%d fractional bits", s->model, s->lut, s->interpolation, lut.frac[0]);
   return TRUE;
 }
 
+/* GstCoRemapFilter::remap, for lut=none: the model per output pixel. */
 static GstFlowReturn
-gst_cuda_lens_distort_process (GstCoBaseFilter * base, const CoFrame * in,
-    CoFrame * out)
+gst_cuda_lens_distort_remap (GstCoRemapFilter * remap, const CoLut * lut,
+    const CoFrame * in, CoFrame * out, const guint32 border[CO_MAX_PLANES])
 {
-  GstCudaLensDistort *self = GST_CUDA_LENS_DISTORT (base);
-  Settings snap;
-  gboolean need;
+  GstCudaLensDistort *self = GST_CUDA_LENS_DISTORT (remap);
+  GstCoBaseFilter *base = GST_CO_BASE_FILTER (remap);
 
-  GST_OBJECT_LOCK (self);
-  need = self->dirty || !self->ready;
-  if (need) {
-    snap = self->set;
-    snap.calibration_file = g_strdup (self->set.calibration_file);
-    self->dirty = FALSE;
-  }
-  GST_OBJECT_UNLOCK (self);
-
-  if (need) {
-    /* outside the lock: setters never wait for the GPU */
-    gboolean ok = rebuild (self, &snap);
-    g_free (snap.calibration_file);
-    if (!ok)
-      return GST_FLOW_ERROR;
-  }
   if (base->active_backend == GST_CO_BACKEND_CPU) {
-    co_lens_remap_cpu (&self->params, &self->lut, in, out, self->border);
+    co_lens_remap_cpu (&self->params, lut, in, out, border);
     return GST_FLOW_OK;
   }
   return gst_co_base_filter_cuda_ok (base, co_lens_remap_cuda (&self->params,
-          &self->lut, in, out, self->border, base->stream), "remapping") ?
-      GST_FLOW_OK : GST_FLOW_ERROR;
-}
-
-static gboolean
-gst_cuda_lens_distort_set_info (GstCoBaseFilter * base,
-    GstCaps * incaps, const GstVideoInfo * in_info, GstCaps * outcaps,
-    const GstVideoInfo * out_info)
-{
-  GstCudaLensDistort *self = GST_CUDA_LENS_DISTORT (base);
-
-  GST_OBJECT_LOCK (self);
-  self->dirty = TRUE;
-  GST_OBJECT_UNLOCK (self);
-  self->ready = FALSE;
-  return TRUE;
-}
-
-static void
-gst_cuda_lens_distort_release (GstCoBaseFilter * base)
-{
-  GstCudaLensDistort *self = GST_CUDA_LENS_DISTORT (base);
-  int i;
-
-  for (i = 0; i < 4; i++) {
-    gst_co_base_filter_free (base, self->table[i]);
-    self->table[i] = NULL;
-    self->table_size[i] = 0;
-  }
-  self->ready = FALSE;
+          lut, in, out, border, base->stream), "remapping") ? GST_FLOW_OK :
+      GST_FLOW_ERROR;
 }
 
 /* A calibration file that cannot be used fails the state change. */
@@ -415,7 +347,7 @@ gst_cuda_lens_distort_start (GstBaseTransform * bt)
   GST_OBJECT_LOCK (self);
   path = g_strdup (self->set.calibration_file);
   self->base_model = (CoLensModel) self->set.model;
-  self->dirty = TRUE;
+  gst_co_remap_filter_mark_dirty (GST_CO_REMAP_FILTER (self));
   GST_OBJECT_UNLOCK (self);
   g_clear_pointer (&self->calib_path, g_free);
   g_clear_pointer (&self->bad_path, g_free);
@@ -498,15 +430,6 @@ gst_cuda_lens_distort_set_property (GObject * object, guint prop_id,
       if (s->calibration_file && *s->calibration_file)
         s->model = CO_LENS_CAMERA;
       break;
-    case PROP_LUT:
-      s->lut = g_value_get_enum (value);
-      break;
-    case PROP_INTERPOLATION:
-      s->interpolation = g_value_get_enum (value);
-      break;
-    case PROP_BORDER_COLOR:
-      s->border_color = g_value_get_uint (value);
-      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       GST_OBJECT_UNLOCK (self);
@@ -514,7 +437,7 @@ gst_cuda_lens_distort_set_property (GObject * object, guint prop_id,
   }
   if (d)
     *d = g_value_get_double (value);
-  self->dirty = TRUE;
+  gst_co_remap_filter_mark_dirty (GST_CO_REMAP_FILTER (self));
   GST_OBJECT_UNLOCK (self);
 }
 
@@ -572,15 +495,6 @@ gst_cuda_lens_distort_get_property (GObject * object, guint prop_id,
     case PROP_CALIBRATION_FILE:
       g_value_set_string (value, s->calibration_file);
       break;
-    case PROP_LUT:
-      g_value_set_enum (value, s->lut);
-      break;
-    case PROP_INTERPOLATION:
-      g_value_set_enum (value, s->interpolation);
-      break;
-    case PROP_BORDER_COLOR:
-      g_value_set_uint (value, s->border_color);
-      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -618,7 +532,7 @@ gst_cuda_lens_distort_class_init (GstCudaLensDistortClass * klass)
   GObjectClass *oc = G_OBJECT_CLASS (klass);
   GstElementClass *ec = GST_ELEMENT_CLASS (klass);
   GstBaseTransformClass *bc = GST_BASE_TRANSFORM_CLASS (klass);
-  GstCoBaseFilterClass *fc = GST_CO_BASE_FILTER_CLASS (klass);
+  GstCoRemapFilterClass *rc = GST_CO_REMAP_FILTER_CLASS (klass);
 
   oc->set_property = gst_cuda_lens_distort_set_property;
   oc->get_property = gst_cuda_lens_distort_get_property;
@@ -663,18 +577,6 @@ gst_cuda_lens_distort_class_init (GstCudaLensDistortClass * klass)
       "cv::getOptimalNewCameraMatrix: 0 keeps only valid pixels, 1 keeps all "
       "source pixels, -1 keeps the camera matrix (cv::undistort)", -1.0, 1.0,
       DEFAULT_ALPHA);
-  g_object_class_install_property (oc, PROP_LUT,
-      g_param_spec_enum ("lut", "LUT", "Look-up table strategy",
-          GST_TYPE_CO_LUT_MODE, DEFAULT_LUT, PARAM_LIVE));
-  g_object_class_install_property (oc, PROP_INTERPOLATION,
-      g_param_spec_enum ("interpolation", "Interpolation", "Sampling of the "
-          "source", GST_TYPE_CO_INTERPOLATION, DEFAULT_INTERPOLATION,
-          PARAM_LIVE));
-  g_object_class_install_property (oc, PROP_BORDER_COLOR,
-      g_param_spec_uint ("border-color", "Border colour", "Colour of output "
-          "pixels with no source pixel, as 0xAARRGGBB", 0, G_MAXUINT32,
-          DEFAULT_BORDER_COLOR, PARAM_LIVE));
-
   gst_element_class_set_static_metadata (ec, "CUDA lens distortion",
       "Filter/Effect/Video/Hardware",
       "Lens (pre)distortion and camera undistortion by compressed LUT "
@@ -682,13 +584,11 @@ gst_cuda_lens_distort_class_init (GstCudaLensDistortClass * klass)
   gst_co_base_filter_class_add_video_templates (ec, FORMATS, CO_REMAP_MAX_SIZE);
 
   bc->start = GST_DEBUG_FUNCPTR (gst_cuda_lens_distort_start);
-  fc->set_info = GST_DEBUG_FUNCPTR (gst_cuda_lens_distort_set_info);
-  fc->process = GST_DEBUG_FUNCPTR (gst_cuda_lens_distort_process);
-  fc->release = GST_DEBUG_FUNCPTR (gst_cuda_lens_distort_release);
+  rc->prepare = GST_DEBUG_FUNCPTR (gst_cuda_lens_distort_prepare);
+  rc->build_lut = GST_DEBUG_FUNCPTR (gst_cuda_lens_distort_build_lut);
+  rc->remap = GST_DEBUG_FUNCPTR (gst_cuda_lens_distort_remap);
 
   gst_type_mark_as_plugin_api (GST_TYPE_CO_LENS_MODEL, 0);
-  gst_type_mark_as_plugin_api (GST_TYPE_CO_LUT_MODE, 0);
-  gst_type_mark_as_plugin_api (GST_TYPE_CO_INTERPOLATION, 0);
 }
 
 static void
@@ -702,10 +602,6 @@ gst_cuda_lens_distort_init (GstCudaLensDistort * self)
   s->fx = s->fy = DEFAULT_FOCAL;
   s->cx = s->cy = DEFAULT_PRINCIPAL;
   s->alpha = DEFAULT_ALPHA;
-  s->lut = DEFAULT_LUT;
-  s->interpolation = DEFAULT_INTERPOLATION;
-  s->border_color = DEFAULT_BORDER_COLOR;
-  self->dirty = TRUE;
 }
 
 gboolean

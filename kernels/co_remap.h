@@ -17,6 +17,25 @@
  *             pixels, 4 bits up to 4094, 3 bits up to 8190, 1 bit at 16384.
  *   CO_LUT_UNMAPPED (all ones) marks "no source pixel": the output takes the
  *   border colour.  No valid entry can equal it since sizes stay < 32768.
+ *
+ * Coordinates address the SOURCE plane, whose size may differ from the
+ * output's (the table has one entry per output pixel): F follows the source
+ * size.
+ *
+ * Off-edge modes (CoEdge), for finite positions outside the source (a NaN
+ * position, or a map that says "no source pixel", always takes the border
+ * colour):
+ *   border: the border colour, and bilinear taps outside blend with it
+ *           (cv::remap BORDER_CONSTANT; the default).
+ *   clamp:  the position is clamped into [0, w-1] x [0, h-1], i.e. the edge
+ *           pixel (BORDER_REPLICATE).
+ *   wrap:   x modulo the source width, y clamped: what the seam of a
+ *           360-degree (polar, cylindrical) panorama needs.  A bilinear
+ *           sample in the last column blends with column 0.  In a subsampled
+ *           plane of an odd-width frame the chroma period is rounded up, so
+ *           the seam is exact in luma only.
+ * The edge mode is applied when the entry is encoded, so all three `lut`
+ * strategies give the same entries; the samplers only wrap a tap in x.
  */
 #ifndef CO_REMAP_H
 #define CO_REMAP_H
@@ -37,6 +56,42 @@ typedef enum
   CO_INTERP_NEAREST = 0,
   CO_INTERP_BILINEAR = 1,
 } CoInterp;
+
+typedef enum
+{
+  CO_EDGE_BORDER = 0,
+  CO_EDGE_CLAMP = 1,
+  CO_EDGE_WRAP = 2,
+} CoEdge;
+
+typedef enum
+{
+  CO_LUT_COMPRESSED = 0,        /* one 32-bit entry per output pixel */
+  CO_LUT_TWO_TABLE = 1,         /* float x and y tables (the paper's GPU_LUT) */
+  CO_LUT_COMPUTE = 2,           /* no table: the map per pixel (GPU_naive) */
+} CoLutMode;
+
+/* One table geometry: width x height output pixels (pitch in entries, a
+ * multiple of 4) addressing a src_width x src_height source plane. */
+typedef struct
+{
+  int32_t width, height, pitch;
+  int32_t src_width, src_height;
+  uint32_t *packed;             /* CO_LUT_COMPRESSED */
+  float *x, *y;                 /* CO_LUT_TWO_TABLE; NaN where unmapped */
+} CoLutPlane;
+
+/* plane[0] serves plane 0 of the frame, plane[1] every subsampled plane. */
+typedef struct
+{
+  CoLutMode mode;
+  CoInterp interp;
+  CoEdge edge;
+  CoFormat format;
+  int32_t n_geometries;
+  int32_t frac[2];
+  CoLutPlane plane[2];
+} CoLut;
 
 CO_HD int
 co_lut_frac_bits (int src_w, int src_h)
@@ -88,25 +143,77 @@ co_lut_decode_bilinear (uint32_t e, int frac, int *x0, int *y0, int *wx,
   *wy = (int) (qy & m);
 }
 
-CO_HD uint32_t
-co_lut_encode (CoInterp interp, float sx, float sy, int src_w, int src_h,
-    int frac)
+/* NaN passes through (both comparisons are false). */
+CO_HD float
+co_clampf (float v, float lo, float hi)
 {
+  return v < lo ? lo : (v > hi ? hi : v);
+}
+
+/* v modulo n in [0, n); NaN and infinities give NaN. */
+CO_HD float
+co_wrapf (float v, int n)
+{
+  float fn = (float) n;
+  float r = v - floorf (v / fn) * fn;
+  if (r < 0.0f)
+    r = r + fn;
+  if (r >= fn)
+    r = r - fn;
+  return r;
+}
+
+/* The clamp and wrap entries: the position folded into the source first.
+ * Bilinear keeps q inside [2^F, (w + 1) 2^F]: wrap may reach column w,
+ * which the sampler reads as column 0. */
+CO_HD uint32_t
+co_lut_encode_folded (CoInterp interp, CoEdge edge, float sx, float sy,
+    int src_w, int src_h, int frac)
+{
+  float s, fx, fy;
+  if (interp == CO_INTERP_NEAREST) {
+    float rx = floorf (sx + 0.5f), ry = floorf (sy + 0.5f);
+    rx = edge == CO_EDGE_WRAP ? co_wrapf (rx, src_w) :
+        co_clampf (rx, 0.0f, (float) (src_w - 1));
+    ry = co_clampf (ry, 0.0f, (float) (src_h - 1));
+    return co_lut_encode_nearest (rx, ry, src_w, src_h);
+  }
+  sx = edge == CO_EDGE_WRAP ? co_wrapf (sx, src_w) :
+      co_clampf (sx, 0.0f, (float) (src_w - 1));
+  sy = co_clampf (sy, 0.0f, (float) (src_h - 1));
+  s = (float) (1 << frac);
+  fx = (sx + 1.0f) * s;
+  fy = (sy + 1.0f) * s;
+  if (!(fx >= s && fx <= (float) ((src_w + 1) << frac) && fy >= s
+          && fy <= (float) (src_h << frac)))
+    return CO_LUT_UNMAPPED;
+  return (uint32_t) (fx + 0.5f) | ((uint32_t) (fy + 0.5f) << 16);
+}
+
+CO_HD uint32_t
+co_lut_encode (CoInterp interp, CoEdge edge, float sx, float sy, int src_w,
+    int src_h, int frac)
+{
+  if (edge != CO_EDGE_BORDER)
+    return co_lut_encode_folded (interp, edge, sx, sy, src_w, src_h, frac);
   return interp == CO_INTERP_NEAREST ?
       co_lut_encode_nearest (sx, sy, src_w, src_h) :
       co_lut_encode_bilinear (sx, sy, src_w, src_h, frac);
 }
 
-/* One source plane as the samplers see it. */
+/* One source plane as the samplers see it; wrap_x for CO_EDGE_WRAP. */
 typedef struct
 {
   const uint8_t *data;
   int32_t pitch, width, height;
+  int32_t wrap_x;
 } CoSrcPlane;
 
 CO_HD uint32_t
 co_tap (const CoSrcPlane * s, CoPixKind k, int x, int y, uint32_t border)
 {
+  if (s->wrap_x && x >= s->width)
+    x -= s->width;
   if (x < 0 || y < 0 || x >= s->width || y >= s->height)
     return border;
   return co_pix_load (s->data + (size_t) y * s->pitch +

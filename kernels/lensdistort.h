@@ -2,8 +2,10 @@
  *
  * cudalensdistort's LUT builders and remappers: C references (always built)
  * and CUDA launchers (built with the cuda option).  Callers own all memory:
- * co_lut_layout() says how large each table is, the caller allocates it on
- * the host (CPU functions) or on the device (CUDA functions).
+ * co_lut_layout_full() (remap.h) says how large each table is, the caller
+ * allocates it on the host (CPU functions) or on the device (CUDA
+ * functions).  The remappers take every lut mode, CO_LUT_COMPUTE included;
+ * the model's output pixel space is the table's (p->width x p->height).
  *
  * CUDA launchers take the caller's cudaStream_t as void *, launch, and return
  * the cudaError_t of the launch as an int (0 = success).  They never
@@ -15,36 +17,11 @@
 
 #include <stddef.h>
 #include "lensdistort_math.h"
+#include "remap.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-typedef enum
-{
-  CO_LUT_COMPRESSED = 0,        /* one 32-bit entry per output pixel */
-  CO_LUT_TWO_TABLE = 1,         /* float x and y tables (the paper's GPU_LUT) */
-  CO_LUT_COMPUTE = 2,           /* no table: the model per pixel (GPU_naive) */
-} CoLutMode;
-
-/* One table geometry; pitch is in entries and a multiple of 4. */
-typedef struct
-{
-  int32_t width, height, pitch;
-  uint32_t *packed;             /* CO_LUT_COMPRESSED */
-  float *x, *y;                 /* CO_LUT_TWO_TABLE; NaN where unmapped */
-} CoLutPlane;
-
-/* plane[0] serves plane 0 of the frame, plane[1] every subsampled plane. */
-typedef struct
-{
-  CoLutMode mode;
-  CoInterp interp;
-  CoFormat format;
-  int32_t n_geometries;
-  int32_t frac[2];
-  CoLutPlane plane[2];
-} CoLut;
 
 /* Host-side parameter set-up (double in, the floats both backends use out) */
 void co_lens_params_init_hmd (CoLensParams * p, int width, int height,
@@ -62,20 +39,13 @@ void co_lens_params_init_camera (CoLensParams * p, int width, int height,
 int co_lens_optimal_new_camera (const double k[4], const double dist[5],
     int width, int height, double alpha, double new_k[4]);
 
-/* Fills sizes, pitches and fractional bits; leaves the pointers NULL. */
-void co_lut_layout (CoLut * lut, CoLutMode mode, CoInterp interp,
-    CoFormat format, int width, int height);
-/* Bytes of one table of geometry g (0 for CO_LUT_COMPUTE). */
-size_t co_lut_table_bytes (const CoLut * lut, int g);
-
 /* Whether some output pixel of plane 0 has a source pixel, looked for on a
  * grid of n x n points with the frame's edges on it: a geometry that turns
  * the whole frame into border is a setting mistake worth a warning. */
-int co_lens_maps_any (const CoLensParams * p, CoInterp interp, int frac,
-    int n);
+int co_lens_maps_any (const CoLensParams * p, const CoLut * lut, int n);
 
 /* C references.  Rows run in parallel under OpenMP where it was found. */
-void co_lens_build_lut_cpu (const CoLensParams * p, CoLut * lut);
+void co_lens_build_lut_cpu (const CoLensParams * p, const CoLut * lut);
 void co_lens_remap_cpu (const CoLensParams * p, const CoLut * lut,
     const CoFrame * in, CoFrame * out, const uint32_t border[CO_MAX_PLANES]);
 /* The paper's forward mapping (benchmark only, nearest, single plane):

@@ -7,11 +7,8 @@
 #include <string.h>
 #include "lensdistort.h"
 
-/* Below this many pixels a plane is done on one thread: waking OpenMP's
- * team costs more than it saves, and a busy machine makes it much worse
- * (320x240 RGBA: 11 ms with the team against 2.7 ms alone on 2 loaded
- * cores). */
-#define PARALLEL_MIN_PIXELS (256 * 256)
+/* one thread below this (remap.h) */
+#define PARALLEL_MIN_PIXELS CO_PARALLEL_MIN_PIXELS
 
 void
 co_lens_params_init_hmd (CoLensParams * p, int width, int height, double k1,
@@ -77,52 +74,25 @@ co_lens_optimal_new_camera (const double k[4], const double dist[5],
   return co_camera_optimal_new_camera (&cam, width, height, alpha, new_k);
 }
 
-void
-co_lut_layout (CoLut * lut, CoLutMode mode, CoInterp interp, CoFormat format,
-    int width, int height)
-{
-  int g;
-
-  memset (lut, 0, sizeof (*lut));
-  lut->mode = mode;
-  lut->interp = interp;
-  lut->format = format;
-  lut->n_geometries = co_format_n_planes (format) > 1 ? 2 : 1;
-  for (g = 0; g < lut->n_geometries; g++) {
-    CoLutPlane *pl = &lut->plane[g];
-    co_plane_size (width, height, g, &pl->width, &pl->height);
-    pl->pitch = (pl->width + 3) & ~3;
-    lut->frac[g] = interp == CO_INTERP_NEAREST ? 0 :
-        co_lut_frac_bits (pl->width, pl->height);
-  }
-}
-
-size_t
-co_lut_table_bytes (const CoLut * lut, int g)
-{
-  if (lut->mode == CO_LUT_COMPUTE || g >= lut->n_geometries)
-    return 0;
-  return (size_t) lut->plane[g].pitch * lut->plane[g].height * 4;
-}
-
 int
-co_lens_maps_any (const CoLensParams * p, CoInterp interp, int frac, int n)
+co_lens_maps_any (const CoLensParams * p, const CoLut * lut, int n)
 {
+  const CoLutPlane *pl = &lut->plane[0];
   int i, j;
 
   for (j = 0; j < n; j++)
     for (i = 0; i < n; i++) {
       int x = (int) ((int64_t) i * (p->width - 1) / (n > 1 ? n - 1 : 1));
       int y = (int) ((int64_t) j * (p->height - 1) / (n > 1 ? n - 1 : 1));
-      if (co_lens_entry (p, 0, x, y, interp, frac, p->width,
-              p->height) != CO_LUT_UNMAPPED)
+      if (co_lens_entry (p, 0, x, y, lut->interp, lut->edge, lut->frac[0],
+              pl->src_width, pl->src_height) != CO_LUT_UNMAPPED)
         return 1;
     }
   return 0;
 }
 
 void
-co_lens_build_lut_cpu (const CoLensParams * p, CoLut * lut)
+co_lens_build_lut_cpu (const CoLensParams * p, const CoLut * lut)
 {
   int g;
 
@@ -139,7 +109,7 @@ co_lens_build_lut_cpu (const CoLensParams * p, CoLut * lut)
       for (x = 0; x < pl->width; x++) {
         if (lut->mode == CO_LUT_COMPRESSED) {
           pl->packed[row + x] = co_lens_entry (p, g, x, y, lut->interp,
-              lut->frac[g], pl->width, pl->height);
+              lut->edge, lut->frac[g], pl->src_width, pl->src_height);
         } else {
           float sx, sy;
           if (!co_lens_map_plane (p, g, x, y, &sx, &sy))
@@ -152,36 +122,24 @@ co_lens_build_lut_cpu (const CoLensParams * p, CoLut * lut)
   }
 }
 
-static inline uint32_t
-lut_entry (const CoLensParams * p, const CoLut * lut, int g, int x, int y)
-{
-  const CoLutPlane *pl = &lut->plane[g];
-  size_t i = (size_t) y * pl->pitch + x;
-
-  switch (lut->mode) {
-    case CO_LUT_COMPRESSED:
-      return pl->packed[i];
-    case CO_LUT_TWO_TABLE:
-      return co_lut_encode (lut->interp, pl->x[i], pl->y[i], pl->width,
-          pl->height, lut->frac[g]);
-    default:
-      return co_lens_entry (p, g, x, y, lut->interp, lut->frac[g],
-          pl->width, pl->height);
-  }
-}
-
 void
 co_lens_remap_cpu (const CoLensParams * p, const CoLut * lut,
     const CoFrame * in, CoFrame * out, const uint32_t border[CO_MAX_PLANES])
 {
   int pi;
 
+  if (lut->mode != CO_LUT_COMPUTE) {
+    co_remap_cpu (lut, in, out, border);
+    return;
+  }
   for (pi = 0; pi < co_format_n_planes (lut->format); pi++) {
     int g = pi > 0 ? 1 : 0;
     CoPixKind kind = co_format_plane_kind (lut->format, pi);
     int bpp = co_pix_bpp (kind);
     const CoLutPlane *pl = &lut->plane[g];
-    CoSrcPlane s = { in->data[pi], in->pitch[pi], pl->width, pl->height };
+    CoSrcPlane s = { in->data[pi], in->pitch[pi], pl->src_width,
+      pl->src_height, lut->edge == CO_EDGE_WRAP
+    };
     int y;
 #pragma omp parallel for schedule(static) \
     if ((int64_t) pl->width * pl->height >= PARALLEL_MIN_PIXELS)
@@ -189,7 +147,8 @@ co_lens_remap_cpu (const CoLensParams * p, const CoLut * lut,
       uint8_t *d = out->data[pi] + (size_t) y * out->pitch[pi];
       int x;
       for (x = 0; x < pl->width; x++) {
-        uint32_t e = lut_entry (p, lut, g, x, y);
+        uint32_t e = co_lens_entry (p, g, x, y, lut->interp, lut->edge,
+            lut->frac[g], pl->src_width, pl->src_height);
         co_pix_store (d + (size_t) x * bpp, kind, co_sample (&s, kind,
                 lut->interp, lut->frac[g], e, border[pi]));
       }
@@ -206,7 +165,7 @@ co_lens_build_forward_cpu (const CoLensParams * p, uint32_t * fwd, int pitch)
     int x;
     for (x = 0; x < p->width; x++)
       fwd[(size_t) y * pitch + x] = co_lens_entry (p, 0, x, y,
-          CO_INTERP_NEAREST, 0, p->width, p->height);
+          CO_INTERP_NEAREST, CO_EDGE_BORDER, 0, p->width, p->height);
   }
 }
 

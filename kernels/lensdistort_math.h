@@ -98,15 +98,16 @@ co_lens_map_plane (const CoLensParams * p, int shift, int px, int py,
   return 1;
 }
 
-/* The compressed LUT entry of one output pixel; src_w/src_h are the plane's. */
+/* The compressed LUT entry of one output pixel; src_w/src_h are the source
+ * plane's. */
 CO_HD uint32_t
 co_lens_entry (const CoLensParams * p, int shift, int px, int py,
-    CoInterp interp, int frac, int src_w, int src_h)
+    CoInterp interp, CoEdge edge, int frac, int src_w, int src_h)
 {
   float sx, sy;
   if (!co_lens_map_plane (p, shift, px, py, &sx, &sy))
     return CO_LUT_UNMAPPED;
-  return co_lut_encode (interp, sx, sy, src_w, src_h, frac);
+  return co_lut_encode (interp, edge, sx, sy, src_w, src_h, frac);
 }
 
 #ifdef __cplusplus

@@ -214,7 +214,14 @@ load_npp (void)
 static CoFrame
 host_frame (const Bench * b, uint8_t * data)
 {
-  CoFrame f = { {data}, {(int32_t) b->row}, b->w, b->h, CO_FORMAT_RGBA };
+  CoFrame f;
+
+  memset (&f, 0, sizeof (f));
+  f.data[0] = data;
+  f.pitch[0] = (int32_t) b->row;
+  f.width = b->w;
+  f.height = b->h;
+  f.format = CO_FORMAT_RGBA;
   return f;
 }
 

@@ -12,6 +12,7 @@
 
 static const gchar *luts[] = { "compressed", "two-table", "none" };
 static const gchar *interps[] = { "nearest", "bilinear" };
+static const gchar *edges[] = { "border", "clamp", "wrap" };
 
 static gchar *
 sample (const gchar * name)
@@ -118,8 +119,10 @@ GST_START_TEST (test_cuda_equals_cpu)
       for (l = 0; l < G_N_ELEMENTS (luts); l++) {
         for (i = 0; i < G_N_ELEMENTS (interps); i++) {
           for (m = 0; m < 3; m++) {
-            gchar *props = g_strdup_printf ("lut=%s interpolation=%s %s",
-                luts[l], interps[i], m == 0 ? "calibration-file= model=hmd "
+            /* every off-edge mode meets every lut and interpolation */
+            gchar *props = g_strdup_printf ("lut=%s interpolation=%s "
+                "off-edge=%s %s", luts[l], interps[i], edges[(l + i + m) % 3],
+                m == 0 ? "calibration-file= model=hmd "
                 "k1=-0.3 k2=0.05 center-x=0.45 stereo=false alpha=-1" :
                 m == 1 ? "calibration-file= model=hmd k1=0.22 k2=0 "
                 "center-x=0.5 stereo=true alpha=-1" : "k1=0 k2=0 alpha=0.5 "

@@ -11,6 +11,7 @@
 #include <gst/controller/gstdirectcontrolbinding.h>
 #include "lensdistort-common.h"
 #include "gstcocalibration.h"
+#include "lensdistort.h"
 
 #define CPU "cudalensdistort backend=cpu "
 
@@ -856,6 +857,143 @@ GST_START_TEST (test_renegotiation)
 
 GST_END_TEST;
 
+/* The pads' planes as a CoFrame for the kernels' C reference. */
+static void
+co_frame_of (GstVideoFrame * vf, CoFrame * f)
+{
+  guint p;
+
+  memset (f, 0, sizeof (*f));
+  f->format = co_format_of (GST_VIDEO_FRAME_FORMAT (vf));
+  f->width = GST_VIDEO_FRAME_WIDTH (vf);
+  f->height = GST_VIDEO_FRAME_HEIGHT (vf);
+  for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (vf); p++) {
+    f->data[p] = GST_VIDEO_FRAME_PLANE_DATA (vf, p);
+    f->pitch[p] = GST_VIDEO_FRAME_PLANE_STRIDE (vf, p);
+  }
+}
+
+/* off-edge: a barrel pre-distortion (k1 < 0) samples outside the source
+ * towards the corners; every mode
+ * and lut strategy gives the bytes of the kernels' C reference with that
+ * mode, and the three modes differ. */
+GST_START_TEST (test_off_edge)
+{
+  static const gchar *edges[] = { "border", "clamp", "wrap" };
+  static const gchar *luts[] = { "compressed", "two-table", "none" };
+  static const gchar *formats[] = { "RGBA", "NV12", "GRAY16_LE", "RGB" };
+  GRand *rand = g_rand_new_with_seed (9);
+  const gint w = 97, h = 61;
+  guint f, e, l, i;
+
+  for (f = 0; f < G_N_ELEMENTS (formats); f++) {
+    GstCaps *caps = video_caps (formats[f], w, h);
+    GstVideoInfo info;
+    GstBuffer *in;
+
+    gst_video_info_from_caps (&info, caps);
+    in = make_frame (&info, rand, FALSE);
+    for (i = 0; i < 2; i++) {
+      GstBuffer *by_edge[3] = { NULL };
+      for (e = 0; e < 3; e++) {
+        for (l = 0; l < 3; l++) {
+          gchar *desc = g_strdup_printf (CPU "model=hmd k1=-0.3 k2=0 "
+              "center-x=0.4 border-color=0xff204080 off-edge=%s lut=%s "
+              "interpolation=%s", edges[e], luts[l],
+              i ? "bilinear" : "nearest");
+          GstBuffer *out = run_frame (desc, caps, in), *ref;
+          GstVideoFrame vi, vr;
+          CoFrame ci, cr;
+          CoLensParams p;
+          CoLut lut;
+          uint32_t border[CO_MAX_PLANES];
+          gint md;
+
+          ref = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (&info),
+              NULL);
+          fail_unless (gst_video_frame_map (&vi, &info, in, GST_MAP_READ));
+          fail_unless (gst_video_frame_map (&vr, &info, ref, GST_MAP_WRITE));
+          co_frame_of (&vi, &ci);
+          co_frame_of (&vr, &cr);
+          co_lens_params_init_hmd (&p, w, h, -0.3, 0.0, 0.4, 0.5, FALSE);
+          co_lut_layout_full (&lut, CO_LUT_COMPUTE, (CoInterp) i, (CoEdge) e,
+              ci.format, w, h, w, h);
+          co_format_border (ci.format, 0xff204080, border);
+          co_lens_remap_cpu (&p, &lut, &ci, &cr, border);
+          gst_video_frame_unmap (&vi);
+          gst_video_frame_unmap (&vr);
+          fail_unless (frames_equal (&info, out, ref, &md), "%s %s: differs "
+              "from the C reference by %d", formats[f], desc, md);
+          gst_buffer_unref (ref);
+          if (by_edge[e] == NULL)
+            by_edge[e] = out;
+          else
+            gst_buffer_unref (out);
+          g_free (desc);
+        }
+      }
+      fail_if (frames_equal (&info, by_edge[0], by_edge[1], NULL));
+      fail_if (frames_equal (&info, by_edge[0], by_edge[2], NULL));
+      fail_if (frames_equal (&info, by_edge[1], by_edge[2], NULL));
+      for (e = 0; e < 3; e++)
+        gst_buffer_unref (by_edge[e]);
+    }
+    gst_buffer_unref (in);
+    gst_caps_unref (caps);
+  }
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* gst-inspect's property list: the names and defaults of 0.1 (lut,
+ * interpolation and border-color now from GstCoRemapFilter), plus off-edge. */
+GST_START_TEST (test_property_defaults)
+{
+  static const struct
+  {
+    const gchar *name, *def;
+  } want[] = {
+    {"model", "hmd"}, {"k1", "0"}, {"k2", "0"}, {"k3", "0"}, {"p1", "0"},
+    {"p2", "0"}, {"center-x", "0.5"}, {"center-y", "0.5"},
+    {"stereo", "FALSE"}, {"fx", "0"}, {"fy", "0"}, {"cx", "-1"},
+    {"cy", "-1"}, {"calibration-file", "NULL"}, {"alpha", "-1"},
+    {"lut", "compressed"}, {"interpolation", "bilinear"},
+    {"border-color", "4278190080"}, {"off-edge", "border"},
+    {"backend", "auto"}, {"device-id", "-1"},
+  };
+  GstElement *e = gst_element_factory_make ("cudalensdistort", NULL);
+  GObjectClass *oc = G_OBJECT_GET_CLASS (e);
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (want); i++) {
+    GParamSpec *ps = g_object_class_find_property (oc, want[i].name);
+    GValue v = G_VALUE_INIT;
+    gchar *got;
+
+    fail_unless (ps != NULL, "no property %s", want[i].name);
+    g_value_init (&v, ps->value_type);
+    g_object_get_property (G_OBJECT (e), want[i].name, &v);
+    if (G_VALUE_HOLDS_ENUM (&v))
+      got = g_strdup (g_enum_get_value (g_type_class_peek (ps->value_type),
+              g_value_get_enum (&v))->value_nick);
+    else if (G_VALUE_HOLDS_DOUBLE (&v))
+      got = g_strdup_printf ("%g", g_value_get_double (&v));
+    else if (G_VALUE_HOLDS_STRING (&v))
+      got = g_strdup (g_value_get_string (&v) ? g_value_get_string (&v) :
+          "NULL");
+    else
+      got = g_strdup_value_contents (&v);
+    fail_unless_equals_string (got, want[i].def);
+    fail_unless (g_param_value_defaults (ps, &v), "%s", want[i].name);
+    g_free (got);
+    g_value_unset (&v);
+  }
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
 static Suite *
 cudalensdistort_suite (void)
 {
@@ -885,6 +1023,8 @@ cudalensdistort_suite (void)
   tcase_add_test (tc, test_alpha);
   tcase_add_test (tc, test_controllable);
   tcase_add_test (tc, test_backend_selection);
+  tcase_add_test (tc, test_off_edge);
+  tcase_add_test (tc, test_property_defaults);
   return s;
 }
 

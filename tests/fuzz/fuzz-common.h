@@ -55,7 +55,8 @@ co_fuzz_check_result (const char *fn, gboolean ok,
         c->image_height);
 #if defined (GST_CO_CALIBRATION_MAX_PIXELS) && !defined (CO_FUZZ_SKIP_RANGE_CHECK)
   /* the ranges of cudalensdistort's properties (gstcocalibration.h) */
-  if (c->fx < GST_CO_CALIBRATION_MIN_FOCAL || c->fy < GST_CO_CALIBRATION_MIN_FOCAL
+  if (c->fx < GST_CO_CALIBRATION_MIN_FOCAL
+      || c->fy < GST_CO_CALIBRATION_MIN_FOCAL
       || c->fx > GST_CO_CALIBRATION_MAX_PIXELS
       || c->fy > GST_CO_CALIBRATION_MAX_PIXELS)
     CO_FUZZ_FAIL ("%s: focal length out of range: fx %g fy %g", fn, c->fx,

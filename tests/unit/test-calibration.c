@@ -98,6 +98,28 @@ data_path (const gchar * file)
   return g_build_filename (data_dir, file, NULL);
 }
 
+/* The camera model's fields a file does not set: pinhole, R = I,
+ * P = [K | 0], the coefficients past k3 zero. */
+static void
+assert_camera_defaults (const GstCoCalibration * c)
+{
+  int i;
+
+  g_assert_cmpint (c->model, ==, CO_CAMERA_PINHOLE);
+  for (i = 0; i < 9; i++)
+    g_assert_cmpfloat (c->r[i], ==, (i % 4 == 0) ? 1.0 : 0.0);
+  g_assert_cmpfloat (c->p[0], ==, c->fx);
+  g_assert_cmpfloat (c->p[2], ==, c->cx);
+  g_assert_cmpfloat (c->p[5], ==, c->fy);
+  g_assert_cmpfloat (c->p[6], ==, c->cy);
+  g_assert_cmpfloat (c->p[10], ==, 1.0);
+  g_assert_cmpfloat (c->p[1] + c->p[3] + c->p[4] + c->p[7] + c->p[8] +
+      c->p[9] + c->p[11], ==, 0.0);
+  for (i = CO_CAMERA_N_DIST_USED; i < CO_CAMERA_N_DIST; i++)
+    g_assert_cmpfloat (c->dist[i], ==, 0.0);
+  g_assert_true (co_camera_is_supported (c));
+}
+
 static void
 assert_expected (const GstCoCalibration * c)
 {
@@ -105,13 +127,19 @@ assert_expected (const GstCoCalibration * c)
   g_assert_cmpfloat_with_epsilon (c->fy, 5.3590869472741565e+02, EPS);
   g_assert_cmpfloat_with_epsilon (c->cx, 3.4228954136734012e+02, EPS);
   g_assert_cmpfloat_with_epsilon (c->cy, 2.3557367287018937e+02, EPS);
-  g_assert_cmpfloat_with_epsilon (c->dist[CO_DIST_K1], -2.6635836741432600e-01, EPS);
-  g_assert_cmpfloat_with_epsilon (c->dist[CO_DIST_K2], -3.8720512336087143e-02, EPS);
-  g_assert_cmpfloat_with_epsilon (c->dist[CO_DIST_P1], 1.7800719357420375e-03, EPS);
-  g_assert_cmpfloat_with_epsilon (c->dist[CO_DIST_P2], -2.8906148301532150e-04, EPS);
-  g_assert_cmpfloat_with_epsilon (c->dist[CO_DIST_K3], 2.3822659064741392e-01, EPS);
+  g_assert_cmpfloat_with_epsilon (c->dist[CO_DIST_K1], -2.6635836741432600e-01,
+      EPS);
+  g_assert_cmpfloat_with_epsilon (c->dist[CO_DIST_K2], -3.8720512336087143e-02,
+      EPS);
+  g_assert_cmpfloat_with_epsilon (c->dist[CO_DIST_P1], 1.7800719357420375e-03,
+      EPS);
+  g_assert_cmpfloat_with_epsilon (c->dist[CO_DIST_P2], -2.8906148301532150e-04,
+      EPS);
+  g_assert_cmpfloat_with_epsilon (c->dist[CO_DIST_K3], 2.3822659064741392e-01,
+      EPS);
   g_assert_cmpint (c->image_width, ==, 640);
   g_assert_cmpint (c->image_height, ==, 480);
+  assert_camera_defaults (c);
 }
 
 static void

@@ -339,7 +339,7 @@ test_bilinear_fast_path (void)
 
   for (f = 0; f <= CO_LUT_MAX_FRAC_BITS; f++) {
     for (i = 0; i < 200; i++) {
-      CoSrcPlane s = { img, 8, 2, 2 };
+      CoSrcPlane s = { img, 8, 2, 2, 0 };
       int k;
       for (k = 0; k < 16; k++)
         img[k] = i < 2 ? (i ? 255 : 0) : (uint8_t) g_rand_int (rand);

@@ -1,0 +1,439 @@
+/* cudaoptics — LGPL-2.1-or-later */
+/**
+ * SECTION:gstcoremapfilter
+ * @title: GstCoRemapFilter
+ * @short_description: base class of backward-mapping elements
+ *
+ * Owns the look-up table of a remapping element, its strategies
+ * (#GstCoRemapFilter:lut), sampling (#GstCoRemapFilter:interpolation) and
+ * what happens off the source's edges (#GstCoRemapFilter:off-edge,
+ * #GstCoRemapFilter:border-color).  A subclass gives the map
+ * (gstcoremapfilter.h).
+ *
+ * Since: 0.1
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <math.h>
+#include "gstcoremapfilter.h"
+#include "gstcocompat.h"
+#ifdef HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+GST_DEBUG_CATEGORY_STATIC (gst_co_remap_filter_debug);
+#define GST_CAT_DEFAULT gst_co_remap_filter_debug
+
+enum
+{
+  PROP_0,
+  PROP_LUT,
+  PROP_INTERPOLATION,
+  PROP_BORDER_COLOR,
+  PROP_OFF_EDGE,
+};
+
+#define DEFAULT_LUT CO_LUT_COMPRESSED
+#define DEFAULT_INTERPOLATION CO_INTERP_BILINEAR
+#define DEFAULT_BORDER_COLOR 0xff000000u
+#define DEFAULT_OFF_EDGE CO_EDGE_BORDER
+
+typedef struct
+{
+  gint lut, interpolation, off_edge;
+  guint border_color;
+} Settings;
+
+struct _GstCoRemapFilterPrivate
+{
+  Settings set;                 /* properties, under the object lock */
+  gboolean dirty;               /* under the object lock */
+
+  /* streaming thread only */
+  gboolean ready, new_caps;
+  CoLut lut;
+  guint32 border[CO_MAX_PLANES];
+  gpointer table[4];            /* [2 g]: packed or x, [2 g + 1]: y */
+  gsize table_size[4];
+  gpointer map[2];              /* the float map on the CUDA backend */
+  gsize map_size[2];
+};
+
+#define gst_co_remap_filter_parent_class parent_class
+G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (GstCoRemapFilter, gst_co_remap_filter,
+    GST_TYPE_CO_BASE_FILTER);
+
+/* ---- enums ---- */
+
+GType
+gst_co_lut_mode_get_type (void)
+{
+  static gsize type = 0;
+  static const GEnumValue values[] = {
+    {CO_LUT_COMPRESSED, "One 32-bit entry per output pixel", "compressed"},
+    {CO_LUT_TWO_TABLE, "Separate float x and y tables", "two-table"},
+    {CO_LUT_COMPUTE, "No table: evaluate the model per pixel", "none"},
+    {0, NULL, NULL},
+  };
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type, g_enum_register_static ("GstCoLutMode", values));
+  return (GType) type;
+}
+
+GType
+gst_co_interpolation_get_type (void)
+{
+  static gsize type = 0;
+  static const GEnumValue values[] = {
+    {CO_INTERP_NEAREST, "Nearest source pixel", "nearest"},
+    {CO_INTERP_BILINEAR, "Bilinear, sub-pixel positions in the table",
+        "bilinear"},
+    {0, NULL, NULL},
+  };
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type, g_enum_register_static ("GstCoInterpolation",
+            values));
+  return (GType) type;
+}
+
+GType
+gst_co_off_edge_get_type (void)
+{
+  static gsize type = 0;
+  static const GEnumValue values[] = {
+    {CO_EDGE_BORDER, "The border colour (cv::remap BORDER_CONSTANT)",
+        "border"},
+    {CO_EDGE_CLAMP, "The nearest edge pixel (BORDER_REPLICATE)", "clamp"},
+    {CO_EDGE_WRAP, "x modulo the width (a 360-degree seam), y clamped",
+        "wrap"},
+    {0, NULL, NULL},
+  };
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type, g_enum_register_static ("GstCoOffEdge", values));
+  return (GType) type;
+}
+
+void
+gst_co_remap_filter_mark_dirty (GstCoRemapFilter * self)
+{
+  self->priv->dirty = TRUE;
+}
+
+/* ---- the table ---- */
+
+/* The map of geometry g through map_cpu, on the host; uploaded and encoded
+ * on the device for the CUDA backend (rebuilds are rare: one sync). */
+static gboolean
+build_from_cpu_map (GstCoRemapFilter * self, GstCoRemapFilterClass * klass,
+    const CoLut * lut, int g)
+{
+  GstCoBaseFilter *base = GST_CO_BASE_FILTER (self);
+  const CoLutPlane *pl = &lut->plane[g];
+  gsize n = (gsize) pl->pitch * pl->height;
+  gfloat *x = g_try_new (gfloat, 2 * n), *y;
+  gboolean ok;
+
+  if (x == NULL) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT, ("Out of memory"),
+        ("map of %dx%d", pl->width, pl->height));
+    return FALSE;
+  }
+  y = x + n;
+  ok = klass->map_cpu (self, lut, g, x, y, pl->pitch);
+  if (ok && base->active_backend == GST_CO_BACKEND_CPU) {
+    co_lut_from_map_cpu (lut, g, x, y, pl->pitch);
+  } else if (ok) {
+#ifdef HAVE_CUDA
+    GstCoRemapFilterPrivate *priv = self->priv;
+
+    ok = gst_co_base_filter_ensure (base, &priv->map[g], &priv->map_size[g],
+        2 * n * sizeof (gfloat));
+    ok = ok && gst_co_base_filter_cuda_ok (base, cudaMemcpyAsync (priv->map[g],
+            x, 2 * n * sizeof (gfloat), cudaMemcpyHostToDevice,
+            (cudaStream_t) base->stream), "uploading the map");
+    ok = ok && gst_co_base_filter_cuda_ok (base,
+        co_lut_from_map_cuda (lut, g, priv->map[g],
+            (gfloat *) priv->map[g] + n, pl->pitch, base->stream),
+        "building the LUT");
+    /* x is freed below: the copy must be over */
+    ok = ok && gst_co_base_filter_cuda_ok (base,
+        cudaStreamSynchronize ((cudaStream_t) base->stream),
+        "uploading the map");
+#else
+    ok = FALSE;
+#endif
+  }
+  g_free (x);
+  return ok;
+}
+
+static gboolean
+build_from_cuda_map (GstCoRemapFilter * self, GstCoRemapFilterClass * klass,
+    const CoLut * lut, int g)
+{
+  GstCoBaseFilter *base = GST_CO_BASE_FILTER (self);
+  GstCoRemapFilterPrivate *priv = self->priv;
+  const CoLutPlane *pl = &lut->plane[g];
+  gsize n = (gsize) pl->pitch * pl->height;
+  gfloat *x;
+
+  if (!gst_co_base_filter_ensure (base, &priv->map[g], &priv->map_size[g],
+          2 * n * sizeof (gfloat)))
+    return FALSE;
+  x = priv->map[g];
+  return klass->map_cuda (self, lut, g, x, x + n, pl->pitch) &&
+      gst_co_base_filter_cuda_ok (base, co_lut_from_map_cuda (lut, g, x,
+          x + n, pl->pitch, base->stream), "building the LUT");
+}
+
+static gboolean
+rebuild (GstCoRemapFilter * self, const Settings * s)
+{
+  GstCoRemapFilterClass *klass = GST_CO_REMAP_FILTER_GET_CLASS (self);
+  GstCoBaseFilter *base = GST_CO_BASE_FILTER (self);
+  GstCoRemapFilterPrivate *priv = self->priv;
+  CoLutMode mode = (CoLutMode) s->lut;
+  gboolean cuda = base->active_backend == GST_CO_BACKEND_CUDA;
+  CoLut lut;
+  int g;
+
+  /* no per-pixel map to evaluate: float tables give the same pixels */
+  if (mode == CO_LUT_COMPUTE && !klass->remap)
+    mode = CO_LUT_TWO_TABLE;
+  co_lut_layout_full (&lut, mode, (CoInterp) s->interpolation,
+      (CoEdge) s->off_edge, base->in_format,
+      GST_VIDEO_INFO_WIDTH (&base->out_info),
+      GST_VIDEO_INFO_HEIGHT (&base->out_info),
+      GST_VIDEO_INFO_WIDTH (&base->in_info),
+      GST_VIDEO_INFO_HEIGHT (&base->in_info));
+  /* the tables are reallocated and rewritten below: until that succeeds
+   * priv->lut may point at freed or half-built memory */
+  priv->ready = FALSE;
+  if (klass->prepare && !klass->prepare (self, &lut, priv->new_caps))
+    return FALSE;
+  for (g = 0; g < lut.n_geometries; g++) {
+    gsize bytes = co_lut_table_bytes (&lut, g);
+    int t;
+    for (t = 0; bytes && t < (mode == CO_LUT_TWO_TABLE ? 2 : 1); t++)
+      if (!gst_co_base_filter_ensure (base, &priv->table[g * 2 + t],
+              &priv->table_size[g * 2 + t], bytes))
+        return FALSE;
+    if (mode == CO_LUT_COMPRESSED) {
+      lut.plane[g].packed = priv->table[g * 2];
+    } else if (mode == CO_LUT_TWO_TABLE) {
+      lut.plane[g].x = priv->table[g * 2];
+      lut.plane[g].y = priv->table[g * 2 + 1];
+    }
+  }
+  if (klass->build_lut) {
+    if (!klass->build_lut (self, &lut))
+      return FALSE;
+  } else if (mode != CO_LUT_COMPUTE) {
+    for (g = 0; g < lut.n_geometries; g++)
+      if (!(cuda && klass->map_cuda ? build_from_cuda_map (self, klass, &lut,
+                  g) : build_from_cpu_map (self, klass, &lut, g)))
+        return FALSE;
+  }
+  co_format_border (base->in_format, s->border_color, priv->border);
+  priv->lut = lut;
+  priv->ready = TRUE;
+  priv->new_caps = FALSE;
+  GST_DEBUG_OBJECT (self, "table rebuilt: %dx%d from %dx%d, lut %d, "
+      "interpolation %d, off-edge %d, %d fractional bits", lut.plane[0].width,
+      lut.plane[0].height, lut.plane[0].src_width, lut.plane[0].src_height,
+      lut.mode, lut.interp, lut.edge, lut.frac[0]);
+  return TRUE;
+}
+
+static GstFlowReturn
+gst_co_remap_filter_process (GstCoBaseFilter * base, const CoFrame * in,
+    CoFrame * out)
+{
+  GstCoRemapFilter *self = GST_CO_REMAP_FILTER (base);
+  GstCoRemapFilterClass *klass = GST_CO_REMAP_FILTER_GET_CLASS (self);
+  GstCoRemapFilterPrivate *priv = self->priv;
+  const CoLut *lut = &priv->lut;
+  Settings snap;
+  gboolean need;
+
+  GST_OBJECT_LOCK (self);
+  need = priv->dirty || !priv->ready;
+  snap = priv->set;
+  priv->dirty = FALSE;
+  GST_OBJECT_UNLOCK (self);
+
+  /* outside the lock: setters never wait for the GPU */
+  if (need && !rebuild (self, &snap))
+    return GST_FLOW_ERROR;
+  if (lut->mode == CO_LUT_COMPUTE)
+    return klass->remap (self, lut, in, out, priv->border);
+  if (base->active_backend == GST_CO_BACKEND_CPU) {
+    co_remap_cpu (lut, in, out, priv->border);
+    return GST_FLOW_OK;
+  }
+  return gst_co_base_filter_cuda_ok (base, co_remap_cuda (lut, in, out,
+          priv->border, base->stream), "remapping") ? GST_FLOW_OK :
+      GST_FLOW_ERROR;
+}
+
+static gboolean
+gst_co_remap_filter_set_info (GstCoBaseFilter * base, GstCaps * incaps,
+    const GstVideoInfo * in_info, GstCaps * outcaps,
+    const GstVideoInfo * out_info)
+{
+  GstCoRemapFilter *self = GST_CO_REMAP_FILTER (base);
+
+  /* the sizes are read from base->in_info/out_info at the rebuild */
+  self->priv->ready = FALSE;
+  self->priv->new_caps = TRUE;
+  return TRUE;
+}
+
+static void
+gst_co_remap_filter_release (GstCoBaseFilter * base)
+{
+  GstCoRemapFilterPrivate *priv = GST_CO_REMAP_FILTER (base)->priv;
+  int i;
+
+  for (i = 0; i < 4; i++) {
+    gst_co_base_filter_free (base, priv->table[i]);
+    priv->table[i] = NULL;
+    priv->table_size[i] = 0;
+  }
+  for (i = 0; i < 2; i++) {
+    gst_co_base_filter_free (base, priv->map[i]);
+    priv->map[i] = NULL;
+    priv->map_size[i] = 0;
+  }
+  priv->ready = FALSE;
+  priv->new_caps = TRUE;
+}
+
+/* ---- properties ---- */
+
+static void
+gst_co_remap_filter_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstCoRemapFilter *self = GST_CO_REMAP_FILTER (object);
+  Settings *s = &self->priv->set;
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_LUT:
+      s->lut = g_value_get_enum (value);
+      break;
+    case PROP_INTERPOLATION:
+      s->interpolation = g_value_get_enum (value);
+      break;
+    case PROP_BORDER_COLOR:
+      s->border_color = g_value_get_uint (value);
+      break;
+    case PROP_OFF_EDGE:
+      s->off_edge = g_value_get_enum (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      GST_OBJECT_UNLOCK (self);
+      return;
+  }
+  self->priv->dirty = TRUE;
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_co_remap_filter_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstCoRemapFilter *self = GST_CO_REMAP_FILTER (object);
+  Settings *s = &self->priv->set;
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_LUT:
+      g_value_set_enum (value, s->lut);
+      break;
+    case PROP_INTERPOLATION:
+      g_value_set_enum (value, s->interpolation);
+      break;
+    case PROP_BORDER_COLOR:
+      g_value_set_uint (value, s->border_color);
+      break;
+    case PROP_OFF_EDGE:
+      g_value_set_enum (value, s->off_edge);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+#define PARAM_LIVE (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | \
+    GST_PARAM_MUTABLE_PLAYING)
+
+static void
+gst_co_remap_filter_class_init (GstCoRemapFilterClass * klass)
+{
+  GObjectClass *oc = G_OBJECT_CLASS (klass);
+  GstCoBaseFilterClass *fc = GST_CO_BASE_FILTER_CLASS (klass);
+
+  GST_DEBUG_CATEGORY_INIT (gst_co_remap_filter_debug, "coremapfilter", 0,
+      "cudaoptics remap base class");
+
+  oc->set_property = gst_co_remap_filter_set_property;
+  oc->get_property = gst_co_remap_filter_get_property;
+
+  g_object_class_install_property (oc, PROP_LUT,
+      g_param_spec_enum ("lut", "LUT", "Look-up table strategy",
+          GST_TYPE_CO_LUT_MODE, DEFAULT_LUT, PARAM_LIVE));
+  g_object_class_install_property (oc, PROP_INTERPOLATION,
+      g_param_spec_enum ("interpolation", "Interpolation", "Sampling of the "
+          "source", GST_TYPE_CO_INTERPOLATION, DEFAULT_INTERPOLATION,
+          PARAM_LIVE));
+  g_object_class_install_property (oc, PROP_BORDER_COLOR,
+      g_param_spec_uint ("border-color", "Border colour", "Colour of output "
+          "pixels with no source pixel, as 0xAARRGGBB", 0, G_MAXUINT32,
+          DEFAULT_BORDER_COLOR, PARAM_LIVE));
+  /**
+   * GstCoRemapFilter:off-edge:
+   *
+   * What a sample falling outside the source takes: the border colour, the
+   * nearest edge pixel, or (wrap) the pixel x modulo the width with y
+   * clamped, which closes the seam of a 360-degree panorama.  A map's "no
+   * source pixel" always takes the border colour.
+   *
+   * Since: 0.2
+   */
+  g_object_class_install_property (oc, PROP_OFF_EDGE,
+      g_param_spec_enum ("off-edge", "Off edge", "Samples outside the "
+          "source: border colour, nearest edge pixel (clamp), or x modulo "
+          "the width with y clamped (wrap, 360-degree seams)",
+          GST_TYPE_CO_OFF_EDGE, DEFAULT_OFF_EDGE, PARAM_LIVE));
+
+  fc->set_info = GST_DEBUG_FUNCPTR (gst_co_remap_filter_set_info);
+  fc->process = GST_DEBUG_FUNCPTR (gst_co_remap_filter_process);
+  fc->release = GST_DEBUG_FUNCPTR (gst_co_remap_filter_release);
+
+  gst_type_mark_as_plugin_api (GST_TYPE_CO_REMAP_FILTER, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_CO_LUT_MODE, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_CO_INTERPOLATION, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_CO_OFF_EDGE, 0);
+}
+
+static void
+gst_co_remap_filter_init (GstCoRemapFilter * self)
+{
+  GstCoRemapFilterPrivate *priv =
+      gst_co_remap_filter_get_instance_private (self);
+
+  self->priv = priv;
+  priv->set.lut = DEFAULT_LUT;
+  priv->set.interpolation = DEFAULT_INTERPOLATION;
+  priv->set.border_color = DEFAULT_BORDER_COLOR;
+  priv->set.off_edge = DEFAULT_OFF_EDGE;
+  priv->dirty = TRUE;
+  priv->new_caps = TRUE;
+}

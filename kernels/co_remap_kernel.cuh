@@ -1,0 +1,208 @@
+/* cudaoptics — LGPL-2.1-or-later
+ *
+ * The remap kernel every geometric element's .cu instantiates (device code
+ * only).  The entries come from the table (compressed, two-table) or, for
+ * CO_LUT_COMPUTE, from the element's Entry functor evaluating its map per
+ * pixel; the samplers are co_remap.h's, so the bytes equal the C
+ * reference's.  Each thread produces four horizontally adjacent output
+ * pixels: one 16-byte LUT load (rows are padded to a multiple of four
+ * entries) and, where the destination allows, one vector store of
+ * 4 * bpp bytes, so that a warp reads and writes whole 128-byte lines.
+ */
+#ifndef CO_REMAP_KERNEL_CUH
+#define CO_REMAP_KERNEL_CUH
+
+#include <cuda_runtime.h>
+#include "co_remap.h"
+
+#define CO_BLOCK_X 32
+#define CO_BLOCK_Y 8
+#define CO_PX_PER_THREAD 4
+
+struct CoPlaneArgs
+{
+  CoSrcPlane src;
+  uint8_t *dst;
+  int32_t dst_pitch;
+  CoLutPlane lut;
+  int32_t shift, frac, vec, edge;
+  uint32_t border;
+};
+
+/* For elements without a per-pixel map: never called. */
+struct CoNoEntry
+{
+  __device__ uint32_t operator() (const CoPlaneArgs &, int, int, CoInterp)
+      const
+  {
+    return CO_LUT_UNMAPPED;
+  }
+};
+
+template <int K>
+__device__ __forceinline__ void
+co_store4 (uint8_t * d, const uint32_t v[4], int n, bool vec)
+{
+  const CoPixKind kind = (CoPixKind) K;
+  if (vec && n == 4) {
+    if (K == CO_PIX_U8X4) {
+      *(uint4 *) d = make_uint4 (v[0], v[1], v[2], v[3]);
+    } else if (K == CO_PIX_U8X1) {
+      *(uint32_t *) d = v[0] | (v[1] << 8) | (v[2] << 16) | (v[3] << 24);
+    } else if (K == CO_PIX_U8X3) {
+      uint32_t *w = (uint32_t *) d;
+      w[0] = v[0] | (v[1] << 24);
+      w[1] = (v[1] >> 8) | (v[2] << 16);
+      w[2] = (v[2] >> 16) | (v[3] << 8);
+    } else {
+      *(uint2 *) d = make_uint2 (v[0] | (v[1] << 16), v[2] | (v[3] << 16));
+    }
+    return;
+  }
+  for (int i = 0; i < n; i++)
+    co_pix_store (d + i * co_pix_bpp (kind), kind, v[i]);
+}
+
+template <int K, int I, int M, class E>
+__global__ void __launch_bounds__ (CO_BLOCK_X * CO_BLOCK_Y)
+co_remap_kernel (E ent, CoPlaneArgs a)
+{
+  const CoPixKind kind = (CoPixKind) K;
+  const CoInterp interp = (CoInterp) I;
+  const int x0 = (blockIdx.x * CO_BLOCK_X + threadIdx.x) * CO_PX_PER_THREAD;
+  const int y = blockIdx.y * CO_BLOCK_Y + threadIdx.y;
+  const int w = a.lut.width;
+  uint32_t e[4], v[4];
+
+  if (x0 >= w || y >= a.lut.height)
+    return;
+  const size_t li = (size_t) y * a.lut.pitch + x0;
+  if (M == CO_LUT_COMPRESSED) {
+    /* in bounds even on the last column: rows are padded to pitch */
+    uint4 q = __ldg ((const uint4 *) (a.lut.packed + li));
+    e[0] = q.x;
+    e[1] = q.y;
+    e[2] = q.z;
+    e[3] = q.w;
+  } else if (M == CO_LUT_TWO_TABLE) {
+    float4 fx = __ldg ((const float4 *) (a.lut.x + li));
+    float4 fy = __ldg ((const float4 *) (a.lut.y + li));
+    const int sw = a.lut.src_width, sh = a.lut.src_height, f = a.frac;
+    const CoEdge edge = (CoEdge) a.edge;
+    e[0] = co_lut_encode (interp, edge, fx.x, fy.x, sw, sh, f);
+    e[1] = co_lut_encode (interp, edge, fx.y, fy.y, sw, sh, f);
+    e[2] = co_lut_encode (interp, edge, fx.z, fy.z, sw, sh, f);
+    e[3] = co_lut_encode (interp, edge, fx.w, fy.w, sw, sh, f);
+  } else {
+#pragma unroll
+    for (int i = 0; i < 4; i++)
+      e[i] = ent (a, x0 + i, y, interp);
+  }
+#pragma unroll
+  for (int i = 0; i < 4; i++) {
+    /* past the row's end the table holds padding: never sample it */
+    if (x0 + i >= w)
+      e[i] = CO_LUT_UNMAPPED;
+    v[i] = co_sample (&a.src, kind, interp, a.frac, e[i], a.border);
+  }
+
+  const int n = min (CO_PX_PER_THREAD, w - x0);
+  co_store4<K> (a.dst + (size_t) y * a.dst_pitch +
+      (size_t) x0 * co_pix_bpp (kind), v, n, a.vec != 0);
+}
+
+template <class E>
+struct CoRemapPick
+{
+  typedef void (*Fn) (E, CoPlaneArgs);
+
+  template <int K>
+  static Fn
+  by_mode (CoLutMode m, CoInterp i)
+  {
+    static const Fn t[2][3] = {
+      {co_remap_kernel<K, 0, 0, E>, co_remap_kernel<K, 0, 1, E>,
+          co_remap_kernel<K, 0, 2, E>},
+      {co_remap_kernel<K, 1, 0, E>, co_remap_kernel<K, 1, 1, E>,
+          co_remap_kernel<K, 1, 2, E>},
+    };
+    return t[i][m];
+  }
+
+  static Fn
+  get (CoPixKind k, CoLutMode m, CoInterp i)
+  {
+    switch (k) {
+      case CO_PIX_U8X1:
+        return by_mode<CO_PIX_U8X1> (m, i);
+      case CO_PIX_U8X2:
+        return by_mode<CO_PIX_U8X2> (m, i);
+      case CO_PIX_U8X3:
+        return by_mode<CO_PIX_U8X3> (m, i);
+      case CO_PIX_U8X4:
+        return by_mode<CO_PIX_U8X4> (m, i);
+      default:
+        return by_mode<CO_PIX_U16X1> (m, i);
+    }
+  }
+};
+
+static inline bool
+co_aligned (const void *p, int pitch, int a)
+{
+  return ((uintptr_t) p % a) == 0 && (pitch % a) == 0;
+}
+
+static inline dim3
+co_grid_for (int w, int h, int px)
+{
+  return dim3 ((w + CO_BLOCK_X * px - 1) / (CO_BLOCK_X * px),
+      (h + CO_BLOCK_Y - 1) / CO_BLOCK_Y);
+}
+
+/* Checks and launches every plane of the frame; returns a cudaError_t. */
+template <class E>
+static int
+co_remap_launch (const E & ent, const CoLut * lut, const CoFrame * in,
+    CoFrame * out, const uint32_t border[CO_MAX_PLANES], cudaStream_t s)
+{
+  for (int pi = 0; pi < co_format_n_planes (lut->format); pi++) {
+    const int g = pi > 0 ? 1 : 0;
+    const CoPixKind kind = co_format_plane_kind (lut->format, pi);
+    const int bpp = co_pix_bpp (kind);
+    const int load_align = bpp == 3 ? 1 : bpp;
+    const int vec_align = bpp == 4 ? 16 : bpp == 2 ? 8 : 4;
+    CoPlaneArgs a;
+
+    a.lut = lut->plane[g];
+    if (a.lut.width <= 0 || a.lut.height <= 0 || a.lut.src_width <= 0 ||
+        a.lut.src_height <= 0)
+      return cudaErrorInvalidValue;
+    if (!in->data[pi] || !out->data[pi])
+      return cudaErrorInvalidDevicePointer;
+    if ((lut->mode == CO_LUT_COMPRESSED && !a.lut.packed) ||
+        (lut->mode == CO_LUT_TWO_TABLE && (!a.lut.x || !a.lut.y)))
+      return cudaErrorInvalidDevicePointer;
+    if (!co_aligned (in->data[pi], in->pitch[pi], load_align) ||
+        !co_aligned (out->data[pi], out->pitch[pi], load_align))
+      return cudaErrorMisalignedAddress;
+    a.src.data = in->data[pi];
+    a.src.pitch = in->pitch[pi];
+    a.src.width = a.lut.src_width;
+    a.src.height = a.lut.src_height;
+    a.src.wrap_x = lut->edge == CO_EDGE_WRAP;
+    a.dst = out->data[pi];
+    a.dst_pitch = out->pitch[pi];
+    a.shift = g;
+    a.frac = lut->frac[g];
+    a.edge = lut->edge;
+    a.vec = co_aligned (out->data[pi], out->pitch[pi], vec_align);
+    a.border = border[pi];
+    CoRemapPick<E>::get (kind, lut->mode, lut->interp)
+        <<<co_grid_for (a.lut.width, a.lut.height, CO_PX_PER_THREAD),
+        dim3 (CO_BLOCK_X, CO_BLOCK_Y), 0, s>>> (ent, a);
+  }
+  return cudaGetLastError ();
+}
+
+#endif /* CO_REMAP_KERNEL_CUH */
