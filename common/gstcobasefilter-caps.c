@@ -99,27 +99,80 @@ gst_co_info_from_caps (GstVideoInfo * info, CoBayer * bayer,
   return FALSE;
 }
 
+#ifdef HAVE_GST_CUDA
+/* What GstCudaMemory can lay out (its allocator refuses, and 1.22's aborts
+ * on, any other format: grey, 16-bit RGBA and Bayer have no CUDA-memory
+ * layout up to 1.26), among the formats our kernels take. */
+static const gchar *const cuda_memory_formats[] = {
+  "RGBA", "BGRA", "RGBx", "BGRx", "RGB", "NV12", "I420",
+};
+
+static gboolean
+cuda_memory_format (const gchar * format)
+{
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (cuda_memory_formats); i++)
+    if (g_strcmp0 (format, cuda_memory_formats[i]) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+/* The CUDA-memory copy of @sys: its formats that GstCudaMemory can hold;
+ * NULL when none (a Bayer pad). */
+static GstStructure *
+cuda_memory_structure (const GstStructure * sys)
+{
+  const GValue *v = gst_structure_get_value (sys, "format");
+  GValue list = G_VALUE_INIT;
+  GstStructure *ret = NULL;
+  guint i, n;
+
+  if (!gst_structure_has_name (sys, "video/x-raw") || !v)
+    return NULL;
+  g_value_init (&list, GST_TYPE_LIST);
+  n = GST_VALUE_HOLDS_LIST (v) ? gst_value_list_get_size (v) : 1;
+  for (i = 0; i < n; i++) {
+    const GValue *f = GST_VALUE_HOLDS_LIST (v) ?
+        gst_value_list_get_value (v, i) : v;
+    if (G_VALUE_HOLDS_STRING (f) && cuda_memory_format (g_value_get_string (f)))
+      gst_value_list_append_value (&list, f);
+  }
+  if (gst_value_list_get_size (&list) > 0) {
+    ret = gst_structure_copy (sys);
+    if (gst_value_list_get_size (&list) == 1)
+      gst_structure_set_value (ret, "format",
+          gst_value_list_get_value (&list, 0));
+    else
+      gst_structure_set_value (ret, "format", &list);
+  }
+  g_value_unset (&list);
+  return ret;
+}
+#endif
+
 void
 gst_co_base_filter_class_add_template (GstElementClass * klass,
     GstPadDirection direction, const gchar * media_type,
     const gchar * formats, gint max_size)
 {
-  GstCaps *caps = gst_caps_new_empty ();
-  gchar *tail = g_strdup_printf ("format=(string)%s, width=(int)[1, %d], "
+  gchar *str = g_strdup_printf ("%s, format=(string)%s, width=(int)[1, %d], "
       "height=(int)[1, %d], framerate=(fraction)[0/1, 2147483647/1]",
-      formats, max_size, max_size);
-  gchar *str;
+      media_type, formats, max_size, max_size);
+  GstCaps *sys = gst_caps_from_string (str), *caps = gst_caps_new_empty ();
 
+  g_free (str);
+  g_assert (sys != NULL);
 #ifdef HAVE_GST_CUDA
-  str = g_strdup_printf ("%s(" GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY "), %s",
-      media_type, tail);
-  gst_caps_append (caps, gst_caps_from_string (str));
-  g_free (str);
+  {
+    GstStructure *cuda = cuda_memory_structure (gst_caps_get_structure (sys,
+            0));
+    if (cuda)
+      gst_caps_append_structure_full (caps, cuda,
+          gst_caps_features_new_single (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY));
+  }
 #endif
-  str = g_strdup_printf ("%s, %s", media_type, tail);
-  gst_caps_append (caps, gst_caps_from_string (str));
-  g_free (str);
-  g_free (tail);
+  gst_caps_append (caps, sys);
 
   gst_element_class_add_pad_template (klass,
       gst_pad_template_new (direction == GST_PAD_SINK ? "sink" : "src",

@@ -701,26 +701,46 @@ GST_END_TEST;
 
 /* ---- memory domains on the CUDA backend: cudaupload/cudadownload ---- */
 
+/* Every frame of @desc's appsink "sink"; NULL after an error or a stall
+ * (the pipeline is torn down before the caller asserts). */
 static GPtrArray *
 run_chain (const gchar * desc, gint * w, gint * hh)
 {
-  GstElement *p = gst_parse_launch (desc, NULL);
+  GError *err = NULL;
+  GstElement *p = gst_parse_launch (desc, &err);
   GstElement *sink;
   GPtrArray *frames = g_ptr_array_new_with_free_func ((GDestroyNotify)
       gst_buffer_unref);
   GstSample *sample;
+  GstMessage *msg;
+  GstBus *bus;
 
-  fail_unless (p != NULL, "%s", desc);
+  if (!p || err) {
+    GST_ERROR ("%s: %s", desc, err ? err->message : "no pipeline");
+    g_clear_error (&err);
+    gst_clear_object (&p);
+    g_ptr_array_free (frames, TRUE);
+    return NULL;
+  }
   sink = gst_bin_get_by_name (GST_BIN (p), "sink");
-  fail_unless (gst_element_set_state (p, GST_STATE_PLAYING) !=
-      GST_STATE_CHANGE_FAILURE);
-  while ((sample = gst_app_sink_pull_sample (GST_APP_SINK (sink)))) {
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  while ((sample = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
+              10 * GST_SECOND))) {
     GstStructure *s = gst_caps_get_structure (gst_sample_get_caps (sample), 0);
     gst_structure_get_int (s, "width", w);
     gst_structure_get_int (s, "height", hh);
     g_ptr_array_add (frames, gst_buffer_ref (gst_sample_get_buffer (sample)));
     gst_sample_unref (sample);
   }
+  bus = gst_element_get_bus (p);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  if (msg || !gst_app_sink_is_eos (GST_APP_SINK (sink))) {
+    GST_ERROR ("%s: %" GST_PTR_FORMAT, desc, msg);
+    g_ptr_array_free (frames, TRUE);
+    frames = NULL;
+  }
+  gst_clear_message (&msg);
+  gst_object_unref (bus);
   gst_element_set_state (p, GST_STATE_NULL);
   gst_object_unref (sink);
   gst_object_unref (p);
@@ -728,8 +748,9 @@ run_chain (const gchar * desc, gint * w, gint * hh)
 }
 
 #define SRC "videotestsrc num-buffers=4 pattern=zone-plate kx2=20 ky2=20 kt=1 ! "
+/* GstCudaMemory has no grey layout: GRAY8 comes in system memory only */
 static const gchar *chain_cases[][2] = {
-  {"coscale", "GRAY8"}, {"coscale", "RGBA"}, {"cogray", "GRAY8"},
+  {"coscale", "RGBA"}, {"cogray", "GRAY8"}, {"comean", "RGBA"},
   {"comean overlay=true", "RGBA"},
 };
 
@@ -756,18 +777,23 @@ GST_START_TEST (test_memory_domains)
     gint rw = 0, rh = 0;
     GPtrArray *ref = run_chain (ref_desc, &rw, &rh);
 
-    fail_unless_equals_int (ref->len, 4);
+    fail_unless (ref != NULL && ref->len == 4, "%s", ref_desc);
     for (m = 0; m < 4; m++) {
       gchar *desc = g_strdup_printf (SRC "video/x-raw, format=%s, width=64, "
           "height=48 ! %s%s backend=cuda%s video/x-raw ! appsink name=sink "
           "sync=false", chain_cases[c][1], (m & 1) ? up : "",
           chain_cases[c][0], (m & 2) ? down : " ! ");
       gint w = 0, hh = 0;
-      GPtrArray *got = run_chain (desc, &w, &hh);
+      GPtrArray *got;
       GstVideoInfo oi;
 
+      if ((m & 1) && strcmp (chain_cases[c][1], "GRAY8") == 0) {
+        g_free (desc);
+        continue;
+      }
       GST_INFO ("%s", desc);
-      fail_unless_equals_int (got->len, 4);
+      got = run_chain (desc, &w, &hh);
+      fail_unless (got != NULL && got->len == 4, "%s", desc);
       fail_unless (w == rw && hh == rh, "%s: %dx%d", desc, w, hh);
       gst_video_info_set_format (&oi, g_str_has_prefix (chain_cases[c][0],
               "cogray") ? GST_VIDEO_FORMAT_RGBA :
@@ -784,6 +810,83 @@ GST_START_TEST (test_memory_domains)
 }
 
 GST_END_TEST;
+
+#ifdef HAVE_GST_CUDA
+/* CUDA memory of a context the element did not start with (device-id -1):
+ * it takes that context instead of crossing the host, without a warning,
+ * and its output lives in that context from the next frame on. */
+GST_START_TEST (test_adopts_foreign_context)
+{
+  GstCaps *caps = video_caps ("RGBA", 64, 48), *sys = gst_caps_copy (caps);
+  GstCudaContext *other;
+  GstBufferPool *pool;
+  GstStructure *config;
+  GstHarness *h;
+  GstBus *bus = gst_bus_new ();
+  GstMessage *msg;
+  GstVideoInfo ii, oi;
+  gint i;
+
+  if (!backend_usable (1) || !gst_cuda_load_library ())
+    goto out;
+  gst_cuda_memory_init_once ();
+  other = gst_cuda_context_new (0);
+  fail_unless (other != NULL);
+  gst_caps_set_features (caps, 0,
+      gst_caps_features_new_single (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY));
+  gst_video_info_from_caps (&ii, sys);
+  pool = gst_cuda_buffer_pool_new (other);
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_set_params (config, caps, ii.size, 0, 0);
+  fail_unless (gst_buffer_pool_set_config (pool, config));
+  fail_unless (gst_buffer_pool_set_active (pool, TRUE));
+
+  h = harness_for (test_scale_get_type (), 1, gst_caps_ref (caps));
+  gst_element_set_bus (h->element, bus);
+  gst_video_info_set_format (&oi, GST_VIDEO_FORMAT_RGBA, 128, 96);
+  for (i = 0; i < 4; i++) {
+    GstBuffer *host = random_frame (&ii, 200 + i), *in = NULL, *out;
+    GstVideoFrame a, b;
+    GstMemory *mem;
+    gint y;
+
+    fail_unless (gst_buffer_pool_acquire_buffer (pool, &in, NULL) ==
+        GST_FLOW_OK);
+    fail_unless (gst_video_frame_map (&a, &ii, host, GST_MAP_READ));
+    fail_unless (gst_video_frame_map (&b, &ii, in, GST_MAP_WRITE));
+    for (y = 0; y < 48; y++)
+      memcpy ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&b, 0) + y *
+          GST_VIDEO_FRAME_PLANE_STRIDE (&b, 0),
+          (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&a, 0) + y *
+          GST_VIDEO_FRAME_PLANE_STRIDE (&a, 0), 64 * 4);
+    gst_video_frame_unmap (&b);
+    gst_video_frame_unmap (&a);
+    out = gst_harness_push_and_pull (h, in);
+    fail_unless (out != NULL);
+    check_scaled (&ii, host, &oi, out);
+    mem = gst_buffer_peek_memory (out, 0);
+    if (i > 0)
+      fail_unless (gst_is_cuda_memory (mem) &&
+          GST_CUDA_MEMORY_CAST (mem)->context == other,
+          "frame %d: output not in the adopted context", i);
+    gst_buffer_unref (host);
+    gst_buffer_unref (out);
+  }
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING | GST_MESSAGE_ERROR);
+  fail_unless (msg == NULL, "%" GST_PTR_FORMAT, msg);
+  gst_element_set_bus (h->element, NULL);
+  gst_harness_teardown (h);
+  gst_buffer_pool_set_active (pool, FALSE);
+  gst_object_unref (pool);
+  gst_object_unref (other);
+out:
+  gst_object_unref (bus);
+  gst_caps_unref (sys);
+  gst_caps_unref (caps);
+}
+
+GST_END_TEST;
+#endif
 
 static Suite *
 modes_suite (void)
@@ -805,6 +908,9 @@ modes_suite (void)
   tcase_add_loop_test (tc, test_analyse_passthrough_with_results, 0, 2);
   tcase_add_loop_test (tc, test_analyse_writes, 0, 2);
   tcase_add_test (tc, test_memory_domains);
+#ifdef HAVE_GST_CUDA
+  tcase_add_test (tc, test_adopts_foreign_context);
+#endif
   return s;
 }
 
