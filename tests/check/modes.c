@@ -888,6 +888,41 @@ out:
 GST_END_TEST;
 #endif
 
+/* GstCudaMemory holds no grey or Bayer frame: templates never offer them
+ * in memory:CUDAMemory (1.22's allocator aborts on GRAY8) */
+GST_START_TEST (test_cuda_memory_templates)
+{
+  GType types[] = { test_scale_get_type (), test_bayer_get_type () };
+  guint t, i;
+
+  for (t = 0; t < G_N_ELEMENTS (types); t++) {
+    GstElementClass *ec = g_type_class_ref (types[t]);
+    GstCaps *caps = gst_pad_template_get_caps
+        (gst_element_class_get_pad_template (ec, "sink"));
+    guint n_cuda = 0;
+
+    for (i = 0; i < gst_caps_get_size (caps); i++) {
+      GstCapsFeatures *f = gst_caps_get_features (caps, i);
+      const GstStructure *s = gst_caps_get_structure (caps, i);
+      if (!gst_caps_features_contains (f, "memory:CUDAMemory"))
+        continue;
+      n_cuda++;
+      fail_unless (gst_structure_has_name (s, "video/x-raw"));
+      fail_unless_equals_string (gst_structure_get_string (s, "format"),
+          "RGBA");
+    }
+#ifdef HAVE_GST_CUDA
+    fail_unless_equals_int (n_cuda, t == 0 ? 1 : 0);
+#else
+    fail_unless_equals_int (n_cuda, 0);
+#endif
+    gst_caps_unref (caps);
+    g_type_class_unref (ec);
+  }
+}
+
+GST_END_TEST;
+
 static Suite *
 modes_suite (void)
 {
@@ -908,6 +943,7 @@ modes_suite (void)
   tcase_add_loop_test (tc, test_analyse_passthrough_with_results, 0, 2);
   tcase_add_loop_test (tc, test_analyse_writes, 0, 2);
   tcase_add_test (tc, test_memory_domains);
+  tcase_add_test (tc, test_cuda_memory_templates);
 #ifdef HAVE_GST_CUDA
   tcase_add_test (tc, test_adopts_foreign_context);
 #endif
