@@ -787,7 +787,11 @@ GST_START_TEST (test_memory_domains)
       GPtrArray *got;
       GstVideoInfo oi;
 
-      if ((m & 1) && strcmp (chain_cases[c][1], "GRAY8") == 0) {
+      /* no grey layout in CUDA memory; an analyser keeps the memory it
+       * got, so it is only run system to system and CUDA to CUDA */
+      if (((m & 1) && strcmp (chain_cases[c][1], "GRAY8") == 0) ||
+          (g_str_has_prefix (chain_cases[c][0], "comean") &&
+              (m == 1 || m == 2))) {
         g_free (desc);
         continue;
       }
