@@ -275,14 +275,28 @@ co_open_device (GstCoBaseFilter * self, gint device_id, gchar ** why)
 #ifdef HAVE_CUDA
   if (gst_co_device_push (self->device)) {
     cudaStream_t s = NULL;
-    cudaError_t err = cudaStreamCreateWithFlags (&s, cudaStreamNonBlocking);
+    cudaEvent_t ev = NULL;
+    cudaError_t err = cudaSuccess;
+#ifdef CO_CUDA_STREAMS
+    /* a GstCudaStream, so that memory of our pools carries it and
+     * neighbours order their work after ours without a host wait */
+    priv->gst_stream = gst_cuda_stream_new (priv->cuda_context);
+    if (priv->gst_stream)
+      s = (cudaStream_t) gst_cuda_stream_get_handle (priv->gst_stream);
+    else
+#endif
+      err = cudaStreamCreateWithFlags (&s, cudaStreamNonBlocking);
+    if (err == cudaSuccess)
+      err = cudaEventCreateWithFlags (&ev, cudaEventDisableTiming);
     gst_co_device_pop (self->device);
     if (err == cudaSuccess) {
       self->stream = s;
+      priv->event = ev;
       priv->host_alloc = gst_co_host_allocator_new (self->device);
       return TRUE;
     }
-    *why = g_strdup_printf ("cudaStreamCreate: %s", cudaGetErrorString (err));
+    *why = g_strdup_printf ("creating a CUDA stream: %s",
+        cudaGetErrorString (err));
   } else {
     *why = g_strdup ("the CUDA context could not be made current");
   }
@@ -310,10 +324,17 @@ co_close_device (GstCoBaseFilter * self)
   co_free_stages (self);
 #ifdef HAVE_CUDA
   if (self->stream && gst_co_device_push (self->device)) {
-    GST_CO_CUDA_OK (self, cudaStreamDestroy ((cudaStream_t) self->stream));
+    if (priv->event)
+      GST_CO_CUDA_OK (self, cudaEventDestroy ((cudaEvent_t) priv->event));
+    if (!priv->gst_stream)
+      GST_CO_CUDA_OK (self, cudaStreamDestroy ((cudaStream_t) self->stream));
     gst_co_device_pop (self->device);
   }
 #endif
+#ifdef CO_CUDA_STREAMS
+  gst_clear_cuda_stream ((GstCudaStream **) & priv->gst_stream);
+#endif
+  priv->event = NULL;
   self->stream = NULL;
   gst_clear_object (&priv->host_alloc);
   gst_clear_object (&self->device);

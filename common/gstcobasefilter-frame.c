@@ -147,28 +147,60 @@ copy_planes (GstCoBaseFilter * self, const CoFrame * dst, const CoFrame * src,
   return TRUE;
 }
 
+#ifdef CO_CUDA_STREAMS
+/* @b waits on the device for the work queued on @a so far. */
+static gboolean
+stream_wait (GstCoBaseFilter * self, gpointer a, gpointer b)
+{
+  cudaEvent_t ev = (cudaEvent_t) self->priv->event;
+
+  return GST_CO_CUDA_OK (self, cudaEventRecord (ev, (cudaStream_t) a)) &&
+      GST_CO_CUDA_OK (self, cudaStreamWaitEvent ((cudaStream_t) b, ev, 0));
+}
+#endif
+
 /* Maps @buf for the device and gives the frame the kernels will use; the
  * staging frame of @side (0 input, 1 output) when it must be copied.  Read
- * access uploads.  Every failure has posted its element error. */
+ * access uploads.  *ordered: the memory carries a CUDA stream (1.24+), so
+ * its users order their work after ours on the device; *foreign: that
+ * stream when it is not ours (our stream then waits for it here, and it
+ * waits for ours after the frame).  Every failure has posted its element
+ * error. */
 static gboolean
 map_side (GstCoBaseFilter * self, int side, GstBuffer * buf,
     GstVideoInfo * info, CoFormat format, CoBayer bayer, GstMapFlags flags,
-    GstVideoFrame * vf, CoFrame * dev, SideKind * kind)
+    GstVideoFrame * vf, CoFrame * dev, SideKind * kind, gboolean * ordered,
+    gpointer * foreign)
 {
   GstMemory *mem = gst_buffer_n_memory (buf) == 1 ?
       gst_buffer_peek_memory (buf, 0) : NULL;
   CoFrame host;
   int i;
 
+  *ordered = FALSE;
+  *foreign = NULL;
 #ifdef HAVE_GST_CUDA
   if (mem && gst_is_cuda_memory (mem)) {
     if (GST_CUDA_MEMORY_CAST (mem)->context == self->priv->cuda_context) {
-      if (flags & GST_MAP_READ)
-        gst_co_cuda_memory_sync (mem);
+#ifdef CO_CUDA_STREAMS
+      GstCudaStream *ms;
+#endif
+      /* the map queues any pending upload on the memory's own stream */
       if (!gst_video_frame_map (vf, info, buf, flags | GST_MAP_CUDA))
         return map_failed (self, side, "map");
       frame_from_video (vf, format, bayer, dev);
       *kind = SIDE_CUDA;
+#ifdef CO_CUDA_STREAMS
+      ms = gst_cuda_memory_get_stream (GST_CUDA_MEMORY_CAST (mem));
+      *ordered = ms != NULL;
+      if (ms && ms != self->priv->gst_stream) {
+        *foreign = gst_cuda_stream_get_handle (ms);
+        if (!stream_wait (self, *foreign, self->stream)) {
+          gst_video_frame_unmap (vf);
+          return map_failed (self, side, "order");
+        }
+      }
+#endif
       return TRUE;
     }
     /* an output buffer from the pool of a context just given up is
@@ -226,7 +258,9 @@ process_cuda (GstCoBaseFilter * self, GstBuffer * inbuf, GstBuffer * outbuf,
   SideKind kin, kout = SIDE_CUDA;
   GstFlowReturn ret = GST_FLOW_ERROR;
   gboolean in_mapped = FALSE, out_mapped = FALSE;
-  cudaError_t err;
+  gboolean in_ordered = FALSE, out_ordered = FALSE;
+  gpointer in_foreign = NULL, out_foreign = NULL;
+  cudaError_t err = cudaSuccess;
 
   if (!gst_co_device_push (self->device)) {
     GST_ELEMENT_ERROR (self, LIBRARY, FAILED,
@@ -235,11 +269,12 @@ process_cuda (GstCoBaseFilter * self, GstBuffer * inbuf, GstBuffer * outbuf,
   }
   in_mapped = map_side (self, 0, inbuf, &self->in_info, self->in_format,
       self->in_bayer, writes ? GST_MAP_READWRITE : GST_MAP_READ, &in, &din,
-      &kin);
+      &kin, &in_ordered, &in_foreign);
   if (!in_mapped)
     goto done;
   if (analyse) {
     GST_LOG_OBJECT (self, "analysing %d%s", kin, writes ? ", writing" : "");
+    out_ordered = in_ordered;
     ret = klass->process (self, &din, writes ? &din : NULL);
     if (ret == GST_FLOW_OK && writes && kin == SIDE_STAGED &&
         !download (self, &in, self->in_format, &din))
@@ -247,7 +282,8 @@ process_cuda (GstCoBaseFilter * self, GstBuffer * inbuf, GstBuffer * outbuf,
     goto done;
   }
   out_mapped = map_side (self, 1, outbuf, &self->out_info, self->out_format,
-      self->out_bayer, GST_MAP_WRITE, &out, &dout, &kout);
+      self->out_bayer, GST_MAP_WRITE, &out, &dout, &kout, &out_ordered,
+      &out_foreign);
   if (!out_mapped)
     goto done;
   GST_LOG_OBJECT (self, "in %d out %d", kin, kout);
@@ -257,11 +293,24 @@ process_cuda (GstCoBaseFilter * self, GstBuffer * inbuf, GstBuffer * outbuf,
     ret = GST_FLOW_ERROR;
 
 done:
-  /* 1.22's GstCudaMemory has no stream of its own: the frame must be
-   * complete before it leaves, and on an error path no copy may still read
-   * a buffer that goes back to its pool.  Results copied to host memory
-   * (gst_co_base_filter_alloc_host) are complete after it too. */
-  err = cudaStreamSynchronize ((cudaStream_t) self->stream);
+#ifdef CO_CUDA_STREAMS
+  /* whoever uses these frames next on their own streams comes after us */
+  if (in_foreign && !stream_wait (self, self->stream, in_foreign))
+    ret = GST_FLOW_ERROR;
+  if (out_foreign && !stream_wait (self, self->stream, out_foreign))
+    ret = GST_FLOW_ERROR;
+#endif
+  /* A frame leaves complete unless both its memories carry a stream (1.24+
+   * CUDA memory), which orders every later user after our work on the
+   * device.  Otherwise (1.22's CUDA memory, host memory) the host waits:
+   * no copy may still read a buffer that goes back to its pool, and
+   * results in host memory (gst_co_base_filter_alloc_host) are complete
+   * before finish.  An error path always waits. */
+  if (!in_ordered || !out_ordered || klass->finish || ret != GST_FLOW_OK ||
+      self->priv->always_sync)
+    err = cudaStreamSynchronize ((cudaStream_t) self->stream);
+  else
+    err = cudaGetLastError ();
   if (err != cudaSuccess && ret != GST_FLOW_ERROR) {
     GST_ELEMENT_ERROR (self, LIBRARY, FAILED, ("CUDA error while processing "
             "a frame: %s", cudaGetErrorString (err)), ("%s",

@@ -52,6 +52,10 @@ make_pool (GstCoBaseFilter * self, GstCaps * caps, guint * size, guint min,
   gst_buffer_pool_config_set_params (config, pcaps, *size, min, max);
   gst_caps_unref (pcaps);
   gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+#ifdef CO_CUDA_STREAMS
+  if (co_caps_is_cuda (caps, 0) && self->priv->gst_stream)
+    gst_buffer_pool_config_set_cuda_stream (config, self->priv->gst_stream);
+#endif
   if (!co_caps_is_cuda (caps, 0) && self->priv->host_alloc) {
     GstAllocationParams params;
     gst_allocation_params_init (&params);

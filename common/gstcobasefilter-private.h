@@ -36,6 +36,11 @@ struct _GstCoBaseFilterPrivate
 
   gpointer cuda_context;        /* GstCudaContext *, under the object lock */
   GstAllocator *host_alloc;
+  gpointer gst_stream;          /* GstCudaStream * wrapping self->stream
+                                 * (1.24+), put on our pools' memory */
+  gpointer event;               /* cudaEvent_t ordering foreign streams */
+  gboolean always_sync;         /* CO_SYNC_EVERY_FRAME set at start: the
+                                 * 1.22 behaviour, for comparisons */
 
   CoFrame stage[2];             /* device frames for staged input, output */
   gpointer stage_mem[2];

@@ -151,6 +151,7 @@ gst_co_base_filter_start (GstBaseTransform * bt)
   self->active_backend = GST_CO_BACKEND_CPU;
   GST_OBJECT_UNLOCK (self);
   co_fault_arm (self);
+  priv->always_sync = g_getenv ("CO_SYNC_EVERY_FRAME") != NULL;
 
   if (backend != GST_CO_BACKEND_CPU) {
     if (co_open_device (self, device_id, &why)) {

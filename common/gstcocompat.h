@@ -41,12 +41,12 @@ G_BEGIN_DECLS
 #define g_spawn_check_wait_status(status, error) g_spawn_check_exit_status ((status), (error))
 #endif
 
-/* 1.24 gave GstCudaMemory a stream of its own: a producer (nvh264dec,
- * cudaconvert) may hand over memory whose copy is still in flight on it */
+/* 1.24 gave GstCudaMemory a stream of its own (and pools a stream to put
+ * on their memory): frames are then ordered on the device by events instead
+ * of a host synchronisation per frame (gstcobasefilter-frame.c). */
 #if defined (HAVE_GST_CUDA) && GST_CHECK_VERSION (1, 24, 0)
-#define gst_co_cuda_memory_sync(mem) gst_cuda_memory_sync (GST_CUDA_MEMORY_CAST (mem))
-#else
-#define gst_co_cuda_memory_sync(mem) G_STMT_START { (void) (mem); } G_STMT_END
+#define CO_CUDA_STREAMS 1
+#include <gst/cuda/gstcudastream.h>
 #endif
 
 G_END_DECLS
