@@ -87,7 +87,10 @@ co_propose_allocation (GstBaseTransform * bt, GstQuery * decide_query,
   GstCaps *caps;
   guint size;
 
-  if (!CO_PARENT_CLASS->propose_allocation (bt, decide_query, query))
+  /* in place, BaseTransform asks downstream, which may not answer
+   * (fakesink): then nobody proposed anything, and ours is still good */
+  if (!CO_PARENT_CLASS->propose_allocation (bt, decide_query, query) &&
+      !analyse)
     return FALSE;
   if (!decide_query && !analyse)        /* passthrough */
     return TRUE;

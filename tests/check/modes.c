@@ -11,6 +11,7 @@
 #include <gst/app/gstappsink.h>
 #include "modes-ops.h"
 #include "gstcometa.h"
+#include "gstcohostmemory.h"
 #include "../../include/cudaoptics/co-results.h"
 
 #ifdef HAVE_CUDA
@@ -927,6 +928,62 @@ GST_START_TEST (test_cuda_memory_templates)
 
 GST_END_TEST;
 
+/* An analyser works in place, so the allocation query goes downstream; when
+ * downstream offers no pool (fakesink), the CUDA backend still gives
+ * upstream its pinned pool, which the device reads without a staging copy.
+ * The CPU backend adds none. */
+GST_START_TEST (test_analyse_offers_pinned_pool)
+{
+  GstElement *p, *e;
+  GstPad *pad;
+  GstCaps *caps = video_caps ("RGBA", 64, 48);
+  GstQuery *q;
+  GstBufferPool *pool = NULL;
+  gboolean answered, pinned = FALSE;
+  guint n_pools;
+
+  if (!backend_usable (__i__))
+    return;
+  p = gst_parse_launch ("appsrc name=src ! comean name=e ! fakesink", NULL);
+  fail_unless (p != NULL);
+  e = gst_bin_get_by_name (GST_BIN (p), "e");
+  g_object_set (e, "backend", __i__ ? GST_CO_BACKEND_CUDA :
+      GST_CO_BACKEND_CPU, NULL);
+  fail_unless (gst_element_set_state (p, GST_STATE_PAUSED) !=
+      GST_STATE_CHANGE_FAILURE);
+  pad = gst_element_get_static_pad (e, "sink");
+  fail_unless (gst_pad_send_event (pad, gst_event_new_stream_start ("s")));
+  fail_unless (gst_pad_send_event (pad, gst_event_new_caps (caps)));
+  q = gst_query_new_allocation (caps, TRUE);
+  answered = gst_pad_query (pad, q);
+  n_pools = gst_query_get_n_allocation_pools (q);
+  if (n_pools > 0) {
+    GstBuffer *buf = NULL;
+    gst_query_parse_nth_allocation_pool (q, 0, &pool, NULL, NULL, NULL);
+    if (pool && gst_buffer_pool_set_active (pool, TRUE) &&
+        gst_buffer_pool_acquire_buffer (pool, &buf, NULL) == GST_FLOW_OK) {
+      pinned = gst_is_co_host_memory (gst_buffer_peek_memory (buf, 0));
+      gst_buffer_unref (buf);
+    }
+    if (pool) {
+      gst_buffer_pool_set_active (pool, FALSE);
+      gst_object_unref (pool);
+    }
+  }
+  gst_query_unref (q);
+  gst_object_unref (pad);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (e);
+  gst_object_unref (p);
+  gst_caps_unref (caps);
+  /* asserted after the teardown: a failure must not leave a pipeline up */
+  fail_unless (answered, "the allocation query was refused");
+  fail_unless_equals_int (n_pools, __i__ ? 1 : 0);
+  fail_unless (!__i__ || pinned, "the pool offered is not of pinned memory");
+}
+
+GST_END_TEST;
+
 static Suite *
 modes_suite (void)
 {
@@ -946,6 +1003,7 @@ modes_suite (void)
   tcase_add_loop_test (tc, test_convert_bayer_to_rgba, 0, 2);
   tcase_add_loop_test (tc, test_analyse_passthrough_with_results, 0, 2);
   tcase_add_loop_test (tc, test_analyse_writes, 0, 2);
+  tcase_add_loop_test (tc, test_analyse_offers_pinned_pool, 0, 2);
   tcase_add_test (tc, test_memory_domains);
   tcase_add_test (tc, test_cuda_memory_templates);
 #ifdef HAVE_GST_CUDA
