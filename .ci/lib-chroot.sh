@@ -1,5 +1,6 @@
 # cudaoptics CI — helpers for the chroot guard steps (.ci/old-gst.sh,
-# .ci/arm64.sh, .ci/cuda11.sh).  Sourced, not run.
+# .ci/arm64.sh, .ci/cuda11.sh, .ci/debian13.sh; tests/gpu-126.sh).  Sourced,
+# not run.
 #
 # Roots are debootstrap chroots cached under $CO_CI_CACHE/roots/NAME-KEY, KEY
 # a hash of everything that makes the root (suite, architectures, package
@@ -30,6 +31,16 @@ CO_BULLSEYE_PKGS="gcc libc6-dev binutils ninja-build pkg-config python3
  libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
  gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-tools
  python3-gi gir1.2-gst-plugins-base-1.0 libgirepository1.0-dev"
+
+# The trixie (Debian 13, GStreamer 1.26, CUDA 12.4 from non-free) package
+# list: debian13.sh's root, which tests/gpu-126.sh builds in too (the same
+# list, so the same cached root).  patchelf: gpu-126.sh's binaries for the
+# GPU machine.
+CO_TRIXIE_PKGS="gcc g++ libc6-dev binutils ninja-build pkg-config meson python3
+ libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libgstreamer-plugins-bad1.0-dev
+ gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad
+ gstreamer1.0-tools python3-gi gir1.2-gst-plugins-base-1.0
+ nvidia-cuda-toolkit patchelf"
 
 co_log() { echo "[$CO_STEP $(date +%T)] $*"; }
 co_die() { echo "[$CO_STEP] FAILED: $*" >&2; exit 1; }
@@ -192,10 +203,11 @@ co_root() {
 }
 
 # Copy the working tree (tracked and untracked-not-ignored files, others'
-# uncommitted edits included) to ROOT/src/cudaoptics.
-co_copy_tree() {    # ROOT
-  local dst=$1/src/cudaoptics
-  co_safe_rm "$1/src"
+# uncommitted edits included) to ROOT/src/cudaoptics (ROOT/DIR/cudaoptics).
+# tar keeps the files' times, so a build folder kept elsewhere is incremental.
+co_copy_tree() {    # ROOT [DIR]
+  local dst=$1/${2:-src}/cudaoptics
+  co_safe_rm "$1/${2:-src}"
   mkdir -p "$dst"
   # (build folders are never source, whatever .gitignore says)
   ( cd "$CO_REPO" && git ls-files -co --exclude-standard -z | grep -zv '^build' |
