@@ -27,7 +27,7 @@ mo_scale_px (const CoFrame * in, const CoFrame * out, int x, int y)
     d[i] = s[i];
 }
 
-/* GRAY8 to RGBA, or an 8-bit Bayer mosaic to RGBA by 2x2 cells (each pixel
+/* GRAY8 to RGBA (or RGBA64_LE), or an 8-bit Bayer mosaic likewise by 2x2 cells (each pixel
  * of a cell gets the cell's red, mean green and blue; an edge cell cut by
  * an odd size repeats its last row or column). */
 CO_HD void
@@ -60,6 +60,15 @@ mo_to_rgba_px (const CoFrame * in, const CoFrame * out, int x, int y)
         b = p01, g = (p00 + p11 + 1) >> 1, r = p10;
         break;
     }
+  }
+  if (out->format == CO_FORMAT_RGBA64_LE) {
+    /* 8 to 16 bits by x257, little-endian */
+    uint8_t *d16 = out->data[0] + (size_t) y * out->pitch[0] + (size_t) x * 8;
+    d16[0] = d16[1] = (uint8_t) r;
+    d16[2] = d16[3] = (uint8_t) g;
+    d16[4] = d16[5] = (uint8_t) b;
+    d16[6] = d16[7] = 255;
+    return;
   }
   d[0] = (uint8_t) r;
   d[1] = (uint8_t) g;

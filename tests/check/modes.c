@@ -134,7 +134,8 @@ test_scale_init (TestScale * self)
 static GstFlowReturn
 test_rgba_process (GstCoBaseFilter * base, const CoFrame * in, CoFrame * out)
 {
-  if (in->bayer != base->in_bayer || out->format != CO_FORMAT_RGBA)
+  if (in->bayer != base->in_bayer || (out->format != CO_FORMAT_RGBA &&
+          out->format != CO_FORMAT_RGBA64_LE))
     return GST_FLOW_NOT_NEGOTIATED;
   if (base->device)
     return gst_co_base_filter_cuda_ok (base, mo_to_rgba_cuda (in, out,
@@ -158,7 +159,7 @@ test_gray_class_init (TestGrayClass * klass)
   gst_co_base_filter_class_add_template (ec, GST_PAD_SINK, "video/x-raw",
       "GRAY8", 8192);
   gst_co_base_filter_class_add_template (ec, GST_PAD_SRC, "video/x-raw",
-      "RGBA", 8192);
+      "{ RGBA, RGBA64_LE }", 8192);
   klass->mode = GST_CO_FILTER_CONVERT;
   klass->process = test_rgba_process;
 }
@@ -526,7 +527,7 @@ check_rgba (GstBuffer * in, const GstVideoInfo * ii, CoBayer bayer,
   fo.pitch[0] = GST_VIDEO_INFO_PLANE_STRIDE (oi, 0);
   fo.width = fi.width;
   fo.height = fi.height;
-  fo.format = CO_FORMAT_RGBA;
+  fo.format = gst_co_format_from_video (GST_VIDEO_INFO_FORMAT (oi));
   FOR_EACH_PX (&fo, mo_to_rgba_px (&fi, &fo, x, y));
   fail_unless (gst_video_frame_map (&b, (GstVideoInfo *) oi, out,
           GST_MAP_READ));
@@ -534,33 +535,48 @@ check_rgba (GstBuffer * in, const GstVideoInfo * ii, CoBayer bayer,
     fail_unless (memcmp (e.data + (gsize) y * fo.pitch[0],
             (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&b, 0) +
             (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (&b, 0),
-            fo.width * 4) == 0, "row %d differs", y);
+            fo.width * GST_VIDEO_INFO_COMP_PSTRIDE (oi, 0)) == 0,
+        "row %d differs", y);
   gst_video_frame_unmap (&b);
   gst_buffer_unmap (expect, &e);
   gst_buffer_unmap (in, &a);
   gst_buffer_unref (expect);
 }
 
+/* GRAY8 to RGBA, and to RGBA64_LE when downstream asks for it (8-byte
+ * pixels through pools, staging and mapping) */
 GST_START_TEST (test_convert_gray_to_rgba)
 {
-  GstCaps *caps = video_caps ("GRAY8", 37, 21);
-  GstHarness *h;
-  GstVideoInfo ii, oi;
-  GstBuffer *in, *out;
+  const gchar *outs[] = { NULL, "RGBA64_LE" };
+  guint o;
 
   if (!backend_usable (__i__))
     return;
-  h = harness_for (test_gray_get_type (), __i__, gst_caps_ref (caps));
-  gst_video_info_from_caps (&ii, caps);
-  gst_video_info_set_format (&oi, GST_VIDEO_FORMAT_RGBA, 37, 21);
-  in = random_frame (&ii, 11);
-  out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
-  fail_unless (out != NULL);
-  check_rgba (in, &ii, CO_BAYER_NONE, out, &oi);
-  gst_buffer_unref (in);
-  gst_buffer_unref (out);
-  gst_caps_unref (caps);
-  gst_harness_teardown (h);
+  for (o = 0; o < G_N_ELEMENTS (outs); o++) {
+    GstCaps *caps = video_caps ("GRAY8", 37, 21);
+    GstHarness *h = harness_for (test_gray_get_type (), __i__,
+        gst_caps_ref (caps));
+    GstVideoInfo ii, oi;
+    GstBuffer *in, *out;
+    GstCaps *cur;
+
+    if (outs[o])
+      gst_harness_set_sink_caps_str (h, "video/x-raw, format=RGBA64_LE");
+    gst_video_info_from_caps (&ii, caps);
+    in = random_frame (&ii, 11 + o);
+    out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+    fail_unless (out != NULL);
+    cur = gst_pad_get_current_caps (h->sinkpad);
+    gst_video_info_from_caps (&oi, cur);
+    gst_caps_unref (cur);
+    fail_unless_equals_string (gst_video_format_to_string
+        (GST_VIDEO_INFO_FORMAT (&oi)), outs[o] ? outs[o] : "RGBA");
+    check_rgba (in, &ii, CO_BAYER_NONE, out, &oi);
+    gst_buffer_unref (in);
+    gst_buffer_unref (out);
+    gst_caps_unref (caps);
+    gst_harness_teardown (h);
+  }
 }
 
 GST_END_TEST;
