@@ -33,8 +33,10 @@ gst_co_format_from_video (GstVideoFormat format)
       return CO_FORMAT_NV12;
     case GST_VIDEO_FORMAT_I420:
       return CO_FORMAT_I420;
+#if GST_CHECK_VERSION (1, 20, 0)
     case GST_VIDEO_FORMAT_RGBA64_LE:
       return CO_FORMAT_RGBA64_LE;
+#endif
     default:
       return CO_FORMAT_UNKNOWN;
   }
