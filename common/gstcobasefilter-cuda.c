@@ -82,14 +82,16 @@ gst_co_base_filter_cuda_ok (GstCoBaseFilter * self, int err, const gchar * what)
   return FALSE;
 }
 
-gpointer
-gst_co_base_filter_alloc (GstCoBaseFilter * self, gsize size)
+/* Device memory, or pinned host memory (@pinned) on the CUDA backend; host
+ * memory on the CPU backend either way. */
+static gpointer
+alloc_mem (GstCoBaseFilter * self, gsize size, gboolean pinned)
 {
   gpointer mem = NULL;
   gboolean injected = fault_hit (self, "alloc");
 
   if (!self->device) {
-    mem = injected ? NULL : g_try_malloc (size);
+    mem = injected ? NULL : g_try_malloc0 (size);
     if (!mem)
       GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
           ("Out of memory (%" G_GSIZE_FORMAT " bytes)", size), (NULL));
@@ -97,16 +99,20 @@ gst_co_base_filter_alloc (GstCoBaseFilter * self, gsize size)
   }
 #ifdef HAVE_CUDA
   if (gst_co_device_push (self->device)) {
-    cudaError_t err = injected ? cudaErrorMemoryAllocation :
+    cudaError_t err = injected ? cudaErrorMemoryAllocation : pinned ?
+        cudaHostAlloc (&mem, size, cudaHostAllocDefault) :
         cudaMalloc (&mem, size);
     gst_co_device_pop (self->device);
     if (err != cudaSuccess) {
       mem = NULL;
       cudaGetLastError ();
       GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
-          ("Out of GPU memory: %" G_GSIZE_FORMAT " bytes could not be "
-              "allocated on CUDA device %d", size, self->device->device_id),
-          ("cudaMalloc: %s", cudaGetErrorString (err)));
+          ("Out of %s memory: %" G_GSIZE_FORMAT " bytes could not be "
+              "allocated for CUDA device %d", pinned ? "pinned host" : "GPU",
+              size, self->device->device_id), ("%s: %s", pinned ?
+              "cudaHostAlloc" : "cudaMalloc", cudaGetErrorString (err)));
+    } else if (pinned) {
+      memset (mem, 0, size);
     }
   } else {
     GST_ELEMENT_ERROR (self, LIBRARY, FAILED,
@@ -116,8 +122,8 @@ gst_co_base_filter_alloc (GstCoBaseFilter * self, gsize size)
   return mem;
 }
 
-void
-gst_co_base_filter_free (GstCoBaseFilter * self, gpointer mem)
+static void
+free_mem (GstCoBaseFilter * self, gpointer mem, gboolean pinned)
 {
   if (!mem)
     return;
@@ -127,10 +133,34 @@ gst_co_base_filter_free (GstCoBaseFilter * self, gpointer mem)
   }
 #ifdef HAVE_CUDA
   if (gst_co_device_push (self->device)) {
-    GST_CO_CUDA_OK (self, cudaFree (mem));
+    GST_CO_CUDA_OK (self, pinned ? cudaFreeHost (mem) : cudaFree (mem));
     gst_co_device_pop (self->device);
   }
 #endif
+}
+
+gpointer
+gst_co_base_filter_alloc (GstCoBaseFilter * self, gsize size)
+{
+  return alloc_mem (self, size, FALSE);
+}
+
+void
+gst_co_base_filter_free (GstCoBaseFilter * self, gpointer mem)
+{
+  free_mem (self, mem, FALSE);
+}
+
+gpointer
+gst_co_base_filter_alloc_host (GstCoBaseFilter * self, gsize size)
+{
+  return alloc_mem (self, size, TRUE);
+}
+
+void
+gst_co_base_filter_free_host (GstCoBaseFilter * self, gpointer mem)
+{
+  free_mem (self, mem, TRUE);
 }
 
 gboolean
@@ -146,59 +176,6 @@ gst_co_base_filter_ensure (GstCoBaseFilter * self, gpointer * mem,
     return FALSE;
   *cur_size = size;
   return TRUE;
-}
-
-gpointer
-gst_co_base_filter_alloc_host (GstCoBaseFilter * self, gsize size)
-{
-  gpointer mem = NULL;
-  gboolean injected = fault_hit (self, "alloc");
-
-  if (!self->device) {
-    mem = injected ? NULL : g_try_malloc0 (size);
-    if (!mem)
-      GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
-          ("Out of memory (%" G_GSIZE_FORMAT " bytes)", size), (NULL));
-    return mem;
-  }
-#ifdef HAVE_CUDA
-  if (gst_co_device_push (self->device)) {
-    cudaError_t err = injected ? cudaErrorMemoryAllocation :
-        cudaHostAlloc (&mem, size, cudaHostAllocDefault);
-    gst_co_device_pop (self->device);
-    if (err != cudaSuccess) {
-      mem = NULL;
-      cudaGetLastError ();
-      GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
-          ("Out of pinned host memory: %" G_GSIZE_FORMAT " bytes could not "
-              "be allocated", size), ("cudaHostAlloc: %s",
-              cudaGetErrorString (err)));
-    } else {
-      memset (mem, 0, size);
-    }
-  } else {
-    GST_ELEMENT_ERROR (self, LIBRARY, FAILED,
-        ("Could not make the CUDA context current"), (NULL));
-  }
-#endif
-  return mem;
-}
-
-void
-gst_co_base_filter_free_host (GstCoBaseFilter * self, gpointer mem)
-{
-  if (!mem)
-    return;
-  if (!self->device) {
-    g_free (mem);
-    return;
-  }
-#ifdef HAVE_CUDA
-  if (gst_co_device_push (self->device)) {
-    GST_CO_CUDA_OK (self, cudaFreeHost (mem));
-    gst_co_device_pop (self->device);
-  }
-#endif
 }
 
 /* ---- context sharing ---- */
