@@ -435,8 +435,10 @@ GST_START_TEST (test_resize_downstream_fixed)
   GstBuffer *in, *out;
   gint w = 0, hh = 0, pn = 0, pd = 0;
 
-  if (!backend_usable (__i__))
+  if (!backend_usable (__i__)) {
+    gst_caps_unref (caps);
     return;
+  }
   gst_caps_set_simple (caps, "pixel-aspect-ratio", GST_TYPE_FRACTION, 4, 3,
       NULL);
   h = harness_for (test_scale_get_type (), __i__, gst_caps_ref (caps));
@@ -473,8 +475,10 @@ GST_START_TEST (test_resize_renegotiates_while_playing)
   GstVideoInfo ii, oi;
   gint i, w, hh;
 
-  if (!backend_usable (__i__))
+  if (!backend_usable (__i__)) {
+    gst_caps_unref (caps);
     return;
+  }
   h = harness_for (test_scale_get_type (), __i__, gst_caps_ref (caps));
   gst_video_info_from_caps (&ii, caps);
   for (i = 0; i < 12; i++) {
@@ -651,8 +655,10 @@ GST_START_TEST (test_analyse_passthrough_with_results)
   GstVideoInfo ii;
   gint i;
 
-  if (!backend_usable (__i__))
+  if (!backend_usable (__i__)) {
+    gst_caps_unref (caps);
     return;
+  }
   h = harness_for (test_mean_get_type (), __i__, gst_caps_ref (caps));
   gst_video_info_from_caps (&ii, caps);
   for (i = 0; i < 3; i++) {
@@ -693,8 +699,10 @@ GST_START_TEST (test_analyse_writes)
   gdouble mean = -1, want;
   gint x;
 
-  if (!backend_usable (__i__))
+  if (!backend_usable (__i__)) {
+    gst_caps_unref (caps);
     return;
+  }
   h = harness_for (test_mean_get_type (), __i__, gst_caps_ref (caps));
   g_object_set (h->element, "overlay", TRUE, NULL);
   gst_video_info_from_caps (&ii, caps);
@@ -963,8 +971,10 @@ GST_START_TEST (test_analyse_offers_pinned_pool)
   gboolean answered, pinned = FALSE;
   guint n_pools;
 
-  if (!backend_usable (__i__))
+  if (!backend_usable (__i__)) {
+    gst_caps_unref (caps);
     return;
+  }
   p = gst_parse_launch ("appsrc name=src ! comean name=e ! fakesink", NULL);
   fail_unless (p != NULL);
   e = gst_bin_get_by_name (GST_BIN (p), "e");
