@@ -5,6 +5,7 @@
 
 #include <gst/gst.h>
 #include "gstcudalensdistort.h"
+#include "gstcudaomniunwrap.h"
 #include "gstcometa.h"
 
 /* Every element registers whether or not a GPU is present: the backend is
@@ -16,6 +17,7 @@ plugin_init (GstPlugin * plugin)
 
   gst_co_metas_register ();
   ok &= gst_cuda_lens_distort_register (plugin);
+  ok &= gst_cuda_omni_unwrap_register (plugin);
   return ok;
 }
 

@@ -13,7 +13,7 @@ logs=${OUT:-/tmp}
 pass=0 fail=0 skip=0
 for t in tests/test-lut tests/test-remap tests/test-camera tests/test-remapfilter tests/test-calibration tests/check/check-cudalensdistort \
          tests/check/check-churn tests/check/check-faults tests/check/check-basefilter \
-         tests/check/check-modes tests/check/check-cudalensdistort-gpu; do
+         tests/check/check-modes tests/check/check-cudaomniunwrap tests/check/check-cudalensdistort-gpu; do
   [ -x "$b/$t" ] || continue
   name=$(basename "$t")
   start=$(date +%s%N)

@@ -1,0 +1,344 @@
+/* cudaoptics — LGPL-2.1-or-later */
+/**
+ * SECTION:element-cudaomniunwrap
+ * @title: cudaomniunwrap
+ *
+ * 360-degree unwrapping of omnidirectional frames into panoramas, on CUDA or
+ * on the CPU (after Chong, Wong and Kho, "Accelerated catadioptric
+ * omnidirectional view image unwrapping processing using GPU
+ * parallelisation", 2013).
+ *
+ * Projections (#GstCudaOmniUnwrap:projection):
+ * - `polar`: the donut a 360-degree lens or a mirror draws, unrolled into a
+ *   strip.  The donut is centred on (#GstCudaOmniUnwrap:center-x,
+ *   #GstCudaOmniUnwrap:center-y) with radii #GstCudaOmniUnwrap:inner-radius
+ *   and #GstCudaOmniUnwrap:outer-radius (source pixels); the strip's top
+ *   row is the outer rim, its columns go round from
+ *   #GstCudaOmniUnwrap:start-angle (degrees, 0 = to the right of the
+ *   centre) in #GstCudaOmniUnwrap:direction.
+ *
+ * The panorama's size follows the geometry (as many columns as the circle
+ * of mid radius has pixels, as many rows as the donut is thick) unless
+ * downstream caps fix one; a radius change while PLAYING renegotiates.  The
+ * centre and the start angle are controllable, so a GstController pans the
+ * view with no torn frame.  The table, its sampling and `off-edge` are
+ * #GstCoRemapFilter's.
+ *
+ * ## Example launch lines
+ * |[
+ * gst-launch-1.0 filesrc location=donut.jpg ! jpegdec ! videoconvert ! imagefreeze num-buffers=1 ! cudaomniunwrap inner-radius=80 ! videoconvert ! pngenc ! filesink location=panorama.png
+ * ]| Unrolls a 360-degree donut picture, its outer rim half the frame's
+ * shorter side, into a strip.
+ * |[
+ * gst-launch-1.0 v4l2src ! videoconvert ! cudaupload ! cudaomniunwrap center-x=960 center-y=540 inner-radius=120 outer-radius=500 ! cudadownload ! autovideosink
+ * ]| A live 360-degree camera, unwrapped on the GPU.
+ *
+ * Since: 0.1
+ */
+#include "gstcudaomniunwrap.h"
+
+#include <math.h>
+
+GST_DEBUG_CATEGORY_STATIC (gst_cuda_omni_unwrap_debug);
+#define GST_CAT_DEFAULT gst_cuda_omni_unwrap_debug
+
+enum
+{
+  PROP_0,
+  PROP_PROJECTION,
+  PROP_CENTER_X,
+  PROP_CENTER_Y,
+  PROP_INNER_RADIUS,
+  PROP_OUTER_RADIUS,
+  PROP_START_ANGLE,
+  PROP_DIRECTION,
+};
+
+#define FORMATS "{ RGBA, BGRA, RGBx, BGRx, RGB, GRAY8, GRAY16_LE, NV12, I420 }"
+#define MAX_COORD 65536.0
+
+G_DEFINE_TYPE_WITH_CODE (GstCudaOmniUnwrap, gst_cuda_omni_unwrap,
+    GST_TYPE_CO_REMAP_FILTER,
+    GST_DEBUG_CATEGORY_INIT (gst_cuda_omni_unwrap_debug, "cudaomniunwrap", 0,
+        "cudaoptics omnidirectional unwrapping"));
+
+static GType
+gst_co_omni_projection_get_type (void)
+{
+  static gsize type = 0;
+  static const GEnumValue values[] = {
+    {GST_CO_OMNI_POLAR, "Donut unrolled into a strip (no mirror model)",
+        "polar"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type, g_enum_register_static ("GstCoOmniProjection",
+            values));
+  return (GType) type;
+}
+
+static GType
+gst_co_omni_direction_get_type (void)
+{
+  static gsize type = 0;
+  static const GEnumValue values[] = {
+    {GST_CO_OMNI_COUNTERCLOCKWISE, "Counter-clockwise on screen",
+        "counterclockwise"},
+    {GST_CO_OMNI_CLOCKWISE, "Clockwise on screen", "clockwise"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type, g_enum_register_static ("GstCoOmniDirection",
+            values));
+  return (GType) type;
+}
+
+/* The donut in source pixels, from settings and the source size. */
+static void
+resolve (const GstCoOmniSettings * s, gint src_w, gint src_h,
+    CoOmniPolar * p)
+{
+  p->cx = (float) (s->center_x < 0 ? (src_w - 1) / 2.0 : s->center_x);
+  p->cy = (float) (s->center_y < 0 ? (src_h - 1) / 2.0 : s->center_y);
+  p->r_out = (float) (s->outer_radius > 0 ? s->outer_radius :
+      MIN (src_w, src_h) / 2.0);
+  p->r_in = (float) s->inner_radius;
+  p->start = (float) (s->start_angle * G_PI / 180.0);
+  p->dir = s->direction == GST_CO_OMNI_CLOCKWISE ? -1.0f : 1.0f;
+}
+
+static void
+gst_cuda_omni_unwrap_get_output_size (GstCoBaseFilter * base,
+    const GstVideoInfo * in, gint * w, gint * h)
+{
+  GstCudaOmniUnwrap *self = GST_CUDA_OMNI_UNWRAP (base);
+  GstCoOmniSettings s;
+  CoOmniPolar p;
+
+  GST_OBJECT_LOCK (self);
+  s = self->set;
+  GST_OBJECT_UNLOCK (self);
+  resolve (&s, GST_VIDEO_INFO_WIDTH (in), GST_VIDEO_INFO_HEIGHT (in), &p);
+  /* an impossible donut keeps the input's size: prepare reports it */
+  if (p.r_in < p.r_out)
+    co_omni_polar_size (p.r_in, p.r_out, w, h);
+}
+
+static gboolean
+gst_cuda_omni_unwrap_prepare (GstCoRemapFilter * remap, const CoLut * lut,
+    gboolean new_caps)
+{
+  GstCudaOmniUnwrap *self = GST_CUDA_OMNI_UNWRAP (remap);
+  const CoLutPlane *pl = &lut->plane[0];
+  GstCoOmniSettings s;
+  CoOmniPolar *p = &self->polar;
+
+  GST_OBJECT_LOCK (self);
+  s = self->set;
+  GST_OBJECT_UNLOCK (self);
+  resolve (&s, pl->src_width, pl->src_height, p);
+  p->out_w = pl->width;
+  p->out_h = pl->height;
+  if (!(p->r_in < p->r_out)) {
+    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, ("inner-radius (%g) must be "
+            "smaller than outer-radius (%g pixels)", p->r_in, p->r_out),
+        ("outer-radius 0 is half the frame's shorter side"));
+    return FALSE;
+  }
+  if (p->cx - p->r_out < -0.5f || p->cy - p->r_out < -0.5f ||
+      p->cx + p->r_out > pl->src_width - 0.5f ||
+      p->cy + p->r_out > pl->src_height - 0.5f) {
+    if (!self->warned_outside)
+      GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS, ("The donut (centre %g,%g, "
+              "outer radius %g) reaches beyond the %dx%d frame: that part "
+              "of the panorama takes off-edge", p->cx, p->cy, p->r_out,
+              pl->src_width, pl->src_height), (NULL));
+    self->warned_outside = TRUE;
+  } else {
+    self->warned_outside = FALSE;
+  }
+  GST_DEBUG_OBJECT (self, "polar: centre %g,%g radii %g..%g, %dx%d",
+      p->cx, p->cy, p->r_in, p->r_out, p->out_w, p->out_h);
+  return TRUE;
+}
+
+static gboolean
+gst_cuda_omni_unwrap_map_cpu (GstCoRemapFilter * remap, const CoLut * lut,
+    gint g, gfloat * x, gfloat * y, gint pitch)
+{
+  GstCudaOmniUnwrap *self = GST_CUDA_OMNI_UNWRAP (remap);
+  const CoLutPlane *pl = &lut->plane[g];
+  float scale = g ? 2.0f : 1.0f;
+  gint r, c;
+
+  for (r = 0; r < pl->height; r++)
+    for (c = 0; c < pl->width; c++)
+      co_omni_polar_map (&self->polar, ((float) c + 0.5f) * scale - 0.5f,
+          ((float) r + 0.5f) * scale - 0.5f, scale, &x[(gsize) r * pitch + c],
+          &y[(gsize) r * pitch + c]);
+  return TRUE;
+}
+
+static void
+gst_cuda_omni_unwrap_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstCudaOmniUnwrap *self = GST_CUDA_OMNI_UNWRAP (object);
+  GstCoOmniSettings *s = &self->set;
+  gboolean resize = FALSE;
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_PROJECTION:
+      s->projection = g_value_get_enum (value);
+      resize = TRUE;
+      break;
+    case PROP_CENTER_X:
+      s->center_x = g_value_get_double (value);
+      break;
+    case PROP_CENTER_Y:
+      s->center_y = g_value_get_double (value);
+      break;
+    case PROP_INNER_RADIUS:
+      resize = s->inner_radius != g_value_get_double (value);
+      s->inner_radius = g_value_get_double (value);
+      break;
+    case PROP_OUTER_RADIUS:
+      resize = s->outer_radius != g_value_get_double (value);
+      s->outer_radius = g_value_get_double (value);
+      break;
+    case PROP_START_ANGLE:
+      s->start_angle = g_value_get_double (value);
+      break;
+    case PROP_DIRECTION:
+      s->direction = g_value_get_enum (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      GST_OBJECT_UNLOCK (self);
+      return;
+  }
+  gst_co_remap_filter_mark_dirty (GST_CO_REMAP_FILTER (self));
+  GST_OBJECT_UNLOCK (self);
+  /* the panorama's size follows the radii: the next frame renegotiates,
+   * and its table is sized from the new output caps */
+  if (resize)
+    gst_base_transform_reconfigure_src (GST_BASE_TRANSFORM (self));
+}
+
+static void
+gst_cuda_omni_unwrap_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstCudaOmniUnwrap *self = GST_CUDA_OMNI_UNWRAP (object);
+  GstCoOmniSettings *s = &self->set;
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_PROJECTION:
+      g_value_set_enum (value, s->projection);
+      break;
+    case PROP_CENTER_X:
+      g_value_set_double (value, s->center_x);
+      break;
+    case PROP_CENTER_Y:
+      g_value_set_double (value, s->center_y);
+      break;
+    case PROP_INNER_RADIUS:
+      g_value_set_double (value, s->inner_radius);
+      break;
+    case PROP_OUTER_RADIUS:
+      g_value_set_double (value, s->outer_radius);
+      break;
+    case PROP_START_ANGLE:
+      g_value_set_double (value, s->start_angle);
+      break;
+    case PROP_DIRECTION:
+      g_value_set_enum (value, s->direction);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+#define PARAM_LIVE (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | \
+    GST_PARAM_MUTABLE_PLAYING)
+#define PARAM_ANIM (PARAM_LIVE | GST_PARAM_CONTROLLABLE)
+
+static void
+gst_cuda_omni_unwrap_class_init (GstCudaOmniUnwrapClass * klass)
+{
+  GObjectClass *oc = G_OBJECT_CLASS (klass);
+  GstElementClass *ec = GST_ELEMENT_CLASS (klass);
+  GstCoBaseFilterClass *fc = GST_CO_BASE_FILTER_CLASS (klass);
+  GstCoRemapFilterClass *rc = GST_CO_REMAP_FILTER_CLASS (klass);
+
+  oc->set_property = gst_cuda_omni_unwrap_set_property;
+  oc->get_property = gst_cuda_omni_unwrap_get_property;
+
+  g_object_class_install_property (oc, PROP_PROJECTION,
+      g_param_spec_enum ("projection", "Projection",
+          "How the 360-degree view is laid out (polar: a donut unrolled)",
+          gst_co_omni_projection_get_type (), GST_CO_OMNI_POLAR, PARAM_LIVE));
+  g_object_class_install_property (oc, PROP_CENTER_X,
+      g_param_spec_double ("center-x", "Centre x",
+          "Horizontal centre of the donut in source pixels (-1: the frame's "
+          "centre)", -1.0, MAX_COORD, -1.0, PARAM_ANIM));
+  g_object_class_install_property (oc, PROP_CENTER_Y,
+      g_param_spec_double ("center-y", "Centre y",
+          "Vertical centre of the donut in source pixels (-1: the frame's "
+          "centre)", -1.0, MAX_COORD, -1.0, PARAM_ANIM));
+  g_object_class_install_property (oc, PROP_INNER_RADIUS,
+      g_param_spec_double ("inner-radius", "Inner radius",
+          "Radius of the donut's hole in source pixels (the bottom row of "
+          "the panorama)", 0.0, MAX_COORD, 0.0, PARAM_LIVE));
+  g_object_class_install_property (oc, PROP_OUTER_RADIUS,
+      g_param_spec_double ("outer-radius", "Outer radius",
+          "Radius of the donut's rim in source pixels (the top row; 0: half "
+          "the frame's shorter side)", 0.0, MAX_COORD, 0.0, PARAM_LIVE));
+  g_object_class_install_property (oc, PROP_START_ANGLE,
+      g_param_spec_double ("start-angle", "Start angle",
+          "Azimuth of the panorama's left edge in degrees (0: right of the "
+          "centre, 90: below it); pans the view", -360.0, 360.0, 0.0,
+          PARAM_ANIM));
+  g_object_class_install_property (oc, PROP_DIRECTION,
+      g_param_spec_enum ("direction", "Direction",
+          "Which way the panorama goes round the donut, left to right",
+          gst_co_omni_direction_get_type (), GST_CO_OMNI_COUNTERCLOCKWISE,
+          PARAM_LIVE));
+
+  gst_element_class_set_static_metadata (ec, "CUDA omnidirectional unwrap",
+      "Filter/Effect/Video",
+      "Unwraps 360-degree frames into panoramas on CUDA (CPU fallback)",
+      "cudaoptics");
+  gst_co_base_filter_class_add_video_templates (ec, FORMATS,
+      CO_REMAP_MAX_SIZE);
+
+  fc->mode = GST_CO_FILTER_RESIZE;
+  fc->get_output_size =
+      GST_DEBUG_FUNCPTR (gst_cuda_omni_unwrap_get_output_size);
+  rc->prepare = GST_DEBUG_FUNCPTR (gst_cuda_omni_unwrap_prepare);
+  rc->map_cpu = GST_DEBUG_FUNCPTR (gst_cuda_omni_unwrap_map_cpu);
+
+  gst_type_mark_as_plugin_api (gst_co_omni_projection_get_type (), 0);
+  gst_type_mark_as_plugin_api (gst_co_omni_direction_get_type (), 0);
+}
+
+static void
+gst_cuda_omni_unwrap_init (GstCudaOmniUnwrap * self)
+{
+  self->set.projection = GST_CO_OMNI_POLAR;
+  self->set.center_x = self->set.center_y = -1.0;
+  self->set.direction = GST_CO_OMNI_COUNTERCLOCKWISE;
+}
+
+gboolean
+gst_cuda_omni_unwrap_register (GstPlugin * plugin)
+{
+  return gst_element_register (plugin, "cudaomniunwrap", GST_RANK_NONE,
+      GST_TYPE_CUDA_OMNI_UNWRAP);
+}

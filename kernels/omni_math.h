@@ -1,0 +1,65 @@
+/* cudaoptics — LGPL-2.1-or-later
+ *
+ * The maps of cudaomniunwrap, shared by the C reference and CUDA (written
+ * once, __host__ __device__).  Coordinates: pixel centres on integers, the
+ * source image's x to the right and y down.
+ *
+ * `polar`: the donut a 360-degree lens or mirror draws, unrolled into a
+ * strip.  Output column u is the azimuth, row v the radius:
+ *   theta = start + dir * 2 pi (u + 0.5) / W
+ *   r     = r_out - (r_out - r_in) (v + 0.5) / H        (top row: outer edge)
+ *   x     = cx + r cos theta,  y = cy + r sin theta
+ * so the outer rim (the horizon of an upward-looking lens) is at the top
+ * and the two ends of the strip meet at the seam `start`.
+ */
+#ifndef CO_OMNI_MATH_H
+#define CO_OMNI_MATH_H
+
+#include "co_frame.h"
+#include <math.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct
+{
+  float cx, cy;                 /* the donut's centre, source pixels */
+  float r_in, r_out;            /* its radii, source pixels, r_in < r_out */
+  float start;                  /* azimuth of the seam, radians */
+  float dir;                    /* +1 counter-clockwise on screen, -1 not */
+  int32_t out_w, out_h;         /* the strip */
+} CoOmniPolar;
+
+/* Where the output point (u, v) (full-resolution pixels, centres on
+ * integers) samples, in the coordinates of a plane @scale times smaller. */
+CO_HD void
+co_omni_polar_map (const CoOmniPolar * p, float u, float v, float scale,
+    float *x, float *y)
+{
+  /* float, no contraction; evaluated on the host for both backends (the
+   * CUDA one uploads the map), so both sample the very same positions */
+  float two_pi = 6.28318530717958647692f;
+  float t = p->start - p->dir * two_pi * ((u + 0.5f) / (float) p->out_w);
+  float r = p->r_out - (p->r_out - p->r_in) * ((v + 0.5f) /
+      (float) p->out_h);
+  *x = (p->cx + r * cosf (t) + 0.5f) / scale - 0.5f;
+  *y = (p->cy + r * sinf (t) + 0.5f) / scale - 0.5f;
+}
+
+/* The strip's natural size: as many columns as the mid-radius circle has
+ * pixels, as many rows as the donut is thick (at least 1 each). */
+CO_HD void
+co_omni_polar_size (float r_in, float r_out, int *w, int *h)
+{
+  float mid = 0.5f * (r_in + r_out);
+  int ww = (int) (6.28318530717958647692f * mid + 0.5f);
+  int hh = (int) (r_out - r_in + 0.5f);
+  *w = ww < 1 ? 1 : ww;
+  *h = hh < 1 ? 1 : hh;
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,285 @@
+/* cudaoptics — LGPL-2.1-or-later
+ *
+ * cudaomniunwrap (projection=polar): synthetic donuts unwrap to straight
+ * rows and columns; the panorama's size follows the radii, yields to
+ * downstream caps and renegotiates while PLAYING; impossible geometry is a
+ * clear error; CUDA gives the CPU's bytes for every format (where a device
+ * is usable).
+ */
+#include "lensdistort-common.h"
+#include <math.h>
+
+/* A GRAY8 frame whose value depends only on the radius (@radial) or only
+ * on the azimuth around (cx, cy). */
+static GstBuffer *
+donut_frame (const GstVideoInfo * info, gboolean radial, double cx, double cy)
+{
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, info->size, NULL);
+  GstVideoFrame f;
+  gint x, y;
+
+  fail_unless (gst_video_frame_map (&f, (GstVideoInfo *) info, buf,
+          GST_MAP_WRITE));
+  for (y = 0; y < GST_VIDEO_INFO_HEIGHT (info); y++)
+    for (x = 0; x < GST_VIDEO_INFO_WIDTH (info); x++) {
+      double r = hypot (x - cx, y - cy), t = atan2 (y - cy, x - cx);
+      double v = radial ? 128 + 100 * sin (r * 0.15) : 128 + 100 * sin (t * 6);
+      ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&f, 0))[(gsize) y *
+          GST_VIDEO_FRAME_PLANE_STRIDE (&f, 0) + x] = (guint8) lround (v);
+    }
+  gst_video_frame_unmap (&f);
+  return buf;
+}
+
+static void
+out_size (GstHarness * h, gint * w, gint * hh)
+{
+  GstCaps *caps = gst_pad_get_current_caps (h->sinkpad);
+  fail_unless (caps != NULL);
+  gst_structure_get_int (gst_caps_get_structure (caps, 0), "width", w);
+  gst_structure_get_int (gst_caps_get_structure (caps, 0), "height", hh);
+  gst_caps_unref (caps);
+}
+
+/* Largest spread of the values along each row (@rows) or column. */
+static gint
+spread (GstBuffer * buf, gint w, gint h, gboolean rows)
+{
+  GstVideoInfo info;
+  GstVideoFrame f;
+  gint i, j, worst = 0;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, w, h);
+  fail_unless (gst_video_frame_map (&f, &info, buf, GST_MAP_READ));
+  for (i = 0; i < (rows ? h : w); i++) {
+    gint lo = 255, hi = 0;
+    for (j = 0; j < (rows ? w : h); j++) {
+      gint v = ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&f, 0))[(gsize)
+          (rows ? i : j) * GST_VIDEO_FRAME_PLANE_STRIDE (&f, 0) +
+          (rows ? j : i)];
+      lo = MIN (lo, v);
+      hi = MAX (hi, v);
+    }
+    worst = MAX (worst, hi - lo);
+  }
+  gst_video_frame_unmap (&f);
+  return worst;
+}
+
+/* Rings become rows, spokes columns; the size is 2 pi r_mid x thickness. */
+GST_START_TEST (test_polar_straightens)
+{
+  GstCaps *caps = video_caps ("GRAY8", 640, 480);
+  GstVideoInfo info;
+  gint pass;
+
+  gst_video_info_from_caps (&info, caps);
+  for (pass = 0; pass < 2; pass++) {
+    GstHarness *h = lens_harness ("cudaomniunwrap backend=cpu center-x=300 "
+        "center-y=250 inner-radius=50 outer-radius=200", gst_caps_ref (caps));
+    GstBuffer *out = gst_harness_push_and_pull (h,
+        donut_frame (&info, pass == 0, 300, 250));
+    gint w = 0, hh = 0, s;
+
+    fail_unless (out != NULL);
+    out_size (h, &w, &hh);
+    fail_unless_equals_int (w, (gint) (2 * G_PI * 125 + 0.5));
+    fail_unless_equals_int (hh, 150);
+    s = spread (out, w, hh, pass == 0);
+    /* bilinear taps of a smooth pattern: a few code values at most */
+    fail_unless (s <= 6, "%s spread %d", pass == 0 ? "row" : "column", s);
+    gst_buffer_unref (out);
+    gst_harness_teardown (h);
+  }
+  gst_caps_unref (caps);
+}
+
+GST_END_TEST;
+
+/* Downstream fixes the size; a radius change while PLAYING renegotiates. */
+GST_START_TEST (test_polar_sizes)
+{
+  GstCaps *caps = video_caps ("RGBA", 320, 240);
+  GstVideoInfo info;
+  GstHarness *h;
+  GstBuffer *out;
+  gint w = 0, hh = 0;
+
+  gst_video_info_from_caps (&info, caps);
+  h = lens_harness ("cudaomniunwrap backend=cpu inner-radius=20",
+      gst_caps_ref (caps));
+  gst_harness_set_sink_caps_str (h, "video/x-raw, width=(int)400, "
+      "height=(int)64");
+  out = gst_harness_push_and_pull (h, make_frame (&info, NULL, TRUE));
+  fail_unless (out != NULL);
+  out_size (h, &w, &hh);
+  fail_unless (w == 400 && hh == 64, "%dx%d", w, hh);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+
+  h = lens_harness ("cudaomniunwrap name=u backend=cpu inner-radius=20",
+      gst_caps_ref (caps));
+  out = gst_harness_push_and_pull (h, make_frame (&info, NULL, TRUE));
+  out_size (h, &w, &hh);
+  fail_unless (w == (gint) (2 * G_PI * 70 + 0.5) && hh == 100, "%dx%d", w,
+      hh);
+  gst_buffer_unref (out);
+  {
+    GstElement *u = gst_bin_get_by_name (GST_BIN (h->element), "u");
+    g_object_set (u, "outer-radius", 60.0, NULL);
+    gst_object_unref (u);
+  }
+  out = gst_harness_push_and_pull (h, make_frame (&info, NULL, TRUE));
+  out_size (h, &w, &hh);
+  fail_unless (w == (gint) (2 * G_PI * 40 + 0.5) && hh == 40, "%dx%d", w, hh);
+  fail_unless (gst_buffer_get_size (out) >= (gsize) w * hh * 4);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+  gst_caps_unref (caps);
+}
+
+GST_END_TEST;
+
+/* The first message of @type (or EOS) from "videotestsrc ! @caps ! @desc !
+ * fakesink"; a pipeline that does not parse fails the test. */
+static GstMessage *
+first_message_after (const gchar * caps, const gchar * desc,
+    GstMessageType type)
+{
+  gchar *full = g_strdup_printf ("videotestsrc num-buffers=2 ! %s ! %s ! "
+      "fakesink", caps, desc);
+  GError *err = NULL;
+  GstElement *p = gst_parse_launch (full, &err);
+  GstBus *bus;
+  GstMessage *msg;
+
+  fail_unless (p != NULL && err == NULL, "%s: %s", full, err ? err->message :
+      "no pipeline");
+  bus = gst_element_get_bus (p);
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  msg = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND, type |
+      GST_MESSAGE_EOS);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (p);
+  g_free (full);
+  return msg;
+}
+
+static GstMessage *
+first_message (const gchar * desc, GstMessageType type)
+{
+  return first_message_after ("video/x-raw, width=160, height=120", desc,
+      type);
+}
+
+/* An impossible donut is an error naming the radii; one off the frame is
+ * a warning, and the frames still flow. */
+GST_START_TEST (test_polar_bad_geometry)
+{
+  GstMessage *m = first_message ("cudaomniunwrap backend=cpu "
+      "inner-radius=70 outer-radius=50", GST_MESSAGE_ERROR);
+  GError *err = NULL;
+
+  fail_unless (m && GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR);
+  gst_message_parse_error (m, &err, NULL);
+  fail_unless (strstr (err->message, "inner-radius") != NULL, "%s",
+      err->message);
+  g_clear_error (&err);
+  gst_message_unref (m);
+
+  m = first_message ("cudaomniunwrap backend=cpu center-x=10 inner-radius=5",
+      GST_MESSAGE_WARNING | GST_MESSAGE_ERROR);
+  fail_unless (m && GST_MESSAGE_TYPE (m) == GST_MESSAGE_WARNING);
+  gst_message_parse_warning (m, &err, NULL);
+  fail_unless (strstr (err->message, "beyond") != NULL, "%s", err->message);
+  g_clear_error (&err);
+  gst_message_unref (m);
+}
+
+GST_END_TEST;
+
+/* The CUDA backend gives the CPU's bytes, every format and interpolation. */
+GST_START_TEST (test_polar_cuda_equals_cpu)
+{
+  gchar *why = NULL;
+  guint f, interp;
+
+  if (!gst_co_cuda_probe (-1, &why)) {
+    GST_INFO ("no CUDA (%s): skipped", why);
+    g_free (why);
+    return;
+  }
+  for (f = 0; f < G_N_ELEMENTS (all_formats); f++)
+    for (interp = 0; interp < 2; interp++) {
+      GstCaps *caps = video_caps (all_formats[f], 322, 242);
+      GstVideoInfo info, oinfo;
+      GRand *r = g_rand_new_with_seed (f * 2 + interp);
+      GstBuffer *in;
+      gchar *cpu, *cuda;
+      GstBuffer *a, *b;
+      GstCaps *cur;
+      GstHarness *h;
+      gint md = 0;
+
+      gst_video_info_from_caps (&info, caps);
+      /* random bytes for nearest, a smooth picture for bilinear */
+      in = make_frame (&info, r, interp == 1);
+      cpu = g_strdup_printf ("cudaomniunwrap backend=cpu inner-radius=30 "
+          "start-angle=33 interpolation=%s", interp ? "bilinear" : "nearest");
+      cuda = g_strdup_printf ("cudaomniunwrap backend=cuda inner-radius=30 "
+          "start-angle=33 interpolation=%s", interp ? "bilinear" : "nearest");
+      a = run_frame (cpu, caps, in);
+      h = lens_harness (cuda, gst_caps_ref (caps));
+      b = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+      fail_unless (b != NULL);
+      cur = gst_pad_get_current_caps (h->sinkpad);
+      gst_video_info_from_caps (&oinfo, cur);
+      gst_caps_unref (cur);
+      fail_unless (frames_equal (&oinfo, a, b, &md), "%s %s: max diff %d",
+          all_formats[f], interp ? "bilinear" : "nearest", md);
+      gst_harness_teardown (h);
+      gst_buffer_unref (a);
+      gst_buffer_unref (b);
+      gst_buffer_unref (in);
+      g_free (cpu);
+      g_free (cuda);
+      g_rand_free (r);
+      gst_caps_unref (caps);
+    }
+  /* and in memory:CUDAMemory both ways, after cudaupload */
+  if (gst_element_factory_find ("cudaupload")) {
+    GstMessage *m = first_message_after ("video/x-raw, width=160, "
+        "height=120, format=RGBA", "cudaupload ! "
+        "video/x-raw(memory:CUDAMemory) ! cudaomniunwrap backend=cuda "
+        "inner-radius=30 ! video/x-raw(memory:CUDAMemory) ! cudadownload",
+        GST_MESSAGE_ERROR | GST_MESSAGE_WARNING);
+    const GstStructure *st = m ? gst_message_get_structure (m) : NULL;
+    gchar *desc = st ? gst_structure_to_string (st) : NULL;
+    gboolean eos = m && GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS;
+
+    if (m)
+      gst_message_unref (m);
+    fail_unless (eos, "not EOS: %s", desc ? desc : "(nothing)");
+    g_free (desc);
+  }
+}
+
+GST_END_TEST;
+
+static Suite *
+cudaomniunwrap_suite (void)
+{
+  Suite *s = suite_create ("cudaomniunwrap");
+  TCase *tc = tcase_create ("polar");
+
+  suite_add_tcase (s, tc);
+  tcase_set_timeout (tc, 300);
+  tcase_add_test (tc, test_polar_straightens);
+  tcase_add_test (tc, test_polar_sizes);
+  tcase_add_test (tc, test_polar_bad_geometry);
+  tcase_add_test (tc, test_polar_cuda_equals_cpu);
+  return s;
+}
+
+GST_CHECK_MAIN (cudaomniunwrap);
