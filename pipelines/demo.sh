@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # The main job, on the bundled samples: installs what is missing, builds, and
-# writes two before|after pictures made by cudalensdistort (CUDA where a GPU
+# writes before|after pictures made by the elements (CUDA where a GPU
 # is usable, else the CPU backend, which gives the same pixels):
 #   camera-undistort.png  a real wide-angle camera frame (OpenCV's left01.jpg)
 #                         corrected with its own OpenCV calibration file
 #   hmd-stereo.png        a side-by-side stereo frame pre-distorted for a
 #                         headset lens, each eye about its own centre
+#   omni-polar.png        a 360-degree donut (made from building.jpg by
+#                         GStreamer's own `circle` element) and the strip
+#                         cudaomniunwrap unrolls from it
 # Usage: bash pipelines/demo.sh [OUTPUT_DIR]      (default pipelines/out)
 set -eu
 cd "$(dirname "$0")/.."
@@ -39,4 +42,16 @@ gst-launch-1.0 -q \
   t. ! queue ! sbs.sink_0 \
   t. ! queue ! sbs.sink_1
 
-echo "wrote $out/camera-undistort.png and $out/hmd-stereo.png"
+gst-launch-1.0 -q \
+  compositor name=mix background=black sink_0::xpos=300 sink_1::ypos=608 ! \
+    video/x-raw,width=1200,height=735 ! videoconvert ! pngenc ! \
+    filesink location="$out/omni-polar.png" \
+  filesrc location="$s/building.jpg" ! jpegdec ! videoconvert ! videoscale ! \
+    video/x-raw,width=800,height=800,pixel-aspect-ratio=1/1 ! \
+    circle height=250 spread-angle=6.2832 ! tee name=d \
+  d. ! queue ! videoscale ! video/x-raw,width=600,height=600,pixel-aspect-ratio=1/1 ! mix.sink_0 \
+  d. ! queue ! cudaomniunwrap inner-radius=200 outer-radius=399 direction=clockwise \
+    start-angle=180 ! videoscale ! \
+    video/x-raw,width=1200,height=127,pixel-aspect-ratio=1/1 ! mix.sink_1
+
+echo "wrote $out/camera-undistort.png, $out/hmd-stereo.png and $out/omni-polar.png"
