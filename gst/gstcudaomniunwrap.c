@@ -52,6 +52,10 @@ enum
   PROP_OUTER_RADIUS,
   PROP_START_ANGLE,
   PROP_DIRECTION,
+  PROP_MIRROR_RADIUS,
+  PROP_MIRROR_DISTANCE,
+  PROP_FOCAL_LENGTH,
+  PROP_PLANE_DISTANCE,
 };
 
 #define FORMATS "{ RGBA, BGRA, RGBx, BGRx, RGB, GRAY8, GRAY16_LE, NV12, I420 }"
@@ -69,6 +73,8 @@ gst_co_omni_projection_get_type (void)
   static const GEnumValue values[] = {
     {GST_CO_OMNI_POLAR, "Donut unrolled into a strip (no mirror model)",
         "polar"},
+    {GST_CO_OMNI_CYLINDER, "Spherical mirror seen on a cylinder around the "
+          "axis (plane-distance its radius)", "cylinder"},
     {0, NULL, NULL},
   };
 
@@ -109,6 +115,64 @@ resolve (const GstCoOmniSettings * s, gint src_w, gint src_h,
   p->dir = s->direction == GST_CO_OMNI_CLOCKWISE ? -1.0f : 1.0f;
 }
 
+/* cylinder: the rows between the window's image radii; FALSE with *why. */
+static gboolean
+cylinder_window (const GstCoOmniSettings * s, const CoOmniPolar * p,
+    GstCoOmniWindow * w, gchar ** why)
+{
+  CoMirror *m = &w->mirror;
+  double za = 0, zb = 0, ra = 0, rb = 0, limb, D = s->plane_distance;
+
+  m->R = s->mirror_radius;
+  m->h = s->mirror_distance;
+  m->f = s->focal_length;
+  if (!(m->h > m->R)) {
+    *why = g_strdup_printf ("mirror-distance (%g) must be larger than "
+        "mirror-radius (%g): the camera sits outside the sphere", m->h, m->R);
+    return FALSE;
+  }
+  if (!(D > m->R)) {
+    *why = g_strdup_printf ("plane-distance (%g) must be larger than "
+        "mirror-radius (%g)", D, m->R);
+    return FALSE;
+  }
+  limb = co_mirror_limb (m);
+  if (p->r_out > limb) {
+    *why = g_strdup_printf ("outer-radius (%g pixels) reaches beyond the "
+        "mirror, whose image radius is %.1f pixels for this mirror-radius, "
+        "mirror-distance and focal-length", p->r_out, limb);
+    return FALSE;
+  }
+  if (!co_mirror_cylinder_z (m, D, p->r_in, &za, &ra) ||
+      !co_mirror_cylinder_z (m, D, p->r_out, &zb, &rb)) {
+    *why = g_strdup_printf ("the rays seen at inner-radius %g and "
+        "outer-radius %g do not both reach the cylinder (inner-radius 0 "
+        "looks straight back at the camera)", p->r_in, p->r_out);
+    return FALSE;
+  }
+  w->top = za > zb ? za : zb;
+  w->r_top = za > zb ? ra : rb;
+  w->span = fabs (za - zb);
+  return TRUE;
+}
+
+static void
+projection_size (const GstCoOmniSettings * s, const CoOmniPolar * p, gint * w,
+    gint * h)
+{
+  GstCoOmniWindow win;
+  gchar *why = NULL;
+
+  if (s->projection == GST_CO_OMNI_POLAR) {
+    co_omni_polar_size (p->r_in, p->r_out, w, h);
+  } else if (cylinder_window (s, p, &win, &why)) {
+    /* one unit of the projection surface is one output pixel */
+    *w = MAX ((gint) (2 * G_PI * s->plane_distance), 1);
+    *h = MAX ((gint) win.span, 1);
+  }
+  g_free (why);
+}
+
 static void
 gst_cuda_omni_unwrap_get_output_size (GstCoBaseFilter * base,
     const GstVideoInfo * in, gint * w, gint * h)
@@ -121,9 +185,9 @@ gst_cuda_omni_unwrap_get_output_size (GstCoBaseFilter * base,
   s = self->set;
   GST_OBJECT_UNLOCK (self);
   resolve (&s, GST_VIDEO_INFO_WIDTH (in), GST_VIDEO_INFO_HEIGHT (in), &p);
-  /* an impossible donut keeps the input's size: prepare reports it */
+  /* an impossible geometry keeps the input's size: prepare reports it */
   if (p.r_in < p.r_out)
-    co_omni_polar_size (p.r_in, p.r_out, w, h);
+    projection_size (&s, &p, w, h);
 }
 
 static gboolean
@@ -146,6 +210,16 @@ gst_cuda_omni_unwrap_prepare (GstCoRemapFilter * remap, const CoLut * lut,
             "smaller than outer-radius (%g pixels)", p->r_in, p->r_out),
         ("outer-radius 0 is half the frame's shorter side"));
     return FALSE;
+  }
+  self->snap = s;
+  if (s.projection == GST_CO_OMNI_CYLINDER) {
+    gchar *why = NULL;
+    if (!cylinder_window (&s, p, &self->window, &why)) {
+      GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, ("Impossible mirror "
+              "geometry: %s", why), (NULL));
+      g_free (why);
+      return FALSE;
+    }
   }
   if (p->cx - p->r_out < -0.5f || p->cy - p->r_out < -0.5f ||
       p->cx + p->r_out > pl->src_width - 0.5f ||
@@ -170,14 +244,34 @@ gst_cuda_omni_unwrap_map_cpu (GstCoRemapFilter * remap, const CoLut * lut,
 {
   GstCudaOmniUnwrap *self = GST_CUDA_OMNI_UNWRAP (remap);
   const CoLutPlane *pl = &lut->plane[g];
+  const GstCoOmniWindow *w = &self->window;
   float scale = g ? 2.0f : 1.0f;
+  double rm = w->r_top;
   gint r, c;
 
-  for (r = 0; r < pl->height; r++)
+  for (r = 0; r < pl->height; r++) {
+    float v = ((float) r + 0.5f) * scale - 0.5f, rho;
+    if (self->snap.projection == GST_CO_OMNI_POLAR) {
+      rho = self->polar.r_out - (self->polar.r_out - self->polar.r_in) *
+          ((v + 0.5f) / (float) self->polar.out_h);
+    } else {
+      /* the cylinder is symmetric about the axis: one Newton solve per row,
+       * from the row above's root (the paper's guess propagation) */
+      double zw = w->top - ((double) v + 0.5) * w->span / self->polar.out_h;
+      if (co_mirror_solve (&w->mirror, self->snap.plane_distance, zw,
+              &rm) < 0) {
+        GST_ELEMENT_ERROR (self, LIBRARY, FAILED, ("The mirror model did "
+                "not converge for row %d (height %g)", r, zw),
+            ("R %g h %g f %g plane-distance %g", w->mirror.R, w->mirror.h,
+                w->mirror.f, self->snap.plane_distance));
+        return FALSE;
+      }
+      rho = (float) co_mirror_image_radius (&w->mirror, rm);
+    }
     for (c = 0; c < pl->width; c++)
-      co_omni_polar_map (&self->polar, ((float) c + 0.5f) * scale - 0.5f,
-          ((float) r + 0.5f) * scale - 0.5f, scale, &x[(gsize) r * pitch + c],
-          &y[(gsize) r * pitch + c]);
+      co_omni_azimuth_map (&self->polar, ((float) c + 0.5f) * scale - 0.5f,
+          rho, scale, &x[(gsize) r * pitch + c], &y[(gsize) r * pitch + c]);
+  }
   return TRUE;
 }
 
@@ -214,6 +308,22 @@ gst_cuda_omni_unwrap_set_property (GObject * object, guint prop_id,
       break;
     case PROP_DIRECTION:
       s->direction = g_value_get_enum (value);
+      break;
+    case PROP_MIRROR_RADIUS:
+      s->mirror_radius = g_value_get_double (value);
+      resize = TRUE;
+      break;
+    case PROP_MIRROR_DISTANCE:
+      s->mirror_distance = g_value_get_double (value);
+      resize = TRUE;
+      break;
+    case PROP_FOCAL_LENGTH:
+      s->focal_length = g_value_get_double (value);
+      resize = TRUE;
+      break;
+    case PROP_PLANE_DISTANCE:
+      s->plane_distance = g_value_get_double (value);
+      resize = TRUE;
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -257,6 +367,18 @@ gst_cuda_omni_unwrap_get_property (GObject * object, guint prop_id,
       break;
     case PROP_DIRECTION:
       g_value_set_enum (value, s->direction);
+      break;
+    case PROP_MIRROR_RADIUS:
+      g_value_set_double (value, s->mirror_radius);
+      break;
+    case PROP_MIRROR_DISTANCE:
+      g_value_set_double (value, s->mirror_distance);
+      break;
+    case PROP_FOCAL_LENGTH:
+      g_value_set_double (value, s->focal_length);
+      break;
+    case PROP_PLANE_DISTANCE:
+      g_value_set_double (value, s->plane_distance);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -311,6 +433,25 @@ gst_cuda_omni_unwrap_class_init (GstCudaOmniUnwrapClass * klass)
           gst_co_omni_direction_get_type (), GST_CO_OMNI_COUNTERCLOCKWISE,
           PARAM_LIVE));
 
+  g_object_class_install_property (oc, PROP_MIRROR_RADIUS,
+      g_param_spec_double ("mirror-radius", "Mirror radius",
+          "cylinder: radius R of the spherical mirror (any length unit, the "
+          "same for every length)", 1e-3, 1e6, 30.0, PARAM_LIVE));
+  g_object_class_install_property (oc, PROP_MIRROR_DISTANCE,
+      g_param_spec_double ("mirror-distance", "Mirror distance",
+          "cylinder: distance h from the sphere's centre to the camera's "
+          "projection centre (> mirror-radius)", 1e-3, 1e7, 150.0,
+          PARAM_LIVE));
+  g_object_class_install_property (oc, PROP_FOCAL_LENGTH,
+      g_param_spec_double ("focal-length", "Focal length",
+          "cylinder: the camera's focal length in pixels", 1.0, 1e6, 800.0,
+          PARAM_LIVE));
+  g_object_class_install_property (oc, PROP_PLANE_DISTANCE,
+      g_param_spec_double ("plane-distance", "Plane distance",
+          "cylinder: radius of the projection cylinder around the axis, in "
+          "the mirror's unit; one unit of it is one output pixel (width "
+          "2 pi plane-distance)", 1e-3, 1e6, 229.0, PARAM_LIVE));
+
   gst_element_class_set_static_metadata (ec, "CUDA omnidirectional unwrap",
       "Filter/Effect/Video",
       "Unwraps 360-degree frames into panoramas on CUDA (CPU fallback)",
@@ -334,6 +475,10 @@ gst_cuda_omni_unwrap_init (GstCudaOmniUnwrap * self)
   self->set.projection = GST_CO_OMNI_POLAR;
   self->set.center_x = self->set.center_y = -1.0;
   self->set.direction = GST_CO_OMNI_COUNTERCLOCKWISE;
+  self->set.mirror_radius = 30.0;
+  self->set.mirror_distance = 150.0;
+  self->set.focal_length = 800.0;
+  self->set.plane_distance = 229.0;
 }
 
 gboolean

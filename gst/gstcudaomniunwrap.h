@@ -4,6 +4,7 @@
 
 #include "gstcoremapfilter.h"
 #include "omni_math.h"
+#include "omni_mirror.h"
 
 G_BEGIN_DECLS
 
@@ -14,6 +15,7 @@ G_DECLARE_FINAL_TYPE (GstCudaOmniUnwrap, gst_cuda_omni_unwrap, GST,
 typedef enum
 {
   GST_CO_OMNI_POLAR = 0,
+  GST_CO_OMNI_CYLINDER = 1,
 } GstCoOmniProjection;
 
 typedef enum
@@ -31,7 +33,17 @@ typedef struct
   gdouble outer_radius;         /* 0: half the frame's shorter side */
   gdouble start_angle;          /* degrees */
   GstCoOmniDirection direction;
+  gdouble mirror_radius, mirror_distance, focal_length;
+  gdouble plane_distance;       /* the cylinder's radius, mirror units */
 } GstCoOmniSettings;
+
+/* The cylinder panorama's rows, from the image radii of the window. */
+typedef struct
+{
+  CoMirror mirror;
+  double top, span;             /* z of the top edge, height in units */
+  double r_top;                 /* mirror point of the top row */
+} GstCoOmniWindow;
 
 struct _GstCudaOmniUnwrap
 {
@@ -39,6 +51,8 @@ struct _GstCudaOmniUnwrap
 
   GstCoOmniSettings set;        /* under the object lock */
   CoOmniPolar polar;            /* the geometry of the table being built */
+  GstCoOmniSettings snap;       /* the settings it was built from */
+  GstCoOmniWindow window;       /* cylinder: the rows */
   gboolean warned_outside;
 };
 

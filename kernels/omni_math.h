@@ -31,20 +31,29 @@ typedef struct
   int32_t out_w, out_h;         /* the strip */
 } CoOmniPolar;
 
-/* Where the output point (u, v) (full-resolution pixels, centres on
- * integers) samples, in the coordinates of a plane @scale times smaller. */
+/* Where the output column u (full-resolution pixels, centres on integers)
+ * samples at image radius @r, in the coordinates of a plane @scale times
+ * smaller.  Every projection ends here: it only chooses r per row. */
 CO_HD void
-co_omni_polar_map (const CoOmniPolar * p, float u, float v, float scale,
+co_omni_azimuth_map (const CoOmniPolar * p, float u, float r, float scale,
     float *x, float *y)
 {
   /* float, no contraction; evaluated on the host for both backends (the
    * CUDA one uploads the map), so both sample the very same positions */
   float two_pi = 6.28318530717958647692f;
   float t = p->start - p->dir * two_pi * ((u + 0.5f) / (float) p->out_w);
-  float r = p->r_out - (p->r_out - p->r_in) * ((v + 0.5f) /
-      (float) p->out_h);
   *x = (p->cx + r * cosf (t) + 0.5f) / scale - 0.5f;
   *y = (p->cy + r * sinf (t) + 0.5f) / scale - 0.5f;
+}
+
+/* polar: the radius falls linearly from the rim (top row) to the hole. */
+CO_HD void
+co_omni_polar_map (const CoOmniPolar * p, float u, float v, float scale,
+    float *x, float *y)
+{
+  float r = p->r_out - (p->r_out - p->r_in) * ((v + 0.5f) /
+      (float) p->out_h);
+  co_omni_azimuth_map (p, u, r, scale, x, y);
 }
 
 /* The strip's natural size: as many columns as the mid-radius circle has

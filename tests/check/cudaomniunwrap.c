@@ -8,6 +8,7 @@
  */
 #include "lensdistort-common.h"
 #include <math.h>
+#include "omni_mirror.h"
 
 /* A GRAY8 frame whose value depends only on the radius (@radial) or only
  * on the azimuth around (cx, cy). */
@@ -199,6 +200,102 @@ GST_START_TEST (test_polar_bad_geometry)
 
 GST_END_TEST;
 
+/* A mirror image rendered from a known scene (horizontal stripes on the
+ * cylinder, traced through the backward model) unwraps back to the scene:
+ * every panorama row has the stripe value of its height. */
+#define SCENE(z) (128.0 + 100.0 * sin ((z) * 2.0 * G_PI / 120.0))
+
+GST_START_TEST (test_cylinder_scene)
+{
+  const CoMirror m = { 30.0, 150.0, 800.0 };
+  const double D = 100.0, rin = 40.0, rout = 155.0, c = 239.5;
+  GstCaps *caps = video_caps ("GRAY8", 480, 480);
+  GstVideoInfo info;
+  GstBuffer *buf, *out;
+  GstVideoFrame f;
+  GstHarness *h;
+  double za, zb, ra, rb, top, span;
+  gint x, y, w = 0, hh = 0, worst = 0;
+
+  gst_video_info_from_caps (&info, caps);
+  buf = gst_buffer_new_allocate (NULL, info.size, NULL);
+  fail_unless (gst_video_frame_map (&f, &info, buf, GST_MAP_WRITE));
+  for (y = 0; y < 480; y++)
+    for (x = 0; x < 480; x++) {
+      double rho = hypot (x - c, y - c), z, r, v = 0;
+      if (rho < co_mirror_limb (&m) && co_mirror_cylinder_z (&m, D, rho, &z,
+              &r))
+        v = SCENE (z);
+      ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&f, 0))[(gsize) y *
+          GST_VIDEO_FRAME_PLANE_STRIDE (&f, 0) + x] = (guint8) lround (v);
+    }
+  gst_video_frame_unmap (&f);
+
+  h = lens_harness ("cudaomniunwrap backend=cpu projection=cylinder "
+      "mirror-radius=30 mirror-distance=150 focal-length=800 "
+      "plane-distance=100 inner-radius=40 outer-radius=155",
+      gst_caps_ref (caps));
+  out = gst_harness_push_and_pull (h, buf);
+  fail_unless (out != NULL);
+  out_size (h, &w, &hh);
+  fail_unless (co_mirror_cylinder_z (&m, D, rin, &za, &ra));
+  fail_unless (co_mirror_cylinder_z (&m, D, rout, &zb, &rb));
+  top = MAX (za, zb);
+  span = fabs (za - zb);
+  fail_unless_equals_int (w, (gint) (2 * G_PI * D));
+  fail_unless_equals_int (hh, (gint) span);
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, w, hh);
+  fail_unless (gst_video_frame_map (&f, &info, out, GST_MAP_READ));
+  for (y = 0; y < hh; y++) {
+    double zv = top - (y + 0.5) * span / hh;
+    for (x = 0; x < w; x++) {
+      gint got = ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&f, 0))[(gsize) y *
+          GST_VIDEO_FRAME_PLANE_STRIDE (&f, 0) + x];
+      worst = MAX (worst, ABS (got - (gint) lround (SCENE (zv))));
+    }
+  }
+  gst_video_frame_unmap (&f);
+  GST_INFO ("cylinder %dx%d, worst difference from the scene %d", w, hh,
+      worst);
+  /* the mirror squeezes the scene near its rim: bilinear taps there blur
+   * a stripe by a few code values at most */
+  fail_unless (worst <= 12, "worst difference from the scene: %d", worst);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+  gst_caps_unref (caps);
+}
+
+GST_END_TEST;
+
+/* Impossible mirror geometry is an error saying which property. */
+GST_START_TEST (test_cylinder_bad_geometry)
+{
+  const gchar *cases[][2] = {
+    {"mirror-radius=30 mirror-distance=20", "mirror-distance"},
+    {"outer-radius=400", "beyond the mirror"},
+    {"plane-distance=10", "plane-distance"},
+    {"inner-radius=0 outer-radius=50", "inner-radius 0"},
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+    gchar *desc = g_strdup_printf ("cudaomniunwrap backend=cpu "
+        "projection=cylinder inner-radius=20 outer-radius=50 %s", cases[i][0]);
+    GstMessage *m = first_message (desc, GST_MESSAGE_ERROR);
+    GError *err = NULL;
+
+    fail_unless (m && GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR, "%s", desc);
+    gst_message_parse_error (m, &err, NULL);
+    fail_unless (strstr (err->message, cases[i][1]) != NULL, "%s: %s", desc,
+        err->message);
+    g_clear_error (&err);
+    gst_message_unref (m);
+    g_free (desc);
+  }
+}
+
+GST_END_TEST;
+
 /* The CUDA backend gives the CPU's bytes, every format and interpolation. */
 GST_START_TEST (test_polar_cuda_equals_cpu)
 {
@@ -225,10 +322,13 @@ GST_START_TEST (test_polar_cuda_equals_cpu)
       gst_video_info_from_caps (&info, caps);
       /* random bytes for nearest, a smooth picture for bilinear */
       in = make_frame (&info, r, interp == 1);
+      /* polar for nearest, the mirror's cylinder for bilinear */
       cpu = g_strdup_printf ("cudaomniunwrap backend=cpu inner-radius=30 "
-          "start-angle=33 interpolation=%s", interp ? "bilinear" : "nearest");
+          "start-angle=33 interpolation=%s %s", interp ? "bilinear" :
+          "nearest", interp ? "projection=cylinder outer-radius=110" : "");
       cuda = g_strdup_printf ("cudaomniunwrap backend=cuda inner-radius=30 "
-          "start-angle=33 interpolation=%s", interp ? "bilinear" : "nearest");
+          "start-angle=33 interpolation=%s %s", interp ? "bilinear" :
+          "nearest", interp ? "projection=cylinder outer-radius=110" : "");
       a = run_frame (cpu, caps, in);
       h = lens_harness (cuda, gst_caps_ref (caps));
       b = gst_harness_push_and_pull (h, gst_buffer_ref (in));
@@ -278,6 +378,8 @@ cudaomniunwrap_suite (void)
   tcase_add_test (tc, test_polar_straightens);
   tcase_add_test (tc, test_polar_sizes);
   tcase_add_test (tc, test_polar_bad_geometry);
+  tcase_add_test (tc, test_cylinder_scene);
+  tcase_add_test (tc, test_cylinder_bad_geometry);
   tcase_add_test (tc, test_polar_cuda_equals_cpu);
   return s;
 }
