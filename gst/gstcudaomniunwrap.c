@@ -238,25 +238,27 @@ gst_cuda_omni_unwrap_prepare (GstCoRemapFilter * remap, const CoLut * lut,
   return TRUE;
 }
 
+/* The map of plane @g as two tables: the image radius of every row (the
+ * projection's job: linear for polar, one Newton solve per row from the
+ * row above's root for the cylinder) and the (cos, sin) of every column.
+ * Both backends fill the map from these same floats. */
 static gboolean
-gst_cuda_omni_unwrap_map_cpu (GstCoRemapFilter * remap, const CoLut * lut,
-    gint g, gfloat * x, gfloat * y, gint pitch)
+map_tables (GstCudaOmniUnwrap * self, const CoLutPlane * pl, gint g,
+    gfloat ** rho_out, gfloat ** trig_out)
 {
-  GstCudaOmniUnwrap *self = GST_CUDA_OMNI_UNWRAP (remap);
-  const CoLutPlane *pl = &lut->plane[g];
   const GstCoOmniWindow *w = &self->window;
   float scale = g ? 2.0f : 1.0f;
+  gfloat *rho = g_new (gfloat, pl->height), *trig = g_new (gfloat,
+      2 * pl->width);
   double rm = w->r_top;
   gint r, c;
 
   for (r = 0; r < pl->height; r++) {
-    float v = ((float) r + 0.5f) * scale - 0.5f, rho;
+    float v = ((float) r + 0.5f) * scale - 0.5f;
     if (self->snap.projection == GST_CO_OMNI_POLAR) {
-      rho = self->polar.r_out - (self->polar.r_out - self->polar.r_in) *
+      rho[r] = self->polar.r_out - (self->polar.r_out - self->polar.r_in) *
           ((v + 0.5f) / (float) self->polar.out_h);
     } else {
-      /* the cylinder is symmetric about the axis: one Newton solve per row,
-       * from the row above's root (the paper's guess propagation) */
       double zw = w->top - ((double) v + 0.5) * w->span / self->polar.out_h;
       if (co_mirror_solve (&w->mirror, self->snap.plane_distance, zw,
               &rm) < 0) {
@@ -264,15 +266,89 @@ gst_cuda_omni_unwrap_map_cpu (GstCoRemapFilter * remap, const CoLut * lut,
                 "not converge for row %d (height %g)", r, zw),
             ("R %g h %g f %g plane-distance %g", w->mirror.R, w->mirror.h,
                 w->mirror.f, self->snap.plane_distance));
+        g_free (rho);
+        g_free (trig);
         return FALSE;
       }
-      rho = (float) co_mirror_image_radius (&w->mirror, rm);
+      rho[r] = (float) co_mirror_image_radius (&w->mirror, rm);
     }
-    for (c = 0; c < pl->width; c++)
-      co_omni_azimuth_map (&self->polar, ((float) c + 0.5f) * scale - 0.5f,
-          rho, scale, &x[(gsize) r * pitch + c], &y[(gsize) r * pitch + c]);
   }
+  for (c = 0; c < pl->width; c++) {
+    float t = co_omni_azimuth (&self->polar, ((float) c + 0.5f) * scale -
+        0.5f);
+    trig[2 * c] = cosf (t);
+    trig[2 * c + 1] = sinf (t);
+  }
+  *rho_out = rho;
+  *trig_out = trig;
   return TRUE;
+}
+
+static gboolean
+gst_cuda_omni_unwrap_map_cpu (GstCoRemapFilter * remap, const CoLut * lut,
+    gint g, gfloat * x, gfloat * y, gint pitch)
+{
+  GstCudaOmniUnwrap *self = GST_CUDA_OMNI_UNWRAP (remap);
+  const CoLutPlane *pl = &lut->plane[g];
+  float scale = g ? 2.0f : 1.0f;
+  gfloat *rho, *trig;
+  gint r, c;
+
+  if (!map_tables (self, pl, g, &rho, &trig))
+    return FALSE;
+  for (r = 0; r < pl->height; r++)
+    for (c = 0; c < pl->width; c++)
+      co_omni_entry (&self->polar, rho[r], trig[2 * c], trig[2 * c + 1],
+          scale, &x[(gsize) r * pitch + c], &y[(gsize) r * pitch + c]);
+  g_free (rho);
+  g_free (trig);
+  return TRUE;
+}
+
+/* The same map filled on the device: only the two small tables cross. */
+static gboolean
+gst_cuda_omni_unwrap_map_cuda (GstCoRemapFilter * remap, const CoLut * lut,
+    gint g, gfloat * x, gfloat * y, gint pitch)
+{
+  GstCudaOmniUnwrap *self = GST_CUDA_OMNI_UNWRAP (remap);
+  GstCoBaseFilter *base = GST_CO_BASE_FILTER (remap);
+  const CoLutPlane *pl = &lut->plane[g];
+  gsize n_rho = GST_ROUND_UP_64 (pl->height * sizeof (gfloat));
+  gsize n = n_rho + 2 * pl->width * sizeof (gfloat);
+  gfloat *rho, *trig;
+  gboolean ok;
+
+  if (!map_tables (self, pl, g, &rho, &trig))
+    return FALSE;
+  ok = gst_co_base_filter_ensure (base, &self->dev_tables, &self->dev_size,
+      n);
+  /* cudaMemcpyAsync from pageable memory returns once the bytes are
+   * staged: the host tables may go right after */
+  ok = ok && gst_co_base_filter_cuda_ok (base, co_omni_upload_cuda
+      (self->dev_tables, rho, pl->height * sizeof (gfloat), base->stream),
+      "uploading the unwrap tables") && gst_co_base_filter_cuda_ok (base,
+      co_omni_upload_cuda ((guint8 *) self->dev_tables + n_rho, trig,
+          2 * pl->width * sizeof (gfloat), base->stream),
+      "uploading the unwrap tables") && gst_co_base_filter_cuda_ok (base,
+      co_omni_fill_cuda (&self->polar, self->dev_tables,
+          (const gfloat *) ((guint8 *) self->dev_tables + n_rho), pl->width,
+          pl->height, g ? 2.0f : 1.0f, x, y, pitch, base->stream),
+      "filling the unwrap map");
+  g_free (rho);
+  g_free (trig);
+  return ok;
+}
+
+static void
+gst_cuda_omni_unwrap_release (GstCoBaseFilter * base)
+{
+  GstCudaOmniUnwrap *self = GST_CUDA_OMNI_UNWRAP (base);
+
+  gst_co_base_filter_free (base, self->dev_tables);
+  self->dev_tables = NULL;
+  self->dev_size = 0;
+  GST_CO_BASE_FILTER_CLASS (gst_cuda_omni_unwrap_parent_class)->release
+      (base);
 }
 
 static void
@@ -464,6 +540,8 @@ gst_cuda_omni_unwrap_class_init (GstCudaOmniUnwrapClass * klass)
       GST_DEBUG_FUNCPTR (gst_cuda_omni_unwrap_get_output_size);
   rc->prepare = GST_DEBUG_FUNCPTR (gst_cuda_omni_unwrap_prepare);
   rc->map_cpu = GST_DEBUG_FUNCPTR (gst_cuda_omni_unwrap_map_cpu);
+  rc->map_cuda = GST_DEBUG_FUNCPTR (gst_cuda_omni_unwrap_map_cuda);
+  fc->release = GST_DEBUG_FUNCPTR (gst_cuda_omni_unwrap_release);
 
   gst_type_mark_as_plugin_api (gst_co_omni_projection_get_type (), 0);
   gst_type_mark_as_plugin_api (gst_co_omni_direction_get_type (), 0);

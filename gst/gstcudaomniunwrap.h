@@ -54,6 +54,8 @@ struct _GstCudaOmniUnwrap
   GstCoOmniSettings snap;       /* the settings it was built from */
   GstCoOmniWindow window;       /* cylinder: the rows */
   gboolean warned_outside;
+  gpointer dev_tables;          /* CUDA: row radii and column (cos, sin) */
+  gsize dev_size;
 };
 
 gboolean gst_cuda_omni_unwrap_register (GstPlugin * plugin);

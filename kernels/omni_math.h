@@ -46,6 +46,34 @@ co_omni_azimuth_map (const CoOmniPolar * p, float u, float r, float scale,
   *y = (p->cy + r * sinf (t) + 0.5f) / scale - 0.5f;
 }
 
+/* One map entry from its row's image radius @rho and its column's
+ * (cos, sin): the fill both backends run on the same tables (the
+ * trigonometry is computed once, on the host, so they agree to the bit). */
+CO_HD void
+co_omni_entry (const CoOmniPolar * p, float rho, float ct, float st,
+    float scale, float *x, float *y)
+{
+  *x = (p->cx + rho * ct + 0.5f) / scale - 0.5f;
+  *y = (p->cy + rho * st + 0.5f) / scale - 0.5f;
+}
+
+/* The angle of output column u (full-resolution pixels). */
+CO_HD float
+co_omni_azimuth (const CoOmniPolar * p, float u)
+{
+  return p->start - p->dir * 6.28318530717958647692f * ((u + 0.5f) /
+      (float) p->out_w);
+}
+
+/* Fills a plane's map from per-row radii and per-column (cos, sin) pairs
+ * (CUDA, on @stream; kernels/omni.cu).  Returns a cudaError_t. */
+int co_omni_fill_cuda (const CoOmniPolar * p, const float *rho,
+    const float *trig, int width, int height, float scale, float *x,
+    float *y, int pitch, void *stream);
+
+/* Host bytes to device memory on @stream.  Returns a cudaError_t. */
+int co_omni_upload_cuda (void *dst, const void *src, size_t n, void *stream);
+
 /* polar: the radius falls linearly from the rim (top row) to the hole. */
 CO_HD void
 co_omni_polar_map (const CoOmniPolar * p, float u, float v, float scale,

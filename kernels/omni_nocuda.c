@@ -1,0 +1,21 @@
+/* cudaoptics — LGPL-2.1-or-later
+ *
+ * omni_math.h's CUDA launcher for builds without CUDA (never reached: no
+ * device means the CPU backend); fails as the runtime would without a
+ * driver.
+ */
+#include "omni_math.h"
+
+int
+co_omni_fill_cuda (const CoOmniPolar * p, const float *rho,
+    const float *trig, int width, int height, float scale, float *x,
+    float *y, int pitch, void *stream)
+{
+  return 35;                    /* cudaErrorInsufficientDriver */
+}
+
+int
+co_omni_upload_cuda (void *dst, const void *src, size_t n, void *stream)
+{
+  return 35;
+}
