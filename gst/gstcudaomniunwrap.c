@@ -56,6 +56,7 @@ enum
   PROP_MIRROR_DISTANCE,
   PROP_FOCAL_LENGTH,
   PROP_PLANE_DISTANCE,
+  PROP_PLANE_GAP,
 };
 
 #define FORMATS "{ RGBA, BGRA, RGBx, BGRx, RGB, GRAY8, GRAY16_LE, NV12, I420 }"
@@ -75,6 +76,8 @@ gst_co_omni_projection_get_type (void)
         "polar"},
     {GST_CO_OMNI_CYLINDER, "Spherical mirror seen on a cylinder around the "
           "axis (plane-distance its radius)", "cylinder"},
+    {GST_CO_OMNI_CUBOID, "Spherical mirror seen on four planes round the "
+          "axis, plane-distance from it (the paper's cuboid)", "cuboid"},
     {0, NULL, NULL},
   };
 
@@ -167,7 +170,10 @@ projection_size (const GstCoOmniSettings * s, const CoOmniPolar * p, gint * w,
     co_omni_polar_size (p->r_in, p->r_out, w, h);
   } else if (cylinder_window (s, p, &win, &why)) {
     /* one unit of the projection surface is one output pixel */
-    *w = MAX ((gint) (2 * G_PI * s->plane_distance), 1);
+    if (s->projection == GST_CO_OMNI_CYLINDER)
+      *w = MAX ((gint) (2 * G_PI * s->plane_distance), 1);
+    else
+      *w = 4 * MAX ((gint) (2 * s->plane_distance), 1) + 3 * s->plane_gap;
     *h = MAX ((gint) win.span, 1);
   }
   g_free (why);
@@ -212,7 +218,7 @@ gst_cuda_omni_unwrap_prepare (GstCoRemapFilter * remap, const CoLut * lut,
     return FALSE;
   }
   self->snap = s;
-  if (s.projection == GST_CO_OMNI_CYLINDER) {
+  if (s.projection != GST_CO_OMNI_POLAR) {
     gchar *why = NULL;
     if (!cylinder_window (&s, p, &self->window, &why)) {
       GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, ("Impossible mirror "
@@ -238,50 +244,147 @@ gst_cuda_omni_unwrap_prepare (GstCoRemapFilter * remap, const CoLut * lut,
   return TRUE;
 }
 
-/* The map of plane @g as two tables: the image radius of every row (the
- * projection's job: linear for polar, one Newton solve per row from the
- * row above's root for the cylinder) and the (cos, sin) of every column.
- * Both backends fill the map from these same floats. */
+/* The map of plane @g as two tables: image radii, @n_rho per row (the
+ * projection's job: linear for polar; the mirror model's Newton solve for
+ * the cylinder, one per row, and for the cuboid one per distinct distance
+ * from a face's centre line, a quarter of a face's columns by symmetry),
+ * and every column's (cos, sin, entry).  Both backends fill the map from
+ * these same floats. */
+typedef struct
+{
+  gfloat *rho, *trig;
+  gint n_rho;
+} OmniTables;
+
+static void
+tables_free (OmniTables * t)
+{
+  g_free (t->rho);
+  g_free (t->trig);
+}
+
+static gint
+cmp_double (gconstpointer a, gconstpointer b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+  return x < y ? -1 : x > y;
+}
+
+/* Cuboid columns: the face, the offset x from its centre line; the
+ * distinct |x| (sorted, so neighbours are close for the Newton guesses) in
+ * @xs; FALSE for a column in a gap. */
+static gboolean
+cuboid_column (const GstCudaOmniUnwrap * self, float u, gint * face,
+    double *x)
+{
+  gint plane_w = MAX ((gint) (2 * self->snap.plane_distance), 1);
+  gint gap = self->snap.plane_gap;
+  double pos = (double) u + 0.5, local;
+
+  *face = (gint) floor (pos / (plane_w + gap));
+  local = pos - (double) *face * (plane_w + gap);
+  if (*face < 0 || *face > 3 || local >= plane_w)
+    return FALSE;
+  *x = local - plane_w / 2.0;
+  return TRUE;
+}
+
+static gboolean
+solve_failed (GstCudaOmniUnwrap * self, gint row, double pw, double zw)
+{
+  const CoMirror *m = &self->window.mirror;
+
+  GST_ELEMENT_ERROR (self, LIBRARY, FAILED, ("The mirror model did not "
+          "converge for row %d (world point at %g from the axis, height %g)",
+          row, pw, zw), ("R %g h %g f %g plane-distance %g", m->R, m->h, m->f,
+          self->snap.plane_distance));
+  return FALSE;
+}
+
 static gboolean
 map_tables (GstCudaOmniUnwrap * self, const CoLutPlane * pl, gint g,
-    gfloat ** rho_out, gfloat ** trig_out)
+    OmniTables * t)
 {
   const GstCoOmniWindow *w = &self->window;
+  GstCoOmniProjection proj = self->snap.projection;
   float scale = g ? 2.0f : 1.0f;
-  gfloat *rho = g_new (gfloat, pl->height), *trig = g_new (gfloat,
-      2 * pl->width);
-  double rm = w->r_top;
-  gint r, c;
+  double ys = self->snap.plane_distance, *prev;
+  GArray *xs = g_array_new (FALSE, FALSE, sizeof (double));
+  gboolean ok = TRUE;
+  gint r, c, k;
 
-  for (r = 0; r < pl->height; r++) {
-    float v = ((float) r + 0.5f) * scale - 0.5f;
-    if (self->snap.projection == GST_CO_OMNI_POLAR) {
-      rho[r] = self->polar.r_out - (self->polar.r_out - self->polar.r_in) *
-          ((v + 0.5f) / (float) self->polar.out_h);
+  t->trig = g_new (gfloat, 3 * pl->width);
+  for (c = 0; c < pl->width; c++) {
+    float u = ((float) c + 0.5f) * scale - 0.5f, az;
+    gint face;
+    double x;
+    if (proj != GST_CO_OMNI_CUBOID) {
+      az = co_omni_azimuth (&self->polar, u);
+      t->trig[3 * c + 2] = 0.0f;
+    } else if (cuboid_column (self, u, &face, &x)) {
+      double ax = fabs (x);
+      az = self->polar.start - self->polar.dir * (float) (face * G_PI / 2 +
+          atan2 (x, ys));
+      g_array_append_val (xs, ax);
+      t->trig[3 * c + 2] = (gfloat) ax;     /* an index below */
     } else {
-      double zw = w->top - ((double) v + 0.5) * w->span / self->polar.out_h;
-      if (co_mirror_solve (&w->mirror, self->snap.plane_distance, zw,
-              &rm) < 0) {
-        GST_ELEMENT_ERROR (self, LIBRARY, FAILED, ("The mirror model did "
-                "not converge for row %d (height %g)", r, zw),
-            ("R %g h %g f %g plane-distance %g", w->mirror.R, w->mirror.h,
-                w->mirror.f, self->snap.plane_distance));
-        g_free (rho);
-        g_free (trig);
-        return FALSE;
+      t->trig[3 * c] = t->trig[3 * c + 1] = NAN;    /* a gap: no source */
+      t->trig[3 * c + 2] = 0.0f;
+      continue;
+    }
+    t->trig[3 * c] = cosf (az);
+    t->trig[3 * c + 1] = sinf (az);
+  }
+  /* cuboid: one radius per distinct |x| and row */
+  if (proj == GST_CO_OMNI_CUBOID) {
+    guint n = 0, i;
+    g_array_sort (xs, cmp_double);
+    for (i = 0; i < xs->len; i++)
+      if (n == 0 || g_array_index (xs, double, i) != g_array_index (xs,
+              double, n - 1))
+        g_array_index (xs, double, n++) = g_array_index (xs, double, i);
+    g_array_set_size (xs, MAX (n, 1));
+    for (c = 0; c < pl->width; c++)
+      if (t->trig[3 * c] == t->trig[3 * c]) {   /* not a gap */
+        double ax = t->trig[3 * c + 2];
+        for (i = 0; i < n && (float) g_array_index (xs, double, i) !=
+            (float) ax; i++);
+        t->trig[3 * c + 2] = (gfloat) MIN (i, n - 1);
       }
-      rho[r] = (float) co_mirror_image_radius (&w->mirror, rm);
+  }
+  t->n_rho = proj == GST_CO_OMNI_CUBOID ? (gint) xs->len : 1;
+  t->rho = g_new0 (gfloat, (gsize) pl->height * t->n_rho);
+  prev = g_new (double, t->n_rho);
+
+  for (r = 0; r < pl->height && ok; r++) {
+    float v = ((float) r + 0.5f) * scale - 0.5f;
+    double zw = w->top - ((double) v + 0.5) * w->span / self->polar.out_h;
+    if (proj == GST_CO_OMNI_POLAR) {
+      t->rho[r] = self->polar.r_out - (self->polar.r_out - self->polar.r_in) *
+          ((v + 0.5f) / (float) self->polar.out_h);
+      continue;
+    }
+    /* the paper's guess propagation: the first row across, from the
+     * window's closed-form point, then every column down from the row
+     * above (the cylinder, symmetric about the axis, is one column) */
+    for (k = 0; k < t->n_rho && ok; k++) {
+      double pw = proj == GST_CO_OMNI_CUBOID ? hypot (ys, g_array_index (xs,
+              double, k)) : ys;
+      double root = r > 0 ? prev[k] : k > 0 ? prev[k - 1] : w->r_top;
+      if (co_mirror_solve (&w->mirror, pw, zw, &root) < 0) {
+        ok = solve_failed (self, r, pw, zw);
+        break;
+      }
+      prev[k] = root;
+      t->rho[(gsize) r * t->n_rho + k] =
+          (float) co_mirror_image_radius (&w->mirror, root);
     }
   }
-  for (c = 0; c < pl->width; c++) {
-    float t = co_omni_azimuth (&self->polar, ((float) c + 0.5f) * scale -
-        0.5f);
-    trig[2 * c] = cosf (t);
-    trig[2 * c + 1] = sinf (t);
-  }
-  *rho_out = rho;
-  *trig_out = trig;
-  return TRUE;
+  g_free (prev);
+  g_array_free (xs, TRUE);
+  if (!ok)
+    tables_free (t);
+  return ok;
 }
 
 static gboolean
@@ -290,18 +393,16 @@ gst_cuda_omni_unwrap_map_cpu (GstCoRemapFilter * remap, const CoLut * lut,
 {
   GstCudaOmniUnwrap *self = GST_CUDA_OMNI_UNWRAP (remap);
   const CoLutPlane *pl = &lut->plane[g];
-  float scale = g ? 2.0f : 1.0f;
-  gfloat *rho, *trig;
+  OmniTables t;
   gint r, c;
 
-  if (!map_tables (self, pl, g, &rho, &trig))
+  if (!map_tables (self, pl, g, &t))
     return FALSE;
   for (r = 0; r < pl->height; r++)
     for (c = 0; c < pl->width; c++)
-      co_omni_entry (&self->polar, rho[r], trig[2 * c], trig[2 * c + 1],
-          scale, &x[(gsize) r * pitch + c], &y[(gsize) r * pitch + c]);
-  g_free (rho);
-  g_free (trig);
+      co_omni_fill_px (&self->polar, t.rho, t.n_rho, t.trig, c, r,
+          g ? 2.0f : 1.0f, x, y, pitch);
+  tables_free (&t);
   return TRUE;
 }
 
@@ -313,29 +414,30 @@ gst_cuda_omni_unwrap_map_cuda (GstCoRemapFilter * remap, const CoLut * lut,
   GstCudaOmniUnwrap *self = GST_CUDA_OMNI_UNWRAP (remap);
   GstCoBaseFilter *base = GST_CO_BASE_FILTER (remap);
   const CoLutPlane *pl = &lut->plane[g];
-  gsize n_rho = GST_ROUND_UP_64 (pl->height * sizeof (gfloat));
-  gsize n = n_rho + 2 * pl->width * sizeof (gfloat);
-  gfloat *rho, *trig;
+  OmniTables t;
+  gsize n_rho, n;
   gboolean ok;
 
-  if (!map_tables (self, pl, g, &rho, &trig))
+  if (!map_tables (self, pl, g, &t))
     return FALSE;
+  n_rho = GST_ROUND_UP_64 ((gsize) pl->height * t.n_rho * sizeof (gfloat));
+  n = n_rho + 3 * pl->width * sizeof (gfloat);
   ok = gst_co_base_filter_ensure (base, &self->dev_tables, &self->dev_size,
       n);
   /* cudaMemcpyAsync from pageable memory returns once the bytes are
    * staged: the host tables may go right after */
   ok = ok && gst_co_base_filter_cuda_ok (base, co_omni_upload_cuda
-      (self->dev_tables, rho, pl->height * sizeof (gfloat), base->stream),
-      "uploading the unwrap tables") && gst_co_base_filter_cuda_ok (base,
-      co_omni_upload_cuda ((guint8 *) self->dev_tables + n_rho, trig,
-          2 * pl->width * sizeof (gfloat), base->stream),
-      "uploading the unwrap tables") && gst_co_base_filter_cuda_ok (base,
-      co_omni_fill_cuda (&self->polar, self->dev_tables,
-          (const gfloat *) ((guint8 *) self->dev_tables + n_rho), pl->width,
-          pl->height, g ? 2.0f : 1.0f, x, y, pitch, base->stream),
+      (self->dev_tables, t.rho, (gsize) pl->height * t.n_rho *
+          sizeof (gfloat), base->stream), "uploading the unwrap tables") &&
+      gst_co_base_filter_cuda_ok (base, co_omni_upload_cuda ((guint8 *)
+          self->dev_tables + n_rho, t.trig, 3 * pl->width * sizeof (gfloat),
+          base->stream), "uploading the unwrap tables") &&
+      gst_co_base_filter_cuda_ok (base, co_omni_fill_cuda (&self->polar,
+          self->dev_tables, t.n_rho, (const gfloat *) ((guint8 *)
+              self->dev_tables + n_rho), pl->width, pl->height,
+          g ? 2.0f : 1.0f, x, y, pitch, base->stream),
       "filling the unwrap map");
-  g_free (rho);
-  g_free (trig);
+  tables_free (&t);
   return ok;
 }
 
@@ -401,6 +503,10 @@ gst_cuda_omni_unwrap_set_property (GObject * object, guint prop_id,
       s->plane_distance = g_value_get_double (value);
       resize = TRUE;
       break;
+    case PROP_PLANE_GAP:
+      s->plane_gap = g_value_get_int (value);
+      resize = TRUE;
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       GST_OBJECT_UNLOCK (self);
@@ -455,6 +561,9 @@ gst_cuda_omni_unwrap_get_property (GObject * object, guint prop_id,
       break;
     case PROP_PLANE_DISTANCE:
       g_value_set_double (value, s->plane_distance);
+      break;
+    case PROP_PLANE_GAP:
+      g_value_set_int (value, s->plane_gap);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -511,22 +620,29 @@ gst_cuda_omni_unwrap_class_init (GstCudaOmniUnwrapClass * klass)
 
   g_object_class_install_property (oc, PROP_MIRROR_RADIUS,
       g_param_spec_double ("mirror-radius", "Mirror radius",
-          "cylinder: radius R of the spherical mirror (any length unit, the "
+          "cylinder, cuboid: radius R of the spherical mirror (any length unit, the "
           "same for every length)", 1e-3, 1e6, 30.0, PARAM_LIVE));
   g_object_class_install_property (oc, PROP_MIRROR_DISTANCE,
       g_param_spec_double ("mirror-distance", "Mirror distance",
-          "cylinder: distance h from the sphere's centre to the camera's "
+          "cylinder, cuboid: distance h from the sphere's centre to the camera's "
           "projection centre (> mirror-radius)", 1e-3, 1e7, 150.0,
           PARAM_LIVE));
   g_object_class_install_property (oc, PROP_FOCAL_LENGTH,
       g_param_spec_double ("focal-length", "Focal length",
-          "cylinder: the camera's focal length in pixels", 1.0, 1e6, 800.0,
+          "cylinder, cuboid: the camera's focal length in pixels", 1.0, 1e6, 800.0,
           PARAM_LIVE));
   g_object_class_install_property (oc, PROP_PLANE_DISTANCE,
       g_param_spec_double ("plane-distance", "Plane distance",
-          "cylinder: radius of the projection cylinder around the axis, in "
-          "the mirror's unit; one unit of it is one output pixel (width "
-          "2 pi plane-distance)", 1e-3, 1e6, 229.0, PARAM_LIVE));
+          "cylinder: radius of the projection cylinder around the axis; "
+          "cuboid: distance of its four planes from the axis; in the "
+          "mirror's unit, one unit of the surface being one output pixel "
+          "(width 2 pi plane-distance, or 4 x 2 plane-distance)", 1e-3, 1e6,
+          229.0, PARAM_LIVE));
+
+  g_object_class_install_property (oc, PROP_PLANE_GAP,
+      g_param_spec_int ("plane-gap", "Plane gap",
+          "cuboid: empty output columns between two faces (the paper's "
+          "alignment padding; border-color)", 0, 4096, 0, PARAM_LIVE));
 
   gst_element_class_set_static_metadata (ec, "CUDA omnidirectional unwrap",
       "Filter/Effect/Video",

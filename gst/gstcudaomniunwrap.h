@@ -16,6 +16,7 @@ typedef enum
 {
   GST_CO_OMNI_POLAR = 0,
   GST_CO_OMNI_CYLINDER = 1,
+  GST_CO_OMNI_CUBOID = 2,
 } GstCoOmniProjection;
 
 typedef enum
@@ -34,7 +35,9 @@ typedef struct
   gdouble start_angle;          /* degrees */
   GstCoOmniDirection direction;
   gdouble mirror_radius, mirror_distance, focal_length;
-  gdouble plane_distance;       /* the cylinder's radius, mirror units */
+  gdouble plane_distance;       /* the cylinder's radius, the cuboid's
+                                 * half-width, mirror units */
+  gint plane_gap;               /* cuboid: output columns between faces */
 } GstCoOmniSettings;
 
 /* The cylinder panorama's rows, from the image radii of the window. */

@@ -65,11 +65,24 @@ co_omni_azimuth (const CoOmniPolar * p, float u)
       (float) p->out_w);
 }
 
-/* Fills a plane's map from per-row radii and per-column (cos, sin) pairs
- * (CUDA, on @stream; kernels/omni.cu).  Returns a cudaError_t. */
-int co_omni_fill_cuda (const CoOmniPolar * p, const float *rho,
+/* Fills a plane's map (CUDA, on @stream; kernels/omni.cu) from a table of
+ * image radii, @n_rho per row (column c takes entry trig[3c + 2] of its
+ * row), and each column's (cos, sin, entry) in @trig.  Returns a
+ * cudaError_t. */
+int co_omni_fill_cuda (const CoOmniPolar * p, const float *rho, int n_rho,
     const float *trig, int width, int height, float scale, float *x,
     float *y, int pitch, void *stream);
+
+/* The host twin of co_omni_fill_cuda. */
+CO_HD void
+co_omni_fill_px (const CoOmniPolar * p, const float *rho, int n_rho,
+    const float *trig, int c, int r, float scale, float *x, float *y,
+    int pitch)
+{
+  co_omni_entry (p, rho[(size_t) r * n_rho + (int) trig[3 * c + 2]],
+      trig[3 * c], trig[3 * c + 1], scale, &x[(size_t) r * pitch + c],
+      &y[(size_t) r * pitch + c]);
+}
 
 /* Host bytes to device memory on @stream.  Returns a cudaError_t. */
 int co_omni_upload_cuda (void *dst, const void *src, size_t n, void *stream);

@@ -7,7 +7,7 @@
 #include "omni_math.h"
 
 int
-co_omni_fill_cuda (const CoOmniPolar * p, const float *rho,
+co_omni_fill_cuda (const CoOmniPolar * p, const float *rho, int n_rho,
     const float *trig, int width, int height, float scale, float *x,
     float *y, int pitch, void *stream)
 {

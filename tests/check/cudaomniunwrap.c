@@ -267,6 +267,84 @@ GST_START_TEST (test_cylinder_scene)
 
 GST_END_TEST;
 
+/* The cuboid (the paper's): the same stripes seen on four planes at
+ * plane-distance from the axis, each ray traced to the first face it
+ * meets; every face's rows have the stripe value of their height, and the
+ * gaps between faces take border-color. */
+GST_START_TEST (test_cuboid_scene)
+{
+  const CoMirror m = { 30.0, 150.0, 800.0 };
+  const double ys = 80.0, c = 239.5;
+  GstCaps *caps = video_caps ("GRAY8", 480, 480);
+  GstVideoInfo info;
+  GstBuffer *buf, *out;
+  GstVideoFrame f;
+  GstHarness *h;
+  double za, zb, ra, rb, top, span;
+  gint x, y, w = 0, hh = 0, worst = 0, gap_worst = 0, plane_w = 160, gap = 6;
+
+  gst_video_info_from_caps (&info, caps);
+  buf = gst_buffer_new_allocate (NULL, info.size, NULL);
+  fail_unless (gst_video_frame_map (&f, &info, buf, GST_MAP_WRITE));
+  for (y = 0; y < 480; y++)
+    for (x = 0; x < 480; x++) {
+      double rho = hypot (x - c, y - c), a = atan2 (y - c, x - c);
+      double mr, mz, dr, dz, best = G_MAXDOUBLE, v = 0;
+      gint k;
+      if (rho < co_mirror_limb (&m) && co_mirror_ray (&m, rho, &mr, &mz, &dr,
+              &dz) && dr > 0) {
+        for (k = 0; k < 4; k++) {
+          double cn = cos (a - k * G_PI / 2), t;
+          if (cn <= 1e-9)
+            continue;
+          t = (ys - mr * cn) / (dr * cn);
+          if (t > 0 && t < best)
+            best = t;
+        }
+        if (best < G_MAXDOUBLE)
+          v = SCENE (mz + best * dz);
+      }
+      ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&f, 0))[(gsize) y *
+          GST_VIDEO_FRAME_PLANE_STRIDE (&f, 0) + x] = (guint8) lround (v);
+    }
+  gst_video_frame_unmap (&f);
+
+  h = lens_harness ("cudaomniunwrap backend=cpu projection=cuboid "
+      "plane-distance=80 plane-gap=6 inner-radius=40 outer-radius=155 "
+      "border-color=0xff000000", gst_caps_ref (caps));
+  out = gst_harness_push_and_pull (h, buf);
+  fail_unless (out != NULL);
+  out_size (h, &w, &hh);
+  fail_unless (co_mirror_cylinder_z (&m, ys, 40, &za, &ra));
+  fail_unless (co_mirror_cylinder_z (&m, ys, 155, &zb, &rb));
+  top = MAX (za, zb);
+  span = fabs (za - zb);
+  fail_unless_equals_int (w, 4 * plane_w + 3 * gap);
+  fail_unless_equals_int (hh, (gint) span);
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, w, hh);
+  fail_unless (gst_video_frame_map (&f, &info, out, GST_MAP_READ));
+  for (y = 0; y < hh; y++) {
+    double zv = top - (y + 0.5) * span / hh;
+    for (x = 0; x < w; x++) {
+      gint got = ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&f, 0))[(gsize) y *
+          GST_VIDEO_FRAME_PLANE_STRIDE (&f, 0) + x];
+      if (x % (plane_w + gap) >= plane_w)
+        gap_worst = MAX (gap_worst, got);
+      else
+        worst = MAX (worst, ABS (got - (gint) lround (SCENE (zv))));
+    }
+  }
+  gst_video_frame_unmap (&f);
+  GST_INFO ("cuboid %dx%d, worst difference from the scene %d", w, hh, worst);
+  fail_unless (worst <= 12, "worst difference from the scene: %d", worst);
+  fail_unless_equals_int (gap_worst, 0);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+  gst_caps_unref (caps);
+}
+
+GST_END_TEST;
+
 /* Impossible mirror geometry is an error saying which property. */
 GST_START_TEST (test_cylinder_bad_geometry)
 {
@@ -308,10 +386,10 @@ GST_START_TEST (test_polar_cuda_equals_cpu)
     return;
   }
   for (f = 0; f < G_N_ELEMENTS (all_formats); f++)
-    for (interp = 0; interp < 2; interp++) {
+    for (interp = 0; interp < 3; interp++) {
       GstCaps *caps = video_caps (all_formats[f], 322, 242);
       GstVideoInfo info, oinfo;
-      GRand *r = g_rand_new_with_seed (f * 2 + interp);
+      GRand *r = g_rand_new_with_seed (f * 3 + interp);
       GstBuffer *in;
       gchar *cpu, *cuda;
       GstBuffer *a, *b;
@@ -321,14 +399,17 @@ GST_START_TEST (test_polar_cuda_equals_cpu)
 
       gst_video_info_from_caps (&info, caps);
       /* random bytes for nearest, a smooth picture for bilinear */
-      in = make_frame (&info, r, interp == 1);
-      /* polar for nearest, the mirror's cylinder for bilinear */
+      in = make_frame (&info, r, interp > 0);
+      /* polar nearest, the mirror's cylinder and cuboid bilinear */
+      const gchar *proj[] = { "", "projection=cylinder outer-radius=110",
+        "projection=cuboid plane-distance=60 plane-gap=3 outer-radius=110"
+      };
       cpu = g_strdup_printf ("cudaomniunwrap backend=cpu inner-radius=30 "
           "start-angle=33 interpolation=%s %s", interp ? "bilinear" :
-          "nearest", interp ? "projection=cylinder outer-radius=110" : "");
+          "nearest", proj[interp]);
       cuda = g_strdup_printf ("cudaomniunwrap backend=cuda inner-radius=30 "
           "start-angle=33 interpolation=%s %s", interp ? "bilinear" :
-          "nearest", interp ? "projection=cylinder outer-radius=110" : "");
+          "nearest", proj[interp]);
       a = run_frame (cpu, caps, in);
       h = lens_harness (cuda, gst_caps_ref (caps));
       b = gst_harness_push_and_pull (h, gst_buffer_ref (in));
@@ -337,7 +418,7 @@ GST_START_TEST (test_polar_cuda_equals_cpu)
       gst_video_info_from_caps (&oinfo, cur);
       gst_caps_unref (cur);
       fail_unless (frames_equal (&oinfo, a, b, &md), "%s %s: max diff %d",
-          all_formats[f], interp ? "bilinear" : "nearest", md);
+          all_formats[f], cpu, md);
       gst_harness_teardown (h);
       gst_buffer_unref (a);
       gst_buffer_unref (b);
@@ -380,6 +461,7 @@ cudaomniunwrap_suite (void)
   tcase_add_test (tc, test_polar_bad_geometry);
   tcase_add_test (tc, test_cylinder_scene);
   tcase_add_test (tc, test_cylinder_bad_geometry);
+  tcase_add_test (tc, test_cuboid_scene);
   tcase_add_test (tc, test_polar_cuda_equals_cpu);
   return s;
 }
