@@ -247,12 +247,14 @@ gst_cuda_omni_unwrap_prepare (GstCoRemapFilter * remap, const CoLut * lut,
 /* The map of plane @g as two tables: image radii, @n_rho per row (the
  * projection's job: linear for polar; the mirror model's Newton solve for
  * the cylinder, one per row, and for the cuboid one per distinct distance
- * from a face's centre line, a quarter of a face's columns by symmetry),
- * and every column's (cos, sin, entry).  Both backends fill the map from
- * these same floats. */
+ * from a face's centre line and row, a quarter of a face's columns by
+ * symmetry), and every column's (cos, sin, entry).  Both backends fill the
+ * map from these same floats; on CUDA the radii are solved on the device,
+ * in the same order, to the same bits. */
 typedef struct
 {
   gfloat *rho, *trig;
+  gdouble *ax;                  /* the distances, n_rho of them */
   gint n_rho;
 } OmniTables;
 
@@ -261,6 +263,7 @@ tables_free (OmniTables * t)
 {
   g_free (t->rho);
   g_free (t->trig);
+  g_free (t->ax);
 }
 
 static gint
@@ -270,9 +273,8 @@ cmp_double (gconstpointer a, gconstpointer b)
   return x < y ? -1 : x > y;
 }
 
-/* Cuboid columns: the face, the offset x from its centre line; the
- * distinct |x| (sorted, so neighbours are close for the Newton guesses) in
- * @xs; FALSE for a column in a gap. */
+/* Cuboid columns: the face and the offset x from its centre line; FALSE
+ * for a column in a gap. */
 static gboolean
 cuboid_column (const GstCudaOmniUnwrap * self, float u, gint * face,
     double *x)
@@ -289,102 +291,114 @@ cuboid_column (const GstCudaOmniUnwrap * self, float u, gint * face,
   return TRUE;
 }
 
-static gboolean
-solve_failed (GstCudaOmniUnwrap * self, gint row, double pw, double zw)
+static void
+rows_of (const GstCudaOmniUnwrap * self, CoOmniRows * rows)
 {
-  const CoMirror *m = &self->window.mirror;
-
-  GST_ELEMENT_ERROR (self, LIBRARY, FAILED, ("The mirror model did not "
-          "converge for row %d (world point at %g from the axis, height %g)",
-          row, pw, zw), ("R %g h %g f %g plane-distance %g", m->R, m->h, m->f,
-          self->snap.plane_distance));
-  return FALSE;
+  rows->m = self->window.mirror;
+  rows->top = self->window.top;
+  rows->span = self->window.span;
+  rows->r_top = self->window.r_top;
+  rows->ys = self->snap.plane_distance;
+  rows->out_h = self->polar.out_h;
 }
 
-static gboolean
-map_tables (GstCudaOmniUnwrap * self, const CoLutPlane * pl, gint g,
+/* The columns: (cos, sin, entry) of each, and the distinct distances. */
+static void
+map_columns (GstCudaOmniUnwrap * self, const CoLutPlane * pl, gint g,
     OmniTables * t)
 {
-  const GstCoOmniWindow *w = &self->window;
   GstCoOmniProjection proj = self->snap.projection;
   float scale = g ? 2.0f : 1.0f;
-  double ys = self->snap.plane_distance, *prev;
   GArray *xs = g_array_new (FALSE, FALSE, sizeof (double));
-  gboolean ok = TRUE;
-  gint r, c, k;
+  guint n = 0, i;
+  gint c;
 
   t->trig = g_new (gfloat, 3 * pl->width);
   for (c = 0; c < pl->width; c++) {
     float u = ((float) c + 0.5f) * scale - 0.5f, az;
     gint face;
-    double x;
+    double x, ax = 0.0;
     if (proj != GST_CO_OMNI_CUBOID) {
       az = co_omni_azimuth (&self->polar, u);
-      t->trig[3 * c + 2] = 0.0f;
     } else if (cuboid_column (self, u, &face, &x)) {
-      double ax = fabs (x);
+      ax = fabs (x);
       az = self->polar.start - self->polar.dir * (float) (face * G_PI / 2 +
-          atan2 (x, ys));
-      g_array_append_val (xs, ax);
-      t->trig[3 * c + 2] = (gfloat) ax;     /* an index below */
+          atan2 (x, self->snap.plane_distance));
     } else {
       t->trig[3 * c] = t->trig[3 * c + 1] = NAN;    /* a gap: no source */
-      t->trig[3 * c + 2] = 0.0f;
+      t->trig[3 * c + 2] = -1.0f;
       continue;
     }
     t->trig[3 * c] = cosf (az);
     t->trig[3 * c + 1] = sinf (az);
+    t->trig[3 * c + 2] = (gfloat) ax;   /* replaced by its index below */
+    g_array_append_val (xs, ax);
   }
-  /* cuboid: one radius per distinct |x| and row */
-  if (proj == GST_CO_OMNI_CUBOID) {
-    guint n = 0, i;
-    g_array_sort (xs, cmp_double);
-    for (i = 0; i < xs->len; i++)
-      if (n == 0 || g_array_index (xs, double, i) != g_array_index (xs,
-              double, n - 1))
-        g_array_index (xs, double, n++) = g_array_index (xs, double, i);
-    g_array_set_size (xs, MAX (n, 1));
-    for (c = 0; c < pl->width; c++)
-      if (t->trig[3 * c] == t->trig[3 * c]) {   /* not a gap */
-        double ax = t->trig[3 * c + 2];
-        for (i = 0; i < n && (float) g_array_index (xs, double, i) !=
-            (float) ax; i++);
-        t->trig[3 * c + 2] = (gfloat) MIN (i, n - 1);
-      }
+  g_array_sort (xs, cmp_double);
+  for (i = 0; i < xs->len; i++)
+    if (n == 0 || g_array_index (xs, double, i) != g_array_index (xs, double,
+            n - 1))
+      g_array_index (xs, double, n++) = g_array_index (xs, double, i);
+  if (n == 0) {
+    double zero = 0.0;
+    g_array_append_val (xs, zero);
+    n = 1;
   }
-  t->n_rho = proj == GST_CO_OMNI_CUBOID ? (gint) xs->len : 1;
-  t->rho = g_new0 (gfloat, (gsize) pl->height * t->n_rho);
-  prev = g_new (double, t->n_rho);
-
-  for (r = 0; r < pl->height && ok; r++) {
-    float v = ((float) r + 0.5f) * scale - 0.5f;
-    double zw = w->top - ((double) v + 0.5) * w->span / self->polar.out_h;
-    if (proj == GST_CO_OMNI_POLAR) {
-      t->rho[r] = self->polar.r_out - (self->polar.r_out - self->polar.r_in) *
-          ((v + 0.5f) / (float) self->polar.out_h);
+  for (c = 0; c < pl->width; c++) {
+    gfloat key = t->trig[3 * c + 2];
+    if (key < 0.0f) {
+      t->trig[3 * c + 2] = 0.0f;
       continue;
     }
-    /* the paper's guess propagation: the first row across, from the
-     * window's closed-form point, then every column down from the row
-     * above (the cylinder, symmetric about the axis, is one column) */
-    for (k = 0; k < t->n_rho && ok; k++) {
-      double pw = proj == GST_CO_OMNI_CUBOID ? hypot (ys, g_array_index (xs,
-              double, k)) : ys;
-      double root = r > 0 ? prev[k] : k > 0 ? prev[k - 1] : w->r_top;
-      if (co_mirror_solve (&w->mirror, pw, zw, &root) < 0) {
-        ok = solve_failed (self, r, pw, zw);
-        break;
-      }
-      prev[k] = root;
-      t->rho[(gsize) r * t->n_rho + k] =
-          (float) co_mirror_image_radius (&w->mirror, root);
-    }
+    for (i = 0; i + 1 < n && (gfloat) g_array_index (xs, double, i) != key;
+        i++);
+    t->trig[3 * c + 2] = (gfloat) i;
   }
-  g_free (prev);
-  g_array_free (xs, TRUE);
-  if (!ok)
-    tables_free (t);
-  return ok;
+  t->n_rho = (gint) n;
+  t->ax = (gdouble *) g_array_free (xs, FALSE);
+}
+
+static gboolean
+solve_failed (GstCudaOmniUnwrap * self)
+{
+  const CoMirror *m = &self->window.mirror;
+
+  GST_ELEMENT_ERROR (self, LIBRARY, FAILED, ("The mirror model did not "
+          "converge for every pixel of the panorama"),
+      ("R %g h %g f %g plane-distance %g, inner/outer radius %g/%g", m->R,
+          m->h, m->f, self->snap.plane_distance, self->polar.r_in,
+          self->polar.r_out));
+  return FALSE;
+}
+
+/* The radii on the host: polar's line, or the mirror solve, one column
+ * (distance) at a time from the closed-form top, as the device does. */
+static gboolean
+map_rows_cpu (GstCudaOmniUnwrap * self, const CoLutPlane * pl, gint g,
+    OmniTables * t)
+{
+  float scale = g ? 2.0f : 1.0f;
+  CoOmniRows rows;
+  gint r, k;
+
+  t->rho = g_new0 (gfloat, (gsize) pl->height * t->n_rho);
+  if (self->snap.projection == GST_CO_OMNI_POLAR) {
+    for (r = 0; r < pl->height; r++) {
+      float v = ((float) r + 0.5f) * scale - 0.5f;
+      t->rho[(gsize) r * t->n_rho] = self->polar.r_out - (self->polar.r_out -
+          self->polar.r_in) * ((v + 0.5f) / (float) self->polar.out_h);
+    }
+    return TRUE;
+  }
+  rows_of (self, &rows);
+  for (k = 0; k < t->n_rho; k++) {
+    double root = rows.r_top;
+    for (r = 0; r < pl->height; r++)
+      if (!co_omni_solve_cell (&rows, t->ax[k], co_omni_row_z (&rows, r,
+                  scale), &root, &t->rho[(gsize) r * t->n_rho + k]))
+        return solve_failed (self);
+  }
+  return TRUE;
 }
 
 static gboolean
@@ -393,20 +407,24 @@ gst_cuda_omni_unwrap_map_cpu (GstCoRemapFilter * remap, const CoLut * lut,
 {
   GstCudaOmniUnwrap *self = GST_CUDA_OMNI_UNWRAP (remap);
   const CoLutPlane *pl = &lut->plane[g];
-  OmniTables t;
+  OmniTables t = { NULL, NULL, NULL, 0 };
+  gboolean ok;
   gint r, c;
 
-  if (!map_tables (self, pl, g, &t))
-    return FALSE;
-  for (r = 0; r < pl->height; r++)
+  map_columns (self, pl, g, &t);
+  ok = map_rows_cpu (self, pl, g, &t);
+  for (r = 0; ok && r < pl->height; r++)
     for (c = 0; c < pl->width; c++)
       co_omni_fill_px (&self->polar, t.rho, t.n_rho, t.trig, c, r,
           g ? 2.0f : 1.0f, x, y, pitch);
   tables_free (&t);
-  return TRUE;
+  return ok;
 }
 
-/* The same map filled on the device: only the two small tables cross. */
+/* The same map on the device: the columns (small) are uploaded, the mirror
+ * model is solved there, one thread per distinct column, and the map is
+ * filled there.  A rebuild waits once, to read whether every cell
+ * converged. */
 static gboolean
 gst_cuda_omni_unwrap_map_cuda (GstCoRemapFilter * remap, const CoLut * lut,
     gint g, gfloat * x, gfloat * y, gint pitch)
@@ -414,29 +432,52 @@ gst_cuda_omni_unwrap_map_cuda (GstCoRemapFilter * remap, const CoLut * lut,
   GstCudaOmniUnwrap *self = GST_CUDA_OMNI_UNWRAP (remap);
   GstCoBaseFilter *base = GST_CO_BASE_FILTER (remap);
   const CoLutPlane *pl = &lut->plane[g];
-  OmniTables t;
-  gsize n_rho, n;
+  gboolean polar = self->snap.projection == GST_CO_OMNI_POLAR;
+  OmniTables t = { NULL, NULL, NULL, 0 };
+  gsize n_rho, n_trig, n_ax, n;
+  guint8 *dev;
+  CoOmniRows rows;
   gboolean ok;
 
-  if (!map_tables (self, pl, g, &t))
+  map_columns (self, pl, g, &t);
+  if (polar && !map_rows_cpu (self, pl, g, &t)) {
+    tables_free (&t);
     return FALSE;
+  }
   n_rho = GST_ROUND_UP_64 ((gsize) pl->height * t.n_rho * sizeof (gfloat));
-  n = n_rho + 3 * pl->width * sizeof (gfloat);
+  n_trig = GST_ROUND_UP_64 (3 * (gsize) pl->width * sizeof (gfloat));
+  n_ax = GST_ROUND_UP_64 ((gsize) t.n_rho * sizeof (gdouble));
+  n = n_rho + n_trig + n_ax + sizeof (gint);
   ok = gst_co_base_filter_ensure (base, &self->dev_tables, &self->dev_size,
-      n);
+      n) && (self->host_fail || (self->host_fail =
+          gst_co_base_filter_alloc_host (base, sizeof (gint))));
+  dev = self->dev_tables;
+  rows_of (self, &rows);
   /* cudaMemcpyAsync from pageable memory returns once the bytes are
    * staged: the host tables may go right after */
-  ok = ok && gst_co_base_filter_cuda_ok (base, co_omni_upload_cuda
-      (self->dev_tables, t.rho, (gsize) pl->height * t.n_rho *
-          sizeof (gfloat), base->stream), "uploading the unwrap tables") &&
-      gst_co_base_filter_cuda_ok (base, co_omni_upload_cuda ((guint8 *)
-          self->dev_tables + n_rho, t.trig, 3 * pl->width * sizeof (gfloat),
-          base->stream), "uploading the unwrap tables") &&
-      gst_co_base_filter_cuda_ok (base, co_omni_fill_cuda (&self->polar,
-          self->dev_tables, t.n_rho, (const gfloat *) ((guint8 *)
-              self->dev_tables + n_rho), pl->width, pl->height,
-          g ? 2.0f : 1.0f, x, y, pitch, base->stream),
-      "filling the unwrap map");
+  ok = ok && gst_co_base_filter_cuda_ok (base, co_omni_upload_cuda (dev +
+          n_rho, t.trig, 3 * (gsize) pl->width * sizeof (gfloat),
+          base->stream), "uploading the unwrap tables");
+  if (ok && polar)
+    ok = gst_co_base_filter_cuda_ok (base, co_omni_upload_cuda (dev, t.rho,
+            (gsize) pl->height * sizeof (gfloat), base->stream),
+        "uploading the unwrap tables");
+  else if (ok)
+    ok = gst_co_base_filter_cuda_ok (base, co_omni_upload_cuda (dev +
+            n_rho + n_trig, t.ax, (gsize) t.n_rho * sizeof (gdouble),
+            base->stream), "uploading the unwrap tables") &&
+        gst_co_base_filter_cuda_ok (base, co_omni_solve_cuda (&rows,
+            (const gdouble *) (dev + n_rho + n_trig), t.n_rho, pl->height,
+            g ? 2.0f : 1.0f, (gfloat *) dev, (gint *) (dev + n_rho + n_trig +
+                n_ax), base->stream), "solving the mirror model") &&
+        gst_co_base_filter_cuda_ok (base, co_omni_read_flag_cuda
+        (self->host_fail, (const gint *) (dev + n_rho + n_trig + n_ax),
+            base->stream), "solving the mirror model") &&
+        (!*self->host_fail || solve_failed (self));
+  ok = ok && gst_co_base_filter_cuda_ok (base, co_omni_fill_cuda
+      (&self->polar, (const gfloat *) dev, t.n_rho, (const gfloat *) (dev +
+              n_rho), pl->width, pl->height, g ? 2.0f : 1.0f, x, y, pitch,
+          base->stream), "filling the unwrap map");
   tables_free (&t);
   return ok;
 }
@@ -447,8 +488,10 @@ gst_cuda_omni_unwrap_release (GstCoBaseFilter * base)
   GstCudaOmniUnwrap *self = GST_CUDA_OMNI_UNWRAP (base);
 
   gst_co_base_filter_free (base, self->dev_tables);
+  gst_co_base_filter_free_host (base, self->host_fail);
   self->dev_tables = NULL;
   self->dev_size = 0;
+  self->host_fail = NULL;
   GST_CO_BASE_FILTER_CLASS (gst_cuda_omni_unwrap_parent_class)->release
       (base);
 }

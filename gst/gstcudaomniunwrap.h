@@ -57,8 +57,10 @@ struct _GstCudaOmniUnwrap
   GstCoOmniSettings snap;       /* the settings it was built from */
   GstCoOmniWindow window;       /* cylinder: the rows */
   gboolean warned_outside;
-  gpointer dev_tables;          /* CUDA: row radii and column (cos, sin) */
+  gpointer dev_tables;          /* CUDA: radii, column (cos, sin), distances
+                                 * and the solve's failure flag */
   gsize dev_size;
+  gint *host_fail;              /* pinned: the flag read back */
 };
 
 gboolean gst_cuda_omni_unwrap_register (GstPlugin * plugin);

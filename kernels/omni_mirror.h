@@ -150,6 +150,56 @@ co_mirror_cylinder_z (const CoMirror * m, double D, double rho_i, double *z,
   return 1;
 }
 
+/* The rows of a mirror panorama (cylinder or cuboid) and how each cell is
+ * solved: written once for the host tables and the device solve, so both
+ * give the same radii bit for bit. */
+typedef struct
+{
+  CoMirror m;
+  double top, span;             /* z of the top edge, height in units */
+  double r_top;                 /* the top row's mirror point (closed form) */
+  double ys;                    /* plane-distance */
+  int32_t out_h;                /* the full-resolution panorama's height */
+} CoOmniRows;
+
+/* The world height of row @r of a plane @scale times smaller. */
+CO_HD double
+co_omni_row_z (const CoOmniRows * s, int r, float scale)
+{
+  float v = ((float) r + 0.5f) * scale - 0.5f;
+  return s->top - ((double) v + 0.5) * s->span / s->out_h;
+}
+
+/* The image radius for the cell at distance @ax from a face's centre line
+ * (0 for the cylinder) and height @zw, Newton from *root; 0 when it does
+ * not converge (*rho is then NaN: no source pixel). */
+CO_HD int
+co_omni_solve_cell (const CoOmniRows * s, double ax, double zw, double *root,
+    float *rho)
+{
+  double pw = sqrt (s->ys * s->ys + ax * ax);
+
+  if (co_mirror_solve (&s->m, pw, zw, root) < 0) {
+    *rho = NAN;
+    return 0;
+  }
+  *rho = (float) co_mirror_image_radius (&s->m, *root);
+  return 1;
+}
+
+/* Solves the whole table of @n_ax columns (distances @ax) by @height rows
+ * on the device (kernels/omni.cu), one thread per column going down from
+ * r_top, each row from the row above; the host solves in the same order.
+ * Sets *dev_fail (device memory) when a cell does not converge.  Returns a
+ * cudaError_t. */
+int co_omni_solve_cuda (const CoOmniRows * s, const double *ax, int n_ax,
+    int height, float scale, float *rho, int *dev_fail, void *stream);
+
+/* Copies the device flag into pinned *host_flag and waits for it (a rebuild
+ * is the one place a mirror element waits).  Returns a cudaError_t. */
+int co_omni_read_flag_cuda (int *host_flag, const int *dev_flag,
+    void *stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -5,6 +5,7 @@
  * driver.
  */
 #include "omni_math.h"
+#include "omni_mirror.h"
 
 int
 co_omni_fill_cuda (const CoOmniPolar * p, const float *rho, int n_rho,
@@ -16,6 +17,19 @@ co_omni_fill_cuda (const CoOmniPolar * p, const float *rho, int n_rho,
 
 int
 co_omni_upload_cuda (void *dst, const void *src, size_t n, void *stream)
+{
+  return 35;
+}
+
+int
+co_omni_solve_cuda (const CoOmniRows * s, const double *ax, int n_ax,
+    int height, float scale, float *rho, int *dev_fail, void *stream)
+{
+  return 35;
+}
+
+int
+co_omni_read_flag_cuda (int *host_flag, const int *dev_flag, void *stream)
 {
   return 35;
 }
