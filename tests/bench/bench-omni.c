@@ -1,0 +1,263 @@
+/* cudaoptics — LGPL-2.1-or-later
+ *
+ * The paper's Tables 2 and 3 (Chong et al., stable and transition state)
+ * with cudaomniunwrap projection=cuboid, in one process:
+ *   stable      the table is reused: the per-frame cost is the remap;
+ *   transition  start-angle changes every frame: the mirror model is solved
+ *               and the table rebuilt before each frame (the GPU solve, or
+ *               the C reference on the CPU backend).
+ * Outputs 1440x180, 2880x360 and 5760x720 (the paper's) and 3840x2160 from
+ * a 2048x2048 RGBA mirror frame, and 5760x720 from an 8K frame; each GPU
+ * row beside the device copy of one output frame measured in the same run.
+ * Frames are in memory:CUDAMemory (uploaded once by cudaupload) for CUDA,
+ * in system memory for the CPU.  The rate is the difference between two
+ * frame counts (CUDA start-up is excluded).
+ *
+ *   bench-omni [--cpu-frames N]      (exit 2 without a GPU)
+ */
+#include <gst/gst.h>
+#include <gst/app/gstappsrc.h>
+#include <gst/app/gstappsink.h>
+#include <gst/video/video.h>
+#include <cuda_runtime_api.h>
+#include <math.h>
+#include <string.h>
+
+#define N_FRAMES 4
+
+static GstBuffer *frames[N_FRAMES];
+static GstCaps *frame_caps;
+static GstContext *cuda_ctx;
+static guint64 pushed, limit;
+static GstElement *unwrap;
+static gboolean transition;
+
+static void
+need_data (GstAppSrc * src, guint length, gpointer data)
+{
+  GstBuffer *b;
+
+  if (pushed >= limit) {
+    gst_app_src_end_of_stream (src);
+    return;
+  }
+  /* transition state: a pan every frame rebuilds the table before it */
+  if (transition)
+    g_object_set (unwrap, "start-angle", (gdouble) (pushed % 360), NULL);
+  b = gst_buffer_copy (frames[pushed % N_FRAMES]);
+  GST_BUFFER_PTS (b) = pushed * GST_SECOND / 1000;
+  GST_BUFFER_DURATION (b) = GST_SECOND / 1000;
+  pushed++;
+  gst_app_src_push_buffer (src, b);
+}
+
+static GstBusSyncReply
+give_context (GstBus * bus, GstMessage * msg, gpointer data)
+{
+  const gchar *type = NULL;
+
+  if (cuda_ctx && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_NEED_CONTEXT &&
+      gst_message_parse_context_type (msg, &type) &&
+      g_strcmp0 (type, gst_context_get_context_type (cuda_ctx)) == 0)
+    gst_element_set_context (GST_ELEMENT (GST_MESSAGE_SRC (msg)), cuda_ctx);
+  return GST_BUS_PASS;
+}
+
+/* Frames with a mirror-like picture: uploaded (CUDA) or on the host. */
+static gboolean
+make_frames (gint w, gint h, gboolean cuda)
+{
+  gchar *launch = g_strdup_printf ("videotestsrc num-buffers=%d "
+      "pattern=pinwheel ! video/x-raw,format=RGBA,width=%d,height=%d %s ! "
+      "appsink name=out sync=false max-buffers=%d", N_FRAMES, w, h,
+      cuda ? "! cudaupload name=up ! video/x-raw(memory:CUDAMemory)" : "",
+      N_FRAMES);
+  GstElement *pipe = gst_parse_launch (launch, NULL);
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "out");
+  gint i;
+
+  for (i = 0; i < N_FRAMES; i++)
+    gst_clear_buffer (&frames[i]);
+  gst_clear_caps (&frame_caps);
+  if (cuda_ctx)
+    gst_context_unref (cuda_ctx);
+  cuda_ctx = NULL;
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  for (i = 0; i < N_FRAMES; i++) {
+    GstSample *s = gst_app_sink_pull_sample (GST_APP_SINK (sink));
+    if (!s)
+      return FALSE;
+    frames[i] = gst_buffer_ref (gst_sample_get_buffer (s));
+    if (!frame_caps)
+      frame_caps = gst_caps_ref (gst_sample_get_caps (s));
+    gst_sample_unref (s);
+  }
+  if (cuda) {
+    GstElement *up = gst_bin_get_by_name (GST_BIN (pipe), "up");
+    GstQuery *q = gst_query_new_context ("gst.cuda.context");
+    if (gst_element_query (up, q))
+      gst_query_parse_context (q, &cuda_ctx);
+    if (cuda_ctx)
+      gst_context_ref (cuda_ctx);
+    gst_query_unref (q);
+    gst_object_unref (up);
+  }
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (sink);
+  gst_object_unref (pipe);
+  g_free (launch);
+  return !cuda || cuda_ctx != NULL;
+}
+
+/* Seconds for @n frames; -1 on an error. */
+static gdouble
+run (const gchar * props, gint ow, gint oh, gboolean cuda, guint64 n)
+{
+  gchar *d = g_strdup_printf ("appsrc name=src format=time ! cudaomniunwrap "
+      "name=u backend=%s %s ! video/x-raw%s,width=%d,height=%d ! "
+      "fakesink sync=false", cuda ? "cuda" : "cpu", props,
+      cuda ? "(memory:CUDAMemory)" : "", ow, oh);
+  GstElement *pipe = gst_parse_launch (d, NULL), *src;
+  GstBus *bus = gst_element_get_bus (pipe);
+  GstMessage *m;
+  gint64 t0;
+  gdouble ret = -1;
+
+  gst_bus_set_sync_handler (bus, give_context, NULL, NULL);
+  src = gst_bin_get_by_name (GST_BIN (pipe), "src");
+  unwrap = gst_bin_get_by_name (GST_BIN (pipe), "u");
+  g_object_set (src, "caps", frame_caps, NULL);
+  g_signal_connect (src, "need-data", G_CALLBACK (need_data), NULL);
+  pushed = 0;
+  limit = n;
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  t0 = g_get_monotonic_time ();
+  m = gst_bus_timed_pop_filtered (bus, 300 * GST_SECOND, GST_MESSAGE_EOS |
+      GST_MESSAGE_ERROR);
+  if (m && GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS)
+    ret = (g_get_monotonic_time () - t0) / 1e6;
+  else if (m) {
+    GError *e = NULL;
+    gst_message_parse_error (m, &e, NULL);
+    g_printerr ("ERROR in %s: %s\n", d, e->message);
+    g_error_free (e);
+  }
+  gst_clear_message (&m);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (unwrap);
+  gst_object_unref (src);
+  gst_object_unref (bus);
+  gst_object_unref (pipe);
+  g_free (d);
+  return ret;
+}
+
+/* ms per frame from two counts */
+static gdouble
+per_frame (const gchar * props, gint ow, gint oh, gboolean cuda, guint64 n1,
+    guint64 n2)
+{
+  gdouble t1 = run (props, ow, oh, cuda, n1), t2 = run (props, ow, oh, cuda,
+      n2);
+  return t1 < 0 || t2 < 0 ? -1 : (t2 - t1) / (n2 - n1) * 1e3;
+}
+
+/* The device copy of one output frame (RGBA), median of 50 timed with
+ * events over 8 rotating buffers. */
+static gdouble
+copy_ms (gint w, gint h)
+{
+  void *buf[16];
+  cudaEvent_t a, b;
+  float ms[50], t;
+  size_t bytes = (size_t) w * h * 4;
+  gint i, j;
+
+  for (i = 0; i < 16; i++)
+    if (cudaMalloc (&buf[i], bytes) != cudaSuccess)
+      return -1;
+  cudaEventCreate (&a);
+  cudaEventCreate (&b);
+  for (i = 0; i < 50; i++) {
+    cudaEventRecord (a, 0);
+    for (j = 0; j < 10; j++)
+      cudaMemcpyAsync (buf[(i + j) % 8 + 8], buf[(i + j) % 8], bytes,
+          cudaMemcpyDeviceToDevice, 0);
+    cudaEventRecord (b, 0);
+    cudaEventSynchronize (b);
+    cudaEventElapsedTime (&ms[i], a, b);
+    ms[i] /= 10;
+  }
+  for (i = 0; i < 50; i++)      /* insertion sort: 50 values */
+    for (j = i; j > 0 && ms[j - 1] > ms[j]; j--) {
+      t = ms[j];
+      ms[j] = ms[j - 1];
+      ms[j - 1] = t;
+    }
+  for (i = 0; i < 16; i++)
+    cudaFree (buf[i]);
+  cudaEventDestroy (a);
+  cudaEventDestroy (b);
+  return ms[25];
+}
+
+int
+main (int argc, char **argv)
+{
+  static const struct
+  {
+    gint iw, ih, ow, oh;
+  } cases[] = {
+    {2048, 2048, 1440, 180}, {2048, 2048, 2880, 360},
+    {2048, 2048, 5760, 720}, {2048, 2048, 3840, 2160},
+    {7680, 4320, 5760, 720},
+  };
+  guint64 cpu_frames = argc > 2 && !strcmp (argv[1], "--cpu-frames") ?
+      g_ascii_strtoull (argv[2], NULL, 10) : 6;
+  guint c;
+  gint dev = 0;
+
+  gst_init (&argc, &argv);
+  if (cudaGetDeviceCount (&dev) != cudaSuccess || dev < 1) {
+    g_printerr ("no CUDA device\n");
+    return 2;
+  }
+  g_print ("| input | output | copy ms | GPU stable ms (x copy) | "
+      "GPU transition ms | GPU rebuild ms | CPU stable ms | "
+      "CPU transition ms | CPU/GPU transition |\n"
+      "|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
+  for (c = 0; c < G_N_ELEMENTS (cases); c++) {
+    /* a mirror filling 95% of the frame's shorter side; the cuboid's
+     * planes as wide as the output asks (its caps fix the rest) */
+    gint side = MIN (cases[c].iw, cases[c].ih);
+    gdouble f = 0.95 * side / 2 * sqrt (150.0 * 150.0 - 30.0 * 30.0) / 30.0;
+    gdouble limb = 0.95 * side / 2;
+    gchar *props = g_strdup_printf ("projection=cuboid mirror-radius=30 "
+        "mirror-distance=150 focal-length=%g plane-distance=%g "
+        "inner-radius=%g outer-radius=%g interpolation=bilinear", f,
+        cases[c].ow / 8.0, 0.15 * limb, 0.9 * limb);
+    gdouble copy, gs, gt, cs = -1, ct = -1;
+
+    if (!make_frames (cases[c].iw, cases[c].ih, TRUE))
+      return 2;
+    copy = copy_ms (cases[c].ow, cases[c].oh);
+    transition = FALSE;
+    gs = per_frame (props, cases[c].ow, cases[c].oh, TRUE, 200, 1200);
+    transition = TRUE;
+    gt = per_frame (props, cases[c].ow, cases[c].oh, TRUE, 50, 250);
+    if (cpu_frames > 0 && make_frames (cases[c].iw, cases[c].ih, FALSE)) {
+      transition = FALSE;
+      cs = per_frame (props, cases[c].ow, cases[c].oh, FALSE, 2,
+          2 + cpu_frames);
+      transition = TRUE;
+      ct = per_frame (props, cases[c].ow, cases[c].oh, FALSE, 2,
+          2 + cpu_frames);
+    }
+    g_print ("| %dx%d | %dx%d | %.4f | %.4f (%.2f) | %.4f | %.4f | %.2f | "
+        "%.2f | %.0f |\n", cases[c].iw, cases[c].ih, cases[c].ow,
+        cases[c].oh, copy, gs, gs / copy, gt, gt - gs, cs, ct,
+        gt > 0 ? ct / gt : 0);
+    g_free (props);
+  }
+  return 0;
+}
