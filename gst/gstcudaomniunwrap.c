@@ -155,6 +155,7 @@ cylinder_window (const GstCoOmniSettings * s, const CoOmniPolar * p,
   }
   w->top = za > zb ? za : zb;
   w->r_top = za > zb ? ra : rb;
+  w->r_bot = za > zb ? rb : ra;
   w->span = fabs (za - zb);
   return TRUE;
 }
@@ -218,6 +219,7 @@ gst_cuda_omni_unwrap_prepare (GstCoRemapFilter * remap, const CoLut * lut,
     return FALSE;
   }
   self->snap = s;
+  self->propagate = g_getenv ("CO_OMNI_PROPAGATE") != NULL;
   if (s.projection != GST_CO_OMNI_POLAR) {
     gchar *why = NULL;
     if (!cylinder_window (&s, p, &self->window, &why)) {
@@ -298,6 +300,8 @@ rows_of (const GstCudaOmniUnwrap * self, CoOmniRows * rows)
   rows->top = self->window.top;
   rows->span = self->window.span;
   rows->r_top = self->window.r_top;
+  rows->r_bot = self->window.r_bot;
+  rows->propagate = self->propagate;
   rows->ys = self->snap.plane_distance;
   rows->out_h = self->polar.out_h;
 }
@@ -350,8 +354,18 @@ map_columns (GstCudaOmniUnwrap * self, const CoLutPlane * pl, gint g,
       t->trig[3 * c + 2] = 0.0f;
       continue;
     }
-    for (i = 0; i + 1 < n && (gfloat) g_array_index (xs, double, i) != key;
-        i++);
+    {
+      /* the distances are sorted: find the one this column stored */
+      guint lo = 0, hi = n - 1;
+      while (lo < hi) {
+        guint mid = (lo + hi) / 2;
+        if ((gfloat) g_array_index (xs, double, mid) < key)
+          lo = mid + 1;
+        else
+          hi = mid;
+      }
+      i = lo;
+    }
     t->trig[3 * c + 2] = (gfloat) i;
   }
   t->n_rho = (gint) n;
@@ -393,10 +407,13 @@ map_rows_cpu (GstCudaOmniUnwrap * self, const CoLutPlane * pl, gint g,
   rows_of (self, &rows);
   for (k = 0; k < t->n_rho; k++) {
     double root = rows.r_top;
-    for (r = 0; r < pl->height; r++)
+    for (r = 0; r < pl->height; r++) {
+      if (!rows.propagate)
+        root = co_omni_guess (&rows, r, scale);
       if (!co_omni_solve_cell (&rows, t->ax[k], co_omni_row_z (&rows, r,
                   scale), &root, &t->rho[(gsize) r * t->n_rho + k]))
         return solve_failed (self);
+    }
   }
   return TRUE;
 }

@@ -45,7 +45,7 @@ typedef struct
 {
   CoMirror mirror;
   double top, span;             /* z of the top edge, height in units */
-  double r_top;                 /* mirror point of the top row */
+  double r_top, r_bot;          /* mirror points of the top, bottom row */
 } GstCoOmniWindow;
 
 struct _GstCudaOmniUnwrap
@@ -61,6 +61,7 @@ struct _GstCudaOmniUnwrap
                                  * and the solve's failure flag */
   gsize dev_size;
   gint *host_fail;              /* pinned: the flag read back */
+  gboolean propagate;           /* CO_OMNI_PROPAGATE: the paper's guesses */
 };
 
 gboolean gst_cuda_omni_unwrap_register (GstPlugin * plugin);

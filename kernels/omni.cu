@@ -60,6 +60,23 @@ solve_columns (CoOmniRows s, const double *ax, int n_ax, int height,
       *fail = 1;
 }
 
+/* Every cell on its own, from its row's interpolated guess. */
+__global__ static void
+solve_cells (CoOmniRows s, const double *ax, int n_ax, int height,
+    float scale, float *rho, int *fail)
+{
+  int k = blockIdx.x * blockDim.x + threadIdx.x;
+  int r = blockIdx.y * blockDim.y + threadIdx.y;
+  double x;
+
+  if (k >= n_ax || r >= height)
+    return;
+  x = co_omni_guess (&s, r, scale);
+  if (!co_omni_solve_cell (&s, ax[k], co_omni_row_z (&s, r, scale), &x,
+          &rho[(size_t) r * n_ax + k]))
+    *fail = 1;
+}
+
 extern "C" int
 co_omni_solve_cuda (const CoOmniRows * s, const double *ax, int n_ax,
     int height, float scale, float *rho, int *dev_fail, void *stream)
@@ -69,8 +86,14 @@ co_omni_solve_cuda (const CoOmniRows * s, const double *ax, int n_ax,
 
   if (err)
     return err;
-  solve_columns <<< (n_ax + 127) / 128, 128, 0, st >>> (*s, ax, n_ax,
-      height, scale, rho, dev_fail);
+  if (s->propagate) {
+    solve_columns <<< (n_ax + 127) / 128, 128, 0, st >>> (*s, ax, n_ax,
+        height, scale, rho, dev_fail);
+  } else {
+    dim3 block (32, 4), grid ((n_ax + 31) / 32, (height + 3) / 4);
+    solve_cells <<< grid, block, 0, st >>> (*s, ax, n_ax, height, scale,
+        rho, dev_fail);
+  }
   return (int) cudaGetLastError ();
 }
 

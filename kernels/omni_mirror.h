@@ -157,10 +157,25 @@ typedef struct
 {
   CoMirror m;
   double top, span;             /* z of the top edge, height in units */
-  double r_top;                 /* the top row's mirror point (closed form) */
+  double r_top, r_bot;          /* the top and bottom rows' mirror points
+                                 * (closed form) */
   double ys;                    /* plane-distance */
   int32_t out_h;                /* the full-resolution panorama's height */
+  int32_t propagate;            /* 1: the paper's guesses, each row from the
+                                 * row above (column by column); 0: every
+                                 * cell on its own from co_omni_guess */
 } CoOmniRows;
+
+/* A cell's starting point without its neighbours: the window's two
+ * closed-form mirror points, interpolated by row.  Newton needs a few more
+ * steps from it than from the row above, but every cell can then be
+ * solved at once. */
+CO_HD double
+co_omni_guess (const CoOmniRows * s, int r, float scale)
+{
+  float v = ((float) r + 0.5f) * scale - 0.5f;
+  return s->r_top + (s->r_bot - s->r_top) * (((double) v + 0.5) / s->out_h);
+}
 
 /* The world height of row @r of a plane @scale times smaller. */
 CO_HD double
@@ -188,10 +203,10 @@ co_omni_solve_cell (const CoOmniRows * s, double ax, double zw, double *root,
 }
 
 /* Solves the whole table of @n_ax columns (distances @ax) by @height rows
- * on the device (kernels/omni.cu), one thread per column going down from
- * r_top, each row from the row above; the host solves in the same order.
- * Sets *dev_fail (device memory) when a cell does not converge.  Returns a
- * cudaError_t. */
+ * on the device (kernels/omni.cu): a thread per cell from co_omni_guess,
+ * or with s->propagate a thread per column going down from r_top, each
+ * row from the row above; the host solves the same way.  Sets *dev_fail
+ * (device memory) when a cell does not converge.  Returns a cudaError_t. */
 int co_omni_solve_cuda (const CoOmniRows * s, const double *ax, int n_ax,
     int height, float scale, float *rho, int *dev_fail, void *stream);
 
