@@ -121,6 +121,13 @@ struct _GstCoBaseFilterClass
 
 GType gst_co_base_filter_get_type (void);
 
+/* Property flags of the family: a live property is read by the next frame
+ * (GST_PARAM_MUTABLE_PLAYING); an animatable one also follows control
+ * sources, which the base class syncs before every frame. */
+#define GST_CO_PARAM_LIVE (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | \
+    GST_PARAM_MUTABLE_PLAYING)
+#define GST_CO_PARAM_ANIM (GST_CO_PARAM_LIVE | GST_PARAM_CONTROLLABLE)
+
 /* Pad templates: the same caps and size limit on both pads, in both memory
  * domains (SAME, RESIZE, ANALYSE). */
 void     gst_co_base_filter_class_add_video_templates (GstElementClass * klass,

@@ -371,8 +371,6 @@ gst_co_remap_filter_get_property (GObject * object, guint prop_id,
   GST_OBJECT_UNLOCK (self);
 }
 
-#define PARAM_LIVE (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | \
-    GST_PARAM_MUTABLE_PLAYING)
 
 static void
 gst_co_remap_filter_class_init (GstCoRemapFilterClass * klass)
@@ -388,15 +386,15 @@ gst_co_remap_filter_class_init (GstCoRemapFilterClass * klass)
 
   g_object_class_install_property (oc, PROP_LUT,
       g_param_spec_enum ("lut", "LUT", "Look-up table strategy",
-          GST_TYPE_CO_LUT_MODE, DEFAULT_LUT, PARAM_LIVE));
+          GST_TYPE_CO_LUT_MODE, DEFAULT_LUT, GST_CO_PARAM_LIVE));
   g_object_class_install_property (oc, PROP_INTERPOLATION,
       g_param_spec_enum ("interpolation", "Interpolation", "Sampling of the "
           "source", GST_TYPE_CO_INTERPOLATION, DEFAULT_INTERPOLATION,
-          PARAM_LIVE));
+          GST_CO_PARAM_LIVE));
   g_object_class_install_property (oc, PROP_BORDER_COLOR,
       g_param_spec_uint ("border-color", "Border colour", "Colour of output "
           "pixels with no source pixel, as 0xAARRGGBB", 0, G_MAXUINT32,
-          DEFAULT_BORDER_COLOR, PARAM_LIVE));
+          DEFAULT_BORDER_COLOR, GST_CO_PARAM_LIVE));
   /**
    * GstCoRemapFilter:off-edge:
    *
@@ -411,7 +409,7 @@ gst_co_remap_filter_class_init (GstCoRemapFilterClass * klass)
       g_param_spec_enum ("off-edge", "Off edge", "Samples outside the "
           "source: border colour, nearest edge pixel (clamp), or x modulo "
           "the width with y clamped (wrap, 360-degree seams)",
-          GST_TYPE_CO_OFF_EDGE, DEFAULT_OFF_EDGE, PARAM_LIVE));
+          GST_TYPE_CO_OFF_EDGE, DEFAULT_OFF_EDGE, GST_CO_PARAM_LIVE));
 
   fc->set_info = GST_DEBUG_FUNCPTR (gst_co_remap_filter_set_info);
   fc->process = GST_DEBUG_FUNCPTR (gst_co_remap_filter_process);

@@ -513,9 +513,6 @@ gst_cuda_lens_distort_finalize (GObject * object)
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
-#define PARAM_LIVE (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | \
-    GST_PARAM_MUTABLE_PLAYING)
-#define PARAM_ANIM (PARAM_LIVE | GST_PARAM_CONTROLLABLE)
 
 static void
 install_double (GObjectClass * oc, guint id, const gchar * name,
@@ -523,7 +520,7 @@ install_double (GObjectClass * oc, guint id, const gchar * name,
     gdouble def)
 {
   g_object_class_install_property (oc, id, g_param_spec_double (name, nick,
-          blurb, min, max, def, PARAM_ANIM));
+          blurb, min, max, def, GST_CO_PARAM_ANIM));
 }
 
 static void
@@ -541,7 +538,7 @@ gst_cuda_lens_distort_class_init (GstCudaLensDistortClass * klass)
   g_object_class_install_property (oc, PROP_MODEL,
       g_param_spec_enum ("model", "Model", "Lens model: hmd pre-distortion or "
           "camera correction", GST_TYPE_CO_LENS_MODEL, DEFAULT_MODEL,
-          PARAM_LIVE));
+          GST_CO_PARAM_LIVE));
   install_double (oc, PROP_K1, "k1", "k1", "Radial coefficient of r^2 "
       "(both models)", -MAX_COEFF, MAX_COEFF, DEFAULT_K);
   install_double (oc, PROP_K2, "k2", "k2", "Radial coefficient of r^4 "
@@ -559,7 +556,7 @@ gst_cuda_lens_distort_class_init (GstCudaLensDistortClass * klass)
   g_object_class_install_property (oc, PROP_STEREO,
       g_param_spec_boolean ("stereo", "Stereo", "Side-by-side frame: each "
           "half is an eye with its own (mirrored) centre (hmd)", FALSE,
-          PARAM_LIVE));
+          GST_CO_PARAM_LIVE));
   install_double (oc, PROP_FX, "fx", "fx", "Focal length in pixels "
       "(camera; 0 = frame width)", 0.0, MAX_PIXELS, DEFAULT_FOCAL);
   install_double (oc, PROP_FY, "fy", "fy", "Focal length in pixels "
@@ -572,7 +569,7 @@ gst_cuda_lens_distort_class_init (GstCudaLensDistortClass * klass)
       g_param_spec_string ("calibration-file", "Calibration file",
           "OpenCV calibration (YAML or XML with camera_matrix and "
           "distortion_coefficients); replaces fx..k3 and selects "
-          "model=camera", NULL, PARAM_LIVE));
+          "model=camera", NULL, GST_CO_PARAM_LIVE));
   install_double (oc, PROP_ALPHA, "alpha", "Alpha", "Free scaling of "
       "cv::getOptimalNewCameraMatrix: 0 keeps only valid pixels, 1 keeps all "
       "source pixels, -1 keeps the camera matrix (cv::undistort)", -1.0, 1.0,

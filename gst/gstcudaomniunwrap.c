@@ -632,9 +632,6 @@ gst_cuda_omni_unwrap_get_property (GObject * object, guint prop_id,
   GST_OBJECT_UNLOCK (self);
 }
 
-#define PARAM_LIVE (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | \
-    GST_PARAM_MUTABLE_PLAYING)
-#define PARAM_ANIM (PARAM_LIVE | GST_PARAM_CONTROLLABLE)
 
 static void
 gst_cuda_omni_unwrap_class_init (GstCudaOmniUnwrapClass * klass)
@@ -650,59 +647,59 @@ gst_cuda_omni_unwrap_class_init (GstCudaOmniUnwrapClass * klass)
   g_object_class_install_property (oc, PROP_PROJECTION,
       g_param_spec_enum ("projection", "Projection",
           "How the 360-degree view is laid out (polar: a donut unrolled)",
-          gst_co_omni_projection_get_type (), GST_CO_OMNI_POLAR, PARAM_LIVE));
+          gst_co_omni_projection_get_type (), GST_CO_OMNI_POLAR, GST_CO_PARAM_LIVE));
   g_object_class_install_property (oc, PROP_CENTER_X,
       g_param_spec_double ("center-x", "Centre x",
           "Horizontal centre of the donut in source pixels (-1: the frame's "
-          "centre)", -1.0, MAX_COORD, -1.0, PARAM_ANIM));
+          "centre)", -1.0, MAX_COORD, -1.0, GST_CO_PARAM_ANIM));
   g_object_class_install_property (oc, PROP_CENTER_Y,
       g_param_spec_double ("center-y", "Centre y",
           "Vertical centre of the donut in source pixels (-1: the frame's "
-          "centre)", -1.0, MAX_COORD, -1.0, PARAM_ANIM));
+          "centre)", -1.0, MAX_COORD, -1.0, GST_CO_PARAM_ANIM));
   g_object_class_install_property (oc, PROP_INNER_RADIUS,
       g_param_spec_double ("inner-radius", "Inner radius",
           "Radius of the donut's hole in source pixels (the bottom row of "
-          "the panorama)", 0.0, MAX_COORD, 0.0, PARAM_LIVE));
+          "the panorama)", 0.0, MAX_COORD, 0.0, GST_CO_PARAM_LIVE));
   g_object_class_install_property (oc, PROP_OUTER_RADIUS,
       g_param_spec_double ("outer-radius", "Outer radius",
           "Radius of the donut's rim in source pixels (the top row; 0: half "
-          "the frame's shorter side)", 0.0, MAX_COORD, 0.0, PARAM_LIVE));
+          "the frame's shorter side)", 0.0, MAX_COORD, 0.0, GST_CO_PARAM_LIVE));
   g_object_class_install_property (oc, PROP_START_ANGLE,
       g_param_spec_double ("start-angle", "Start angle",
           "Azimuth of the panorama's left edge in degrees (0: right of the "
           "centre, 90: below it); pans the view", -360.0, 360.0, 0.0,
-          PARAM_ANIM));
+          GST_CO_PARAM_ANIM));
   g_object_class_install_property (oc, PROP_DIRECTION,
       g_param_spec_enum ("direction", "Direction",
           "Which way the panorama goes round the donut, left to right",
           gst_co_omni_direction_get_type (), GST_CO_OMNI_COUNTERCLOCKWISE,
-          PARAM_LIVE));
+          GST_CO_PARAM_LIVE));
 
   g_object_class_install_property (oc, PROP_MIRROR_RADIUS,
       g_param_spec_double ("mirror-radius", "Mirror radius",
           "cylinder, cuboid: radius R of the spherical mirror (any length unit, the "
-          "same for every length)", 1e-3, 1e6, 30.0, PARAM_LIVE));
+          "same for every length)", 1e-3, 1e6, 30.0, GST_CO_PARAM_LIVE));
   g_object_class_install_property (oc, PROP_MIRROR_DISTANCE,
       g_param_spec_double ("mirror-distance", "Mirror distance",
           "cylinder, cuboid: distance h from the sphere's centre to the camera's "
           "projection centre (> mirror-radius)", 1e-3, 1e7, 150.0,
-          PARAM_LIVE));
+          GST_CO_PARAM_LIVE));
   g_object_class_install_property (oc, PROP_FOCAL_LENGTH,
       g_param_spec_double ("focal-length", "Focal length",
           "cylinder, cuboid: the camera's focal length in pixels", 1.0, 1e6, 800.0,
-          PARAM_LIVE));
+          GST_CO_PARAM_LIVE));
   g_object_class_install_property (oc, PROP_PLANE_DISTANCE,
       g_param_spec_double ("plane-distance", "Plane distance",
           "cylinder: radius of the projection cylinder around the axis; "
           "cuboid: distance of its four planes from the axis; in the "
           "mirror's unit, one unit of the surface being one output pixel "
           "(width 2 pi plane-distance, or 4 x 2 plane-distance)", 1e-3, 1e6,
-          229.0, PARAM_LIVE));
+          229.0, GST_CO_PARAM_LIVE));
 
   g_object_class_install_property (oc, PROP_PLANE_GAP,
       g_param_spec_int ("plane-gap", "Plane gap",
           "cuboid: empty output columns between two faces (the paper's "
-          "alignment padding; border-color)", 0, 4096, 0, PARAM_LIVE));
+          "alignment padding; border-color)", 0, 4096, 0, GST_CO_PARAM_LIVE));
 
   gst_element_class_set_static_metadata (ec, "CUDA omnidirectional unwrap",
       "Filter/Effect/Video",
