@@ -17,98 +17,22 @@
  *
  *   bench-omni [--cpu-frames N]      (exit 2 without a GPU)
  */
-#include <gst/gst.h>
-#include <gst/app/gstappsrc.h>
-#include <gst/app/gstappsink.h>
 #include <gst/video/video.h>
 #include <cuda_runtime_api.h>
 #include <math.h>
 #include <string.h>
+#include "bench-app.h"
 
-#define N_FRAMES 4
-
-static GstBuffer *frames[N_FRAMES];
-static GstCaps *frame_caps;
-static GstContext *cuda_ctx;
-static guint64 pushed, limit;
 static GstElement *unwrap;
 static gboolean transition;
 
 static void
 need_data (GstAppSrc * src, guint length, gpointer data)
 {
-  GstBuffer *b;
-
-  if (pushed >= limit) {
-    gst_app_src_end_of_stream (src);
-    return;
-  }
   /* transition state: a pan every frame rebuilds the table before it */
-  if (transition)
+  if (transition && pushed < limit)
     g_object_set (unwrap, "start-angle", (gdouble) (pushed % 360), NULL);
-  b = gst_buffer_copy (frames[pushed % N_FRAMES]);
-  GST_BUFFER_PTS (b) = pushed * GST_SECOND / 1000;
-  GST_BUFFER_DURATION (b) = GST_SECOND / 1000;
-  pushed++;
-  gst_app_src_push_buffer (src, b);
-}
-
-static GstBusSyncReply
-give_context (GstBus * bus, GstMessage * msg, gpointer data)
-{
-  const gchar *type = NULL;
-
-  if (cuda_ctx && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_NEED_CONTEXT &&
-      gst_message_parse_context_type (msg, &type) &&
-      g_strcmp0 (type, gst_context_get_context_type (cuda_ctx)) == 0)
-    gst_element_set_context (GST_ELEMENT (GST_MESSAGE_SRC (msg)), cuda_ctx);
-  return GST_BUS_PASS;
-}
-
-/* Frames with a mirror-like picture: uploaded (CUDA) or on the host. */
-static gboolean
-make_frames (gint w, gint h, gboolean cuda)
-{
-  gchar *launch = g_strdup_printf ("videotestsrc num-buffers=%d "
-      "pattern=pinwheel ! video/x-raw,format=RGBA,width=%d,height=%d %s ! "
-      "appsink name=out sync=false max-buffers=%d", N_FRAMES, w, h,
-      cuda ? "! cudaupload name=up ! video/x-raw(memory:CUDAMemory)" : "",
-      N_FRAMES);
-  GstElement *pipe = gst_parse_launch (launch, NULL);
-  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "out");
-  gint i;
-
-  for (i = 0; i < N_FRAMES; i++)
-    gst_clear_buffer (&frames[i]);
-  gst_clear_caps (&frame_caps);
-  if (cuda_ctx)
-    gst_context_unref (cuda_ctx);
-  cuda_ctx = NULL;
-  gst_element_set_state (pipe, GST_STATE_PLAYING);
-  for (i = 0; i < N_FRAMES; i++) {
-    GstSample *s = gst_app_sink_pull_sample (GST_APP_SINK (sink));
-    if (!s)
-      return FALSE;
-    frames[i] = gst_buffer_ref (gst_sample_get_buffer (s));
-    if (!frame_caps)
-      frame_caps = gst_caps_ref (gst_sample_get_caps (s));
-    gst_sample_unref (s);
-  }
-  if (cuda) {
-    GstElement *up = gst_bin_get_by_name (GST_BIN (pipe), "up");
-    GstQuery *q = gst_query_new_context ("gst.cuda.context");
-    if (gst_element_query (up, q))
-      gst_query_parse_context (q, &cuda_ctx);
-    if (cuda_ctx)
-      gst_context_ref (cuda_ctx);
-    gst_query_unref (q);
-    gst_object_unref (up);
-  }
-  gst_element_set_state (pipe, GST_STATE_NULL);
-  gst_object_unref (sink);
-  gst_object_unref (pipe);
-  g_free (launch);
-  return !cuda || cuda_ctx != NULL;
+  bench_push (src);
 }
 
 /* Seconds for @n frames; -1 on an error. */
@@ -125,7 +49,7 @@ run (const gchar * props, gint ow, gint oh, gboolean cuda, guint64 n)
   gint64 t0;
   gdouble ret = -1;
 
-  gst_bus_set_sync_handler (bus, give_context, NULL, NULL);
+  gst_bus_set_sync_handler (bus, bench_give_context, NULL, NULL);
   src = gst_bin_get_by_name (GST_BIN (pipe), "src");
   unwrap = gst_bin_get_by_name (GST_BIN (pipe), "u");
   g_object_set (src, "caps", frame_caps, NULL);
@@ -240,7 +164,8 @@ main (int argc, char **argv)
         cases[c].ow / 8.0, 0.15 * limb, 0.9 * limb);
     gdouble copy, gs, gt, gp, cs = -1, ct = -1;
 
-    if (!make_frames (cases[c].iw, cases[c].ih, TRUE))
+    if (!bench_test_frames (cases[c].iw, cases[c].ih, "RGBA", "pinwheel",
+            TRUE))
       return 2;
     copy = copy_ms (cases[c].ow, cases[c].oh);
     transition = FALSE;
@@ -251,7 +176,8 @@ main (int argc, char **argv)
     g_setenv ("CO_OMNI_PROPAGATE", "1", TRUE);
     gp = per_frame (props, cases[c].ow, cases[c].oh, TRUE, 50, 250);
     g_unsetenv ("CO_OMNI_PROPAGATE");
-    if (cpu_frames > 0 && make_frames (cases[c].iw, cases[c].ih, FALSE)) {
+    if (cpu_frames > 0 && bench_test_frames (cases[c].iw, cases[c].ih,
+            "RGBA", "pinwheel", FALSE)) {
       transition = FALSE;
       cs = per_frame (props, cases[c].ow, cases[c].oh, FALSE, 2,
           2 + cpu_frames);

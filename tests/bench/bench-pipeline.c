@@ -17,84 +17,14 @@
  *   bench-pipeline [WIDTH HEIGHT FORMAT [MODES]]   (default 1920 1080 RGBA
  *                                                    cuda,pinned,pageable)
  */
-#include <gst/gst.h>
-#include <gst/app/gstappsrc.h>
-#include <gst/app/gstappsink.h>
 #include <gst/video/video.h>
 #include <string.h>
-
-#define N_FRAMES 8
-
-static GstBuffer *frames[N_FRAMES];
-static GstCaps *frame_caps;
-static GstContext *cuda_ctx;
-static guint64 pushed, limit;
+#include "bench-app.h"
 
 static void
 need_data (GstAppSrc * src, guint length, gpointer data)
 {
-  GstBuffer *b;
-
-  if (pushed >= limit) {
-    gst_app_src_end_of_stream (src);
-    return;
-  }
-  /* a new buffer header over the same CUDA memory */
-  b = gst_buffer_copy (frames[pushed % N_FRAMES]);
-  GST_BUFFER_PTS (b) = pushed * GST_SECOND / 1000;
-  GST_BUFFER_DURATION (b) = GST_SECOND / 1000;
-  pushed++;
-  gst_app_src_push_buffer (src, b);
-}
-
-static GstBusSyncReply
-give_context (GstBus * bus, GstMessage * msg, gpointer data)
-{
-  const gchar *type = NULL;
-
-  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_NEED_CONTEXT &&
-      gst_message_parse_context_type (msg, &type) &&
-      g_strcmp0 (type, gst_context_get_context_type (cuda_ctx)) == 0)
-    gst_element_set_context (GST_ELEMENT (GST_MESSAGE_SRC (msg)), cuda_ctx);
-  return GST_BUS_PASS;
-}
-
-static gboolean
-upload (gint w, gint h, const gchar * format)
-{
-  gchar *launch = g_strdup_printf ("videotestsrc num-buffers=%d "
-      "pattern=ball ! video/x-raw,format=%s,width=%d,height=%d ! "
-      "cudaupload name=up ! video/x-raw(memory:CUDAMemory) ! "
-      "appsink name=out sync=false max-buffers=%d", N_FRAMES, format, w, h,
-      N_FRAMES);
-  GstElement *pipe = gst_parse_launch (launch, NULL);
-  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "out");
-  GstElement *up = gst_bin_get_by_name (GST_BIN (pipe), "up");
-  GstQuery *q;
-  gint i;
-
-  gst_element_set_state (pipe, GST_STATE_PLAYING);
-  for (i = 0; i < N_FRAMES; i++) {
-    GstSample *s = gst_app_sink_pull_sample (GST_APP_SINK (sink));
-    if (!s)
-      return FALSE;
-    frames[i] = gst_buffer_ref (gst_sample_get_buffer (s));
-    if (!frame_caps)
-      frame_caps = gst_caps_ref (gst_sample_get_caps (s));
-    gst_sample_unref (s);
-  }
-  q = gst_query_new_context ("gst.cuda.context");
-  if (gst_element_query (up, q))
-    gst_query_parse_context (q, &cuda_ctx);
-  if (cuda_ctx)
-    gst_context_ref (cuda_ctx);
-  gst_query_unref (q);
-  gst_element_set_state (pipe, GST_STATE_NULL);
-  gst_object_unref (up);
-  gst_object_unref (sink);
-  gst_object_unref (pipe);
-  g_free (launch);
-  return cuda_ctx != NULL;
+  bench_push (src);
 }
 
 /* Random frames in system memory: from the element's proposed pool (pinned)
@@ -173,7 +103,7 @@ run (gint k, guint64 n, gint * warnings, gboolean wrap)
   pipe = gst_parse_launch (d->str, NULL);
   bus = gst_element_get_bus (pipe);
   if (cuda_ctx)
-    gst_bus_set_sync_handler (bus, give_context, NULL, NULL);
+    gst_bus_set_sync_handler (bus, bench_give_context, NULL, NULL);
   src = gst_bin_get_by_name (GST_BIN (pipe), "src");
   g_object_set (src, "caps", frame_caps, NULL);
   g_signal_connect (src, "need-data", G_CALLBACK (need_data), NULL);
@@ -223,13 +153,9 @@ main (int argc, char **argv)
   for (m = 0; modes[m]; m++) {
     gdouble base = 0;
     gboolean ok;
-    for (i = 0; i < N_FRAMES; i++)
-      gst_clear_buffer (&frames[i]);
-    gst_clear_caps (&frame_caps);
-    if (cuda_ctx)
-      gst_context_unref (cuda_ctx);
-    cuda_ctx = NULL;
-    ok = !strcmp (modes[m], "cuda") ? upload (w, h, format) :
+    bench_clear_frames ();
+    ok = !strcmp (modes[m], "cuda") ? bench_test_frames (w, h, format,
+        "ball", TRUE) :
         host_frames (w, h, format, !strcmp (modes[m], "pinned"));
     if (!ok) {
       g_printerr ("%s: could not prepare frames (no GPU?)\n", modes[m]);

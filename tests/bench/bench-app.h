@@ -1,0 +1,111 @@
+/* cudaoptics — LGPL-2.1-or-later
+ *
+ * What the pipeline benchmarks share: a few prepared frames that appsrc
+ * pushes again and again (new buffer headers over the same memory), made
+ * by videotestsrc and, for CUDA, uploaded once by cudaupload whose CUDA
+ * context the benchmarked pipeline is then given.
+ */
+#ifndef BENCH_APP_H
+#define BENCH_APP_H
+
+#include <gst/gst.h>
+#include <gst/app/gstappsrc.h>
+#include <gst/app/gstappsink.h>
+
+#define N_FRAMES 8
+
+static GstBuffer *frames[N_FRAMES];
+static GstCaps *frame_caps;
+static GstContext *cuda_ctx;
+static guint64 pushed, limit;
+
+/* The next frame, or end of stream once @limit frames went. */
+static void
+bench_push (GstAppSrc * src)
+{
+  GstBuffer *b;
+
+  if (pushed >= limit) {
+    gst_app_src_end_of_stream (src);
+    return;
+  }
+  b = gst_buffer_copy (frames[pushed % N_FRAMES]);
+  GST_BUFFER_PTS (b) = pushed * GST_SECOND / 1000;
+  GST_BUFFER_DURATION (b) = GST_SECOND / 1000;
+  pushed++;
+  gst_app_src_push_buffer (src, b);
+}
+
+/* A bus sync handler handing every element that asks cudaupload's context. */
+static GstBusSyncReply
+bench_give_context (GstBus * bus, GstMessage * msg, gpointer data)
+{
+  const gchar *type = NULL;
+
+  if (cuda_ctx && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_NEED_CONTEXT &&
+      gst_message_parse_context_type (msg, &type) &&
+      g_strcmp0 (type, gst_context_get_context_type (cuda_ctx)) == 0)
+    gst_element_set_context (GST_ELEMENT (GST_MESSAGE_SRC (msg)), cuda_ctx);
+  return GST_BUS_PASS;
+}
+
+static void
+bench_clear_frames (void)
+{
+  gint i;
+
+  for (i = 0; i < N_FRAMES; i++)
+    gst_clear_buffer (&frames[i]);
+  gst_clear_caps (&frame_caps);
+  if (cuda_ctx)
+    gst_context_unref (cuda_ctx);
+  cuda_ctx = NULL;
+}
+
+/* N_FRAMES frames of videotestsrc @pattern, in memory:CUDAMemory through
+ * cudaupload (@cuda; its context kept for the pipelines) or on the host. */
+static gboolean
+bench_test_frames (gint w, gint h, const gchar * format,
+    const gchar * pattern, gboolean cuda)
+{
+  gchar *launch = g_strdup_printf ("videotestsrc num-buffers=%d "
+      "pattern=%s ! video/x-raw,format=%s,width=%d,height=%d %s ! "
+      "appsink name=out sync=false max-buffers=%d", N_FRAMES, pattern,
+      format, w, h, cuda ? "! cudaupload name=up ! "
+      "video/x-raw(memory:CUDAMemory)" : "", N_FRAMES);
+  GstElement *pipe = gst_parse_launch (launch, NULL);
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "out");
+  gboolean ok = TRUE;
+  gint i;
+
+  bench_clear_frames ();
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  for (i = 0; i < N_FRAMES && ok; i++) {
+    GstSample *s = gst_app_sink_pull_sample (GST_APP_SINK (sink));
+    ok = s != NULL;
+    if (!s)
+      break;
+    frames[i] = gst_buffer_ref (gst_sample_get_buffer (s));
+    if (!frame_caps)
+      frame_caps = gst_caps_ref (gst_sample_get_caps (s));
+    gst_sample_unref (s);
+  }
+  if (ok && cuda) {
+    GstElement *up = gst_bin_get_by_name (GST_BIN (pipe), "up");
+    GstQuery *q = gst_query_new_context ("gst.cuda.context");
+    if (gst_element_query (up, q))
+      gst_query_parse_context (q, &cuda_ctx);
+    if (cuda_ctx)
+      gst_context_ref (cuda_ctx);
+    gst_query_unref (q);
+    gst_object_unref (up);
+    ok = cuda_ctx != NULL;
+  }
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (sink);
+  gst_object_unref (pipe);
+  g_free (launch);
+  return ok;
+}
+
+#endif
