@@ -9,6 +9,8 @@
 #   omni-polar.png        a 360-degree donut (made from building.jpg by
 #                         GStreamer's own `circle` element) and the strip
 #                         cudaomniunwrap unrolls from it
+#   omni-geometry.svg     cudaomniunwrap's mirror geometry, drawn from its
+#                         model: which property is which length
 # Usage: bash pipelines/demo.sh [OUTPUT_DIR]      (default pipelines/out)
 set -eu
 cd "$(dirname "$0")/.."
@@ -54,4 +56,6 @@ gst-launch-1.0 -q \
     start-angle=180 ! videoscale ! \
     video/x-raw,width=1200,height=127,pixel-aspect-ratio=1/1 ! mix.sink_1
 
-echo "wrote $out/camera-undistort.png, $out/hmd-stereo.png and $out/omni-polar.png"
+python3 pipelines/omni-diagram.py "$out/omni-geometry.svg"
+
+echo "wrote $out/camera-undistort.png, $out/hmd-stereo.png, $out/omni-polar.png and $out/omni-geometry.svg"
