@@ -399,8 +399,7 @@ map_rows_cpu (GstCudaOmniUnwrap * self, const CoLutPlane * pl, gint g,
   if (self->snap.projection == GST_CO_OMNI_POLAR) {
     for (r = 0; r < pl->height; r++) {
       float v = ((float) r + 0.5f) * scale - 0.5f;
-      t->rho[(gsize) r * t->n_rho] = self->polar.r_out - (self->polar.r_out -
-          self->polar.r_in) * ((v + 0.5f) / (float) self->polar.out_h);
+      t->rho[(gsize) r * t->n_rho] = co_omni_polar_radius (&self->polar, v);
     }
     return TRUE;
   }

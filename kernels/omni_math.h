@@ -6,7 +6,7 @@
  *
  * `polar`: the donut a 360-degree lens or mirror draws, unrolled into a
  * strip.  Output column u is the azimuth, row v the radius:
- *   theta = start + dir * 2 pi (u + 0.5) / W
+ *   theta = start - dir * 2 pi (u + 0.5) / W
  *   r     = r_out - (r_out - r_in) (v + 0.5) / H        (top row: outer edge)
  *   x     = cx + r cos theta,  y = cy + r sin theta
  * so the outer rim (the horizon of an upward-looking lens) is at the top
@@ -30,21 +30,6 @@ typedef struct
   float dir;                    /* +1 counter-clockwise on screen, -1 not */
   int32_t out_w, out_h;         /* the strip */
 } CoOmniPolar;
-
-/* Where the output column u (full-resolution pixels, centres on integers)
- * samples at image radius @r, in the coordinates of a plane @scale times
- * smaller.  Every projection ends here: it only chooses r per row. */
-CO_HD void
-co_omni_azimuth_map (const CoOmniPolar * p, float u, float r, float scale,
-    float *x, float *y)
-{
-  /* float, no contraction; evaluated on the host for both backends (the
-   * CUDA one uploads the map), so both sample the very same positions */
-  float two_pi = 6.28318530717958647692f;
-  float t = p->start - p->dir * two_pi * ((u + 0.5f) / (float) p->out_w);
-  *x = (p->cx + r * cosf (t) + 0.5f) / scale - 0.5f;
-  *y = (p->cy + r * sinf (t) + 0.5f) / scale - 0.5f;
-}
 
 /* One map entry from its row's image radius @rho and its column's
  * (cos, sin): the fill both backends run on the same tables (the
@@ -87,14 +72,12 @@ co_omni_fill_px (const CoOmniPolar * p, const float *rho, int n_rho,
 /* Host bytes to device memory on @stream.  Returns a cudaError_t. */
 int co_omni_upload_cuda (void *dst, const void *src, size_t n, void *stream);
 
-/* polar: the radius falls linearly from the rim (top row) to the hole. */
-CO_HD void
-co_omni_polar_map (const CoOmniPolar * p, float u, float v, float scale,
-    float *x, float *y)
+/* polar: the image radius of row v (full-resolution pixels), falling
+ * linearly from the rim (top row) to the hole. */
+CO_HD float
+co_omni_polar_radius (const CoOmniPolar * p, float v)
 {
-  float r = p->r_out - (p->r_out - p->r_in) * ((v + 0.5f) /
-      (float) p->out_h);
-  co_omni_azimuth_map (p, u, r, scale, x, y);
+  return p->r_out - (p->r_out - p->r_in) * ((v + 0.5f) / (float) p->out_h);
 }
 
 /* The strip's natural size: as many columns as the mid-radius circle has
