@@ -38,8 +38,9 @@
 #include "gstcudaomniunwrap.h"
 
 #include <math.h>
+#include <string.h>
 
-GST_DEBUG_CATEGORY_STATIC (gst_cuda_omni_unwrap_debug);
+GST_DEBUG_CATEGORY (gst_cuda_omni_unwrap_debug);
 #define GST_CAT_DEFAULT gst_cuda_omni_unwrap_debug
 
 enum
@@ -57,6 +58,8 @@ enum
   PROP_FOCAL_LENGTH,
   PROP_PLANE_DISTANCE,
   PROP_PLANE_GAP,
+  PROP_LAYOUT,
+  PROP_ZOOM,
 };
 
 #define FORMATS "{ RGBA, BGRA, RGBx, BGRx, RGB, GRAY8, GRAY16_LE, NV12, I420 }"
@@ -78,11 +81,31 @@ gst_co_omni_projection_get_type (void)
           "axis (plane-distance its radius)", "cylinder"},
     {GST_CO_OMNI_CUBOID, "Spherical mirror seen on four planes round the "
           "axis, plane-distance from it (the paper's cuboid)", "cuboid"},
+    {GST_CO_OMNI_GROUND, "Spherical mirror's view of the ground plane, "
+          "plane-distance from the sphere's centre, from above", "ground"},
     {0, NULL, NULL},
   };
 
   if (g_once_init_enter (&type))
     g_once_init_leave (&type, g_enum_register_static ("GstCoOmniProjection",
+            values));
+  return (GType) type;
+}
+
+static GType
+gst_co_omni_layout_get_type (void)
+{
+  static gsize type = 0;
+  static const GEnumValue values[] = {
+    {GST_CO_OMNI_LAYOUT_ONE, "One view of the whole turn", "one"},
+    {GST_CO_OMNI_LAYOUT_TWO, "Two half-turn views stacked", "two"},
+    {GST_CO_OMNI_LAYOUT_FOUR, "Four quarter-turn views in a 2x2 grid",
+        "four"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type, g_enum_register_static ("GstCoOmniLayout",
             values));
   return (GType) type;
 }
@@ -106,29 +129,59 @@ gst_co_omni_direction_get_type (void)
 
 /* The donut in source pixels, from settings and the source size. */
 static void
-resolve (const GstCoOmniSettings * s, gint src_w, gint src_h,
-    CoOmniPolar * p)
+resolve (const GstCoOmniSettings * s, gint src_w, gint src_h, CoOmniView * v)
 {
-  p->cx = (float) (s->center_x < 0 ? (src_w - 1) / 2.0 : s->center_x);
-  p->cy = (float) (s->center_y < 0 ? (src_h - 1) / 2.0 : s->center_y);
-  p->r_out = (float) (s->outer_radius > 0 ? s->outer_radius :
+  memset (v, 0, sizeof *v);
+  v->cx = (float) (s->center_x < 0 ? (src_w - 1) / 2.0 : s->center_x);
+  v->cy = (float) (s->center_y < 0 ? (src_h - 1) / 2.0 : s->center_y);
+  v->r_out = (float) (s->outer_radius > 0 ? s->outer_radius :
       MIN (src_w, src_h) / 2.0);
-  p->r_in = (float) s->inner_radius;
-  p->start = (float) (s->start_angle * G_PI / 180.0);
-  p->dir = s->direction == GST_CO_OMNI_CLOCKWISE ? -1.0f : 1.0f;
+  v->r_in = (float) s->inner_radius;
+  v->start = (float) (s->start_angle * G_PI / 180.0);
+  v->dir = s->direction == GST_CO_OMNI_CLOCKWISE ? -1.0f : 1.0f;
+  v->zoom = (float) s->zoom;
 }
 
-/* cylinder: the rows between the window's image radii; FALSE with *why. */
-static gboolean
-cylinder_window (const GstCoOmniSettings * s, const CoOmniPolar * p,
-    GstCoOmniWindow * w, gchar ** why)
+/* The panels of an @out_w x @out_h output, and the ground's directions:
+ * panel k looks along the middle of its sector, turned so that this
+ * direction is up and the sector runs left to right as in the panorama
+ * (a top-down map of the floor when the camera looks up at the mirror);
+ * the single view looks where the first of two halves would. */
+static void
+layout_view (const GstCoOmniSettings * s, gint out_w, gint out_h,
+    CoOmniView * v)
 {
-  CoMirror *m = &w->mirror;
-  double za = 0, zb = 0, ra = 0, rb = 0, limb, D = s->plane_distance;
+  gint n = s->layout, k;
 
+  v->cols = n == GST_CO_OMNI_LAYOUT_FOUR ? 2 : 1;
+  v->rows = n == GST_CO_OMNI_LAYOUT_ONE ? 1 : 2;
+  v->pw = (float) out_w / v->cols;
+  v->ph = (float) out_h / v->rows;
+  v->anchor_t = n == GST_CO_OMNI_LAYOUT_ONE ? 0.5f : 1.0f;
+  for (k = 0; k < n; k++) {
+    double a = v->start - v->dir * 2 * G_PI * (k + 0.5) / MAX (n, 2);
+    v->right[k][0] = (float) (v->dir * sin (a));
+    v->right[k][1] = (float) (-v->dir * cos (a));
+    v->down[k][0] = (float) -cos (a);
+    v->down[k][1] = (float) -sin (a);
+  }
+}
+
+/* The mirror projections' window: where the rays seen at outer-radius
+ * (t = 0) and inner-radius (t = 1) meet the surface; FALSE with *why. */
+static gboolean
+mirror_window (const GstCoOmniSettings * s, const CoOmniView * v,
+    CoOmniRows * w, gchar ** why)
+{
+  CoMirror *m = &w->m;
+  gboolean ground = s->projection == GST_CO_OMNI_GROUND, hit;
+  double D = s->plane_distance, limb;
+
+  memset (w, 0, sizeof *w);
   m->R = s->mirror_radius;
   m->h = s->mirror_distance;
   m->f = s->focal_length;
+  w->ys = D;
   if (!(m->h > m->R)) {
     *why = g_strdup_printf ("mirror-distance (%g) must be larger than "
         "mirror-radius (%g): the camera sits outside the sphere", m->h, m->R);
@@ -140,44 +193,72 @@ cylinder_window (const GstCoOmniSettings * s, const CoOmniPolar * p,
     return FALSE;
   }
   limb = co_mirror_limb (m);
-  if (p->r_out > limb) {
+  if (v->r_out > limb) {
     *why = g_strdup_printf ("outer-radius (%g pixels) reaches beyond the "
         "mirror, whose image radius is %.1f pixels for this mirror-radius, "
-        "mirror-distance and focal-length", p->r_out, limb);
+        "mirror-distance and focal-length", v->r_out, limb);
     return FALSE;
   }
-  if (!co_mirror_cylinder_z (m, D, p->r_in, &za, &ra) ||
-      !co_mirror_cylinder_z (m, D, p->r_out, &zb, &rb)) {
+  if (ground)
+    hit = co_mirror_ground_rho (m, D, v->r_out, &w->w0, &w->r0) &&
+        co_mirror_ground_rho (m, D, v->r_in, &w->w1, &w->r1);
+  else
+    hit = co_mirror_cylinder_z (m, D, v->r_out, &w->w0, &w->r0) &&
+        co_mirror_cylinder_z (m, D, v->r_in, &w->w1, &w->r1);
+  if (!hit && ground) {
+    *why = g_strdup_printf ("the ray seen at outer-radius %g goes at or "
+        "above the horizon and never reaches the ground: make outer-radius "
+        "smaller", v->r_out);
+    return FALSE;
+  }
+  if (!hit) {
     *why = g_strdup_printf ("the rays seen at inner-radius %g and "
         "outer-radius %g do not both reach the cylinder (inner-radius 0 "
-        "looks straight back at the camera)", p->r_in, p->r_out);
+        "looks straight back at the camera)", v->r_in, v->r_out);
     return FALSE;
   }
-  w->top = za > zb ? za : zb;
-  w->r_top = za > zb ? ra : rb;
-  w->r_bot = za > zb ? rb : ra;
-  w->span = fabs (za - zb);
+  if (ground && !(w->w0 > w->w1)) {
+    *why = g_strdup_printf ("the ground seen between inner-radius %g and "
+        "outer-radius %g is empty", v->r_in, v->r_out);
+    return FALSE;
+  }
+  w->propagate = g_getenv ("CO_OMNI_PROPAGATE") != NULL;
   return TRUE;
 }
 
+/* The natural size: one unit of the projection surface is one output
+ * pixel (polar: one source pixel), then the layout's arrangement of it. */
 static void
-projection_size (const GstCoOmniSettings * s, const CoOmniPolar * p, gint * w,
+projection_size (const GstCoOmniSettings * s, const CoOmniView * v, gint * w,
     gint * h)
 {
-  GstCoOmniWindow win;
+  CoOmniRows win;
   gchar *why = NULL;
+  gint plane_w = MAX ((gint) (2 * s->plane_distance), 1);
 
   if (s->projection == GST_CO_OMNI_POLAR) {
-    co_omni_polar_size (p->r_in, p->r_out, w, h);
-  } else if (cylinder_window (s, p, &win, &why)) {
-    /* one unit of the projection surface is one output pixel */
+    co_omni_polar_size (v->r_in, v->r_out, w, h);
+  } else if (mirror_window (s, v, &win, &why)) {
+    if (s->projection == GST_CO_OMNI_GROUND) {
+      *w = *h = CLAMP ((gint) (2 * win.w0), 1, 4096);
+      return;                   /* the panels share the square */
+    }
     if (s->projection == GST_CO_OMNI_CYLINDER)
       *w = MAX ((gint) (2 * G_PI * s->plane_distance), 1);
+    else if (s->layout == GST_CO_OMNI_LAYOUT_ONE)
+      *w = 4 * plane_w + 3 * s->plane_gap;
     else
-      *w = 4 * MAX ((gint) (2 * s->plane_distance), 1) + 3 * s->plane_gap;
-    *h = MAX ((gint) win.span, 1);
+      *w = 4 * plane_w;
+    *h = MAX ((gint) fabs (win.w0 - win.w1), 1);
+  } else {
+    g_free (why);
+    return;
   }
-  g_free (why);
+  if (s->layout != GST_CO_OMNI_LAYOUT_ONE) {
+    /* two halves or four quarters of the turn, two rows of them */
+    *w = MAX (*w / 2, 1);
+    *h *= 2;
+  }
 }
 
 static void
@@ -186,15 +267,15 @@ gst_cuda_omni_unwrap_get_output_size (GstCoBaseFilter * base,
 {
   GstCudaOmniUnwrap *self = GST_CUDA_OMNI_UNWRAP (base);
   GstCoOmniSettings s;
-  CoOmniPolar p;
+  CoOmniView v;
 
   GST_OBJECT_LOCK (self);
   s = self->set;
   GST_OBJECT_UNLOCK (self);
-  resolve (&s, GST_VIDEO_INFO_WIDTH (in), GST_VIDEO_INFO_HEIGHT (in), &p);
+  resolve (&s, GST_VIDEO_INFO_WIDTH (in), GST_VIDEO_INFO_HEIGHT (in), &v);
   /* an impossible geometry keeps the input's size: prepare reports it */
-  if (p.r_in < p.r_out)
-    projection_size (&s, &p, w, h);
+  if (v.r_in < v.r_out)
+    projection_size (&s, &v, w, h);
 }
 
 static gboolean
@@ -204,310 +285,51 @@ gst_cuda_omni_unwrap_prepare (GstCoRemapFilter * remap, const CoLut * lut,
   GstCudaOmniUnwrap *self = GST_CUDA_OMNI_UNWRAP (remap);
   const CoLutPlane *pl = &lut->plane[0];
   GstCoOmniSettings s;
-  CoOmniPolar *p = &self->polar;
+  CoOmniView *v = &self->view;
 
   GST_OBJECT_LOCK (self);
   s = self->set;
   GST_OBJECT_UNLOCK (self);
-  resolve (&s, pl->src_width, pl->src_height, p);
-  p->out_w = pl->width;
-  p->out_h = pl->height;
-  if (!(p->r_in < p->r_out)) {
+  resolve (&s, pl->src_width, pl->src_height, v);
+  layout_view (&s, pl->width, pl->height, v);
+  if (!(v->r_in < v->r_out)) {
     GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, ("inner-radius (%g) must be "
-            "smaller than outer-radius (%g pixels)", p->r_in, p->r_out),
+            "smaller than outer-radius (%g pixels)", v->r_in, v->r_out),
         ("outer-radius 0 is half the frame's shorter side"));
     return FALSE;
   }
   self->snap = s;
-  self->propagate = g_getenv ("CO_OMNI_PROPAGATE") != NULL;
   if (s.projection != GST_CO_OMNI_POLAR) {
     gchar *why = NULL;
-    if (!cylinder_window (&s, p, &self->window, &why)) {
+    if (!mirror_window (&s, v, &self->window, &why)) {
       GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, ("Impossible mirror "
               "geometry: %s", why), (NULL));
       g_free (why);
       return FALSE;
     }
   }
-  if (p->cx - p->r_out < -0.5f || p->cy - p->r_out < -0.5f ||
-      p->cx + p->r_out > pl->src_width - 0.5f ||
-      p->cy + p->r_out > pl->src_height - 0.5f) {
+  if (v->cx - v->r_out < -0.5f || v->cy - v->r_out < -0.5f ||
+      v->cx + v->r_out > pl->src_width - 0.5f ||
+      v->cy + v->r_out > pl->src_height - 0.5f) {
     if (!self->warned_outside)
       GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS, ("The donut (centre %g,%g, "
               "outer radius %g) reaches beyond the %dx%d frame: that part "
-              "of the panorama takes off-edge", p->cx, p->cy, p->r_out,
+              "of the panorama takes off-edge", v->cx, v->cy, v->r_out,
               pl->src_width, pl->src_height), (NULL));
     self->warned_outside = TRUE;
   } else {
     self->warned_outside = FALSE;
   }
-  GST_DEBUG_OBJECT (self, "polar: centre %g,%g radii %g..%g, %dx%d",
-      p->cx, p->cy, p->r_in, p->r_out, p->out_w, p->out_h);
+  GST_DEBUG_OBJECT (self, "projection %d layout %d: centre %g,%g radii "
+      "%g..%g, %dx%d, zoom %g", s.projection, s.layout, v->cx, v->cy,
+      v->r_in, v->r_out, pl->width, pl->height, v->zoom);
   return TRUE;
-}
-
-/* The map of plane @g as two tables: image radii, @n_rho per row (the
- * projection's job: linear for polar; the mirror model's Newton solve for
- * the cylinder, one per row, and for the cuboid one per distinct distance
- * from a face's centre line and row, a quarter of a face's columns by
- * symmetry), and every column's (cos, sin, entry).  Both backends fill the
- * map from these same floats; on CUDA the radii are solved on the device,
- * in the same order, to the same bits. */
-typedef struct
-{
-  gfloat *rho, *trig;
-  gdouble *ax;                  /* the distances, n_rho of them */
-  gint n_rho;
-} OmniTables;
-
-static void
-tables_free (OmniTables * t)
-{
-  g_free (t->rho);
-  g_free (t->trig);
-  g_free (t->ax);
-}
-
-static gint
-cmp_double (gconstpointer a, gconstpointer b)
-{
-  double x = *(const double *) a, y = *(const double *) b;
-  return x < y ? -1 : x > y;
-}
-
-/* Cuboid columns: the face and the offset x from its centre line; FALSE
- * for a column in a gap. */
-static gboolean
-cuboid_column (const GstCudaOmniUnwrap * self, float u, gint * face,
-    double *x)
-{
-  gint plane_w = MAX ((gint) (2 * self->snap.plane_distance), 1);
-  gint gap = self->snap.plane_gap;
-  double pos = (double) u + 0.5, local;
-
-  *face = (gint) floor (pos / (plane_w + gap));
-  local = pos - (double) *face * (plane_w + gap);
-  if (*face < 0 || *face > 3 || local >= plane_w)
-    return FALSE;
-  *x = local - plane_w / 2.0;
-  return TRUE;
-}
-
-static void
-rows_of (const GstCudaOmniUnwrap * self, CoOmniRows * rows)
-{
-  rows->m = self->window.mirror;
-  rows->top = self->window.top;
-  rows->span = self->window.span;
-  rows->r_top = self->window.r_top;
-  rows->r_bot = self->window.r_bot;
-  rows->propagate = self->propagate;
-  rows->ys = self->snap.plane_distance;
-  rows->out_h = self->polar.out_h;
-}
-
-/* The columns: (cos, sin, entry) of each, and the distinct distances. */
-static void
-map_columns (GstCudaOmniUnwrap * self, const CoLutPlane * pl, gint g,
-    OmniTables * t)
-{
-  GstCoOmniProjection proj = self->snap.projection;
-  float scale = g ? 2.0f : 1.0f;
-  GArray *xs = g_array_new (FALSE, FALSE, sizeof (double));
-  guint n = 0, i;
-  gint c;
-
-  t->trig = g_new (gfloat, 3 * pl->width);
-  for (c = 0; c < pl->width; c++) {
-    float u = ((float) c + 0.5f) * scale - 0.5f, az;
-    gint face;
-    double x, ax = 0.0;
-    if (proj != GST_CO_OMNI_CUBOID) {
-      az = co_omni_azimuth (&self->polar, u);
-    } else if (cuboid_column (self, u, &face, &x)) {
-      ax = fabs (x);
-      az = self->polar.start - self->polar.dir * (float) (face * G_PI / 2 +
-          atan2 (x, self->snap.plane_distance));
-    } else {
-      t->trig[3 * c] = t->trig[3 * c + 1] = NAN;    /* a gap: no source */
-      t->trig[3 * c + 2] = -1.0f;
-      continue;
-    }
-    t->trig[3 * c] = cosf (az);
-    t->trig[3 * c + 1] = sinf (az);
-    t->trig[3 * c + 2] = (gfloat) ax;   /* replaced by its index below */
-    g_array_append_val (xs, ax);
-  }
-  g_array_sort (xs, cmp_double);
-  for (i = 0; i < xs->len; i++)
-    if (n == 0 || g_array_index (xs, double, i) != g_array_index (xs, double,
-            n - 1))
-      g_array_index (xs, double, n++) = g_array_index (xs, double, i);
-  if (n == 0) {
-    double zero = 0.0;
-    g_array_append_val (xs, zero);
-    n = 1;
-  }
-  for (c = 0; c < pl->width; c++) {
-    gfloat key = t->trig[3 * c + 2];
-    if (key < 0.0f) {
-      t->trig[3 * c + 2] = 0.0f;
-      continue;
-    }
-    {
-      /* the distances are sorted: find the one this column stored */
-      guint lo = 0, hi = n - 1;
-      while (lo < hi) {
-        guint mid = (lo + hi) / 2;
-        if ((gfloat) g_array_index (xs, double, mid) < key)
-          lo = mid + 1;
-        else
-          hi = mid;
-      }
-      i = lo;
-    }
-    t->trig[3 * c + 2] = (gfloat) i;
-  }
-  t->n_rho = (gint) n;
-  t->ax = (gdouble *) g_array_free (xs, FALSE);
-}
-
-static gboolean
-solve_failed (GstCudaOmniUnwrap * self)
-{
-  const CoMirror *m = &self->window.mirror;
-
-  GST_ELEMENT_ERROR (self, LIBRARY, FAILED, ("The mirror model did not "
-          "converge for every pixel of the panorama"),
-      ("R %g h %g f %g plane-distance %g, inner/outer radius %g/%g", m->R,
-          m->h, m->f, self->snap.plane_distance, self->polar.r_in,
-          self->polar.r_out));
-  return FALSE;
-}
-
-/* The radii on the host: polar's line, or the mirror solve, one column
- * (distance) at a time from the closed-form top, as the device does. */
-static gboolean
-map_rows_cpu (GstCudaOmniUnwrap * self, const CoLutPlane * pl, gint g,
-    OmniTables * t)
-{
-  float scale = g ? 2.0f : 1.0f;
-  CoOmniRows rows;
-  gint r, k;
-
-  t->rho = g_new0 (gfloat, (gsize) pl->height * t->n_rho);
-  if (self->snap.projection == GST_CO_OMNI_POLAR) {
-    for (r = 0; r < pl->height; r++) {
-      float v = ((float) r + 0.5f) * scale - 0.5f;
-      t->rho[(gsize) r * t->n_rho] = co_omni_polar_radius (&self->polar, v);
-    }
-    return TRUE;
-  }
-  rows_of (self, &rows);
-  for (k = 0; k < t->n_rho; k++) {
-    double root = rows.r_top;
-    for (r = 0; r < pl->height; r++) {
-      if (!rows.propagate)
-        root = co_omni_guess (&rows, r, scale);
-      if (!co_omni_solve_cell (&rows, t->ax[k], co_omni_row_z (&rows, r,
-                  scale), &root, &t->rho[(gsize) r * t->n_rho + k]))
-        return solve_failed (self);
-    }
-  }
-  return TRUE;
-}
-
-static gboolean
-gst_cuda_omni_unwrap_map_cpu (GstCoRemapFilter * remap, const CoLut * lut,
-    gint g, gfloat * x, gfloat * y, gint pitch)
-{
-  GstCudaOmniUnwrap *self = GST_CUDA_OMNI_UNWRAP (remap);
-  const CoLutPlane *pl = &lut->plane[g];
-  OmniTables t = { NULL, NULL, NULL, 0 };
-  gboolean ok;
-  gint r, c;
-
-  map_columns (self, pl, g, &t);
-  ok = map_rows_cpu (self, pl, g, &t);
-  for (r = 0; ok && r < pl->height; r++)
-    for (c = 0; c < pl->width; c++)
-      co_omni_fill_px (&self->polar, t.rho, t.n_rho, t.trig, c, r,
-          g ? 2.0f : 1.0f, x, y, pitch);
-  tables_free (&t);
-  return ok;
-}
-
-/* The same map on the device: the columns (small) are uploaded, the mirror
- * model is solved there, one thread per distinct column, and the map is
- * filled there.  A rebuild waits once, to read whether every cell
- * converged. */
-static gboolean
-gst_cuda_omni_unwrap_map_cuda (GstCoRemapFilter * remap, const CoLut * lut,
-    gint g, gfloat * x, gfloat * y, gint pitch)
-{
-  GstCudaOmniUnwrap *self = GST_CUDA_OMNI_UNWRAP (remap);
-  GstCoBaseFilter *base = GST_CO_BASE_FILTER (remap);
-  const CoLutPlane *pl = &lut->plane[g];
-  gboolean polar = self->snap.projection == GST_CO_OMNI_POLAR;
-  OmniTables t = { NULL, NULL, NULL, 0 };
-  gsize n_rho, n_trig, n_ax, n;
-  guint8 *dev;
-  CoOmniRows rows;
-  gboolean ok;
-
-  map_columns (self, pl, g, &t);
-  if (polar && !map_rows_cpu (self, pl, g, &t)) {
-    tables_free (&t);
-    return FALSE;
-  }
-  n_rho = GST_ROUND_UP_64 ((gsize) pl->height * t.n_rho * sizeof (gfloat));
-  n_trig = GST_ROUND_UP_64 (3 * (gsize) pl->width * sizeof (gfloat));
-  n_ax = GST_ROUND_UP_64 ((gsize) t.n_rho * sizeof (gdouble));
-  n = n_rho + n_trig + n_ax + sizeof (gint);
-  ok = gst_co_base_filter_ensure (base, &self->dev_tables, &self->dev_size,
-      n) && (self->host_fail || (self->host_fail =
-          gst_co_base_filter_alloc_host (base, sizeof (gint))));
-  dev = self->dev_tables;
-  rows_of (self, &rows);
-  /* cudaMemcpyAsync from pageable memory returns once the bytes are
-   * staged: the host tables may go right after */
-  ok = ok && gst_co_base_filter_cuda_ok (base, co_omni_upload_cuda (dev +
-          n_rho, t.trig, 3 * (gsize) pl->width * sizeof (gfloat),
-          base->stream), "uploading the unwrap tables");
-  if (ok && polar)
-    ok = gst_co_base_filter_cuda_ok (base, co_omni_upload_cuda (dev, t.rho,
-            (gsize) pl->height * sizeof (gfloat), base->stream),
-        "uploading the unwrap tables");
-  else if (ok)
-    ok = gst_co_base_filter_cuda_ok (base, co_omni_upload_cuda (dev +
-            n_rho + n_trig, t.ax, (gsize) t.n_rho * sizeof (gdouble),
-            base->stream), "uploading the unwrap tables") &&
-        gst_co_base_filter_cuda_ok (base, co_omni_solve_cuda (&rows,
-            (const gdouble *) (dev + n_rho + n_trig), t.n_rho, pl->height,
-            g ? 2.0f : 1.0f, (gfloat *) dev, (gint *) (dev + n_rho + n_trig +
-                n_ax), base->stream), "solving the mirror model") &&
-        gst_co_base_filter_cuda_ok (base, co_omni_read_flag_cuda
-        (self->host_fail, (const gint *) (dev + n_rho + n_trig + n_ax),
-            base->stream), "solving the mirror model") &&
-        (!*self->host_fail || solve_failed (self));
-  ok = ok && gst_co_base_filter_cuda_ok (base, co_omni_fill_cuda
-      (&self->polar, (const gfloat *) dev, t.n_rho, (const gfloat *) (dev +
-              n_rho), pl->width, pl->height, g ? 2.0f : 1.0f, x, y, pitch,
-          base->stream), "filling the unwrap map");
-  tables_free (&t);
-  return ok;
 }
 
 static void
 gst_cuda_omni_unwrap_release (GstCoBaseFilter * base)
 {
-  GstCudaOmniUnwrap *self = GST_CUDA_OMNI_UNWRAP (base);
-
-  gst_co_base_filter_free (base, self->dev_tables);
-  gst_co_base_filter_free_host (base, self->host_fail);
-  self->dev_tables = NULL;
-  self->dev_size = 0;
-  self->host_fail = NULL;
+  gst_cuda_omni_unwrap_free_maps (GST_CUDA_OMNI_UNWRAP (base));
   GST_CO_BASE_FILTER_CLASS (gst_cuda_omni_unwrap_parent_class)->release
       (base);
 }
@@ -566,6 +388,13 @@ gst_cuda_omni_unwrap_set_property (GObject * object, guint prop_id,
       s->plane_gap = g_value_get_int (value);
       resize = TRUE;
       break;
+    case PROP_LAYOUT:
+      resize = (gint) s->layout != g_value_get_enum (value);
+      s->layout = g_value_get_enum (value);
+      break;
+    case PROP_ZOOM:
+      s->zoom = g_value_get_double (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       GST_OBJECT_UNLOCK (self);
@@ -623,6 +452,12 @@ gst_cuda_omni_unwrap_get_property (GObject * object, guint prop_id,
       break;
     case PROP_PLANE_GAP:
       g_value_set_int (value, s->plane_gap);
+      break;
+    case PROP_LAYOUT:
+      g_value_set_enum (value, s->layout);
+      break;
+    case PROP_ZOOM:
+      g_value_set_double (value, s->zoom);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -700,6 +535,18 @@ gst_cuda_omni_unwrap_class_init (GstCudaOmniUnwrapClass * klass)
           "cuboid: empty output columns between two faces (the paper's "
           "alignment padding; border-color)", 0, 4096, 0, GST_CO_PARAM_LIVE));
 
+  g_object_class_install_property (oc, PROP_LAYOUT,
+      g_param_spec_enum ("layout", "Layout",
+          "One view of the turn, two halves stacked, or four quarters in a "
+          "grid (ground: the floor in front of each, turned to face up)",
+          gst_co_omni_layout_get_type (), GST_CO_OMNI_LAYOUT_ONE,
+          GST_CO_PARAM_LIVE));
+  g_object_class_install_property (oc, PROP_ZOOM,
+      g_param_spec_double ("zoom", "Zoom",
+          "Magnification of every view about its centre; the output size "
+          "stays (below 1 the window is framed by border-color)", 0.25, 64.0,
+          1.0, GST_CO_PARAM_ANIM));
+
   gst_element_class_set_static_metadata (ec, "CUDA omnidirectional unwrap",
       "Filter/Effect/Video",
       "Unwraps 360-degree frames into panoramas on CUDA (CPU fallback)",
@@ -711,18 +558,21 @@ gst_cuda_omni_unwrap_class_init (GstCudaOmniUnwrapClass * klass)
   fc->get_output_size =
       GST_DEBUG_FUNCPTR (gst_cuda_omni_unwrap_get_output_size);
   rc->prepare = GST_DEBUG_FUNCPTR (gst_cuda_omni_unwrap_prepare);
-  rc->map_cpu = GST_DEBUG_FUNCPTR (gst_cuda_omni_unwrap_map_cpu);
-  rc->map_cuda = GST_DEBUG_FUNCPTR (gst_cuda_omni_unwrap_map_cuda);
+  rc->map_cpu = gst_cuda_omni_unwrap_map_cpu;
+  rc->map_cuda = gst_cuda_omni_unwrap_map_cuda;
   fc->release = GST_DEBUG_FUNCPTR (gst_cuda_omni_unwrap_release);
 
   gst_type_mark_as_plugin_api (gst_co_omni_projection_get_type (), 0);
   gst_type_mark_as_plugin_api (gst_co_omni_direction_get_type (), 0);
+  gst_type_mark_as_plugin_api (gst_co_omni_layout_get_type (), 0);
 }
 
 static void
 gst_cuda_omni_unwrap_init (GstCudaOmniUnwrap * self)
 {
   self->set.projection = GST_CO_OMNI_POLAR;
+  self->set.layout = GST_CO_OMNI_LAYOUT_ONE;
+  self->set.zoom = 1.0;
   self->set.center_x = self->set.center_y = -1.0;
   self->set.direction = GST_CO_OMNI_COUNTERCLOCKWISE;
   self->set.mirror_radius = 30.0;

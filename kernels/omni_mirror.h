@@ -11,6 +11,8 @@
  *            from the sphere's centre to the projection centre, h > R),
  *            focal length f in pixels
  *   image:   rho_i = f rho_m / (h - z_m)                    (paper, Eq. 2)
+ *   ground:  the plane z = G beyond the camera (a robot's floor when the
+ *            camera looks up at a mirror above it)
  *
  * Backward (image radius to world ray) is closed form: the camera ray
  * meets the sphere, the law of reflection turns it (co_mirror_ray).
@@ -33,6 +35,7 @@
 #define CO_OMNI_MIRROR_H
 
 #include "co_frame.h"
+#include "omni_math.h"
 #include <math.h>
 
 #ifdef __cplusplus
@@ -150,50 +153,49 @@ co_mirror_cylinder_z (const CoMirror * m, double D, double rho_i, double *z,
   return 1;
 }
 
-/* The rows of a mirror panorama (cylinder or cuboid) and how each cell is
- * solved: written once for the host tables and the device solve, so both
- * give the same radii bit for bit. */
+/* Where the ray seen at image radius rho_i meets the ground, the plane
+ * z = G on the camera's side of the mirror (G > R): the distance *rho from
+ * the axis and the mirror point's *r; 0 when the ray goes up from it (at
+ * or above the horizon) or never leaves the mirror. */
+CO_HD int
+co_mirror_ground_rho (const CoMirror * m, double G, double rho_i,
+    double *rho, double *r)
+{
+  double mr, mz, dr, dz;
+
+  if (!co_mirror_ray (m, rho_i, &mr, &mz, &dr, &dz) || dz <= 0.0)
+    return 0;
+  *rho = mr + (G - mz) / dz * dr;
+  *r = mr;
+  return 1;
+}
+
+/* The viewing window of a mirror projection and how each cell is solved:
+ * written once for the host tables and the device solve, so both give the
+ * same radii bit for bit.  The window runs from w0 (t = 0, the panel's
+ * top) to w1 (t = 1): heights z for the cylinder and the cuboid, distances
+ * from the axis on the ground plane for `ground`; r0 and r1 are the mirror
+ * points seen there (closed form), the start of every Newton solve. */
 typedef struct
 {
   CoMirror m;
-  double top, span;             /* z of the top edge, height in units */
-  double r_top, r_bot;          /* the top and bottom rows' mirror points
-                                 * (closed form) */
-  double ys;                    /* plane-distance */
-  int32_t out_h;                /* the full-resolution panorama's height */
+  double w0, w1;
+  double r0, r1;
+  double ys;                    /* plane-distance: the surface's distance
+                                 * from the axis, or the ground's from the
+                                 * sphere's centre along it */
   int32_t propagate;            /* 1: the paper's guesses, each row from the
                                  * row above (column by column); 0: every
-                                 * cell on its own from co_omni_guess */
+                                 * cell on its own from its window point */
 } CoOmniRows;
 
-/* A cell's starting point without its neighbours: the window's two
- * closed-form mirror points, interpolated by row.  Newton needs a few more
- * steps from it than from the row above, but every cell can then be
- * solved at once. */
-CO_HD double
-co_omni_guess (const CoOmniRows * s, int r, float scale)
-{
-  float v = ((float) r + 0.5f) * scale - 0.5f;
-  return s->r_top + (s->r_bot - s->r_top) * (((double) v + 0.5) / s->out_h);
-}
-
-/* The world height of row @r of a plane @scale times smaller. */
-CO_HD double
-co_omni_row_z (const CoOmniRows * s, int r, float scale)
-{
-  float v = ((float) r + 0.5f) * scale - 0.5f;
-  return s->top - ((double) v + 0.5) * s->span / s->out_h;
-}
-
-/* The image radius for the cell at distance @ax from a face's centre line
- * (0 for the cylinder) and height @zw, Newton from *root; 0 when it does
- * not converge (*rho is then NaN: no source pixel). */
+/* The image radius of the point at distance @pw from the axis and height
+ * @zw, Newton from *root (the caller's guess); 0 when it does not
+ * converge (*rho is then NaN: no source pixel). */
 CO_HD int
-co_omni_solve_cell (const CoOmniRows * s, double ax, double zw, double *root,
-    float *rho)
+co_omni_solve_point (const CoOmniRows * s, double pw, double zw,
+    double *root, float *rho)
 {
-  double pw = sqrt (s->ys * s->ys + ax * ax);
-
   if (co_mirror_solve (&s->m, pw, zw, root) < 0) {
     *rho = NAN;
     return 0;
@@ -202,13 +204,83 @@ co_omni_solve_cell (const CoOmniRows * s, double ax, double zw, double *root,
   return 1;
 }
 
+/* Cylinder and cuboid: the cell at distance @ax from a face's centre line
+ * (0 for the cylinder) in the row at @t.  Outside the window *rho is NaN
+ * and that is not a failure.  With *root < 0 the solve starts from the
+ * window's mirror points interpolated at t, else from *root. */
+CO_HD int
+co_omni_solve_cell (const CoOmniRows * s, double ax, float t, double *root,
+    float *rho)
+{
+  if (!co_omni_inside (t)) {
+    *rho = NAN;
+    return 1;
+  }
+  if (*root < 0.0)
+    *root = s->r0 + (s->r1 - s->r0) * (double) t;
+  return co_omni_solve_point (s, sqrt (s->ys * s->ys + ax * ax),
+      s->w0 + (s->w1 - s->w0) * (double) t, root, rho);
+}
+
 /* Solves the whole table of @n_ax columns (distances @ax) by @height rows
- * on the device (kernels/omni.cu): a thread per cell from co_omni_guess,
- * or with s->propagate a thread per column going down from r_top, each
- * row from the row above; the host solves the same way.  Sets *dev_fail
- * (device memory) when a cell does not converge.  Returns a cudaError_t. */
-int co_omni_solve_cuda (const CoOmniRows * s, const double *ax, int n_ax,
-    int height, float scale, float *rho, int *dev_fail, void *stream);
+ * (plane @scale times smaller than the output) on the device
+ * (kernels/omni.cu): a thread per cell, or with s->propagate a thread per
+ * column going down, each row from the row above; the host solves the
+ * same way.  Sets *dev_fail (device memory) when a cell does not converge.
+ * Returns a cudaError_t. */
+int co_omni_solve_cuda (const CoOmniRows * s, const CoOmniView * v,
+    const double *ax, int n_ax, int height, float scale, float *rho,
+    int *dev_fail, void *stream);
+
+/* `ground`: the map entry (c, r) of a plane @scale times smaller, solved on
+ * its own (no two pixels share a distance once the view turns).  The
+ * panel's (s, t) is a point of the ground plane, in world units
+ * s->w0 / ((1 - anchor_t) ph) per output pixel, along the panel's right
+ * and down directions from the axis; its distance is solved for the
+ * mirror point, whose image radius is taken along the same direction from
+ * the centre.  Returns 0 when a point inside the window does not
+ * converge. */
+CO_HD int
+co_omni_ground_px (const CoOmniView * v, const CoOmniRows * s, int c, int r,
+    float scale, float *x, float *y, int pitch)
+{
+  int pr, k;
+  float t = co_omni_t (v, ((float) r + 0.5f) * scale - 0.5f, &pr);
+  float sx = co_omni_s (v, ((float) c + 0.5f) * scale - 0.5f, pr, &k);
+  double unit = s->w0 / ((1.0 - (double) v->anchor_t) * (double) v->ph);
+  double a = ((double) sx - 0.5) * (double) v->pw * unit;
+  double b = ((double) t - (double) v->anchor_t) * (double) v->ph * unit;
+  double gx = a * (double) v->right[k][0] + b * (double) v->down[k][0];
+  double gy = a * (double) v->right[k][1] + b * (double) v->down[k][1];
+  double pw = sqrt (gx * gx + gy * gy), root, lo, hi;
+  float rho = NAN, *px = &x[(size_t) r * pitch + c];
+  int ok = 1;
+
+  lo = s->w0 < s->w1 ? s->w0 : s->w1;
+  hi = s->w0 < s->w1 ? s->w1 : s->w0;
+  if (pw >= lo && pw <= hi) {
+    root = s->r0 + (s->r1 - s->r0) * ((pw - s->w0) / (s->w1 - s->w0));
+    ok = co_omni_solve_point (s, pw, s->ys, &root, &rho);
+  }
+  if (rho != rho) {
+    *px = y[(size_t) r * pitch + c] = NAN;
+    return ok;
+  }
+  if (pw > 0.0) {
+    gx = (double) rho * gx / pw;
+    gy = (double) rho * gy / pw;
+  }
+  *px = ((float) ((double) v->cx + gx) + 0.5f) / scale - 0.5f;
+  y[(size_t) r * pitch + c] = ((float) ((double) v->cy + gy) + 0.5f) / scale
+      - 0.5f;
+  return ok;
+}
+
+/* The ground map of a plane on the device, a thread per pixel; sets
+ * *dev_fail when a point does not converge.  Returns a cudaError_t. */
+int co_omni_ground_cuda (const CoOmniView * v, const CoOmniRows * s,
+    int width, int height, float scale, float *x, float *y, int pitch,
+    int *dev_fail, void *stream);
 
 /* Copies the device flag into pinned *host_flag and waits for it (a rebuild
  * is the one place a mirror element waits).  Returns a cudaError_t. */

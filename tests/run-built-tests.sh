@@ -3,6 +3,7 @@
 # meson's test() would give them.  For the lent GPU machine, whose meson is
 # newer than the one that configured the build folder:
 #   source .gpu-runtime/env.sh && bash tests/run-built-tests.sh [build]
+# ONLY=regex runs the matching tests alone.
 set -u
 b=${1:-build}
 root=$PWD
@@ -11,11 +12,13 @@ export CK_FORK=no CK_DEFAULT_TIMEOUT=900
 export CO_TEST_DATA_DIR="$root/tests/data" CO_SAMPLES_DIR="$root/pipelines/samples"
 logs=${OUT:-/tmp}
 pass=0 fail=0 skip=0
-for t in tests/test-lut tests/test-remap tests/test-camera tests/test-remapfilter tests/test-calibration tests/check/check-cudalensdistort \
+for t in tests/test-lut tests/test-remap tests/test-camera tests/test-remapfilter tests/test-omni tests/test-circle tests/test-calibration tests/check/check-cudalensdistort \
          tests/check/check-churn tests/check/check-faults tests/check/check-basefilter \
          tests/check/check-modes tests/check/check-cudaomniunwrap tests/check/check-cudalensdistort-gpu; do
   [ -x "$b/$t" ] || continue
   name=$(basename "$t")
+  # ONLY=regex: just the tests whose names match (a quick GPU run)
+  [ -z "${ONLY:-}" ] || [[ $name =~ $ONLY ]] || continue
   start=$(date +%s%N)
   case $name in
     # their own GstCoBaseFilter subclasses: never the plugin in-process
@@ -37,6 +40,7 @@ for t in tests/test-lut tests/test-remap tests/test-camera tests/test-remapfilte
   [ "$rc" = 0 ] || [ "$rc" = 77 ] || tail -30 "$logs/$name.log"
 done
 # cudalensdistort against cv2.undistort, where OpenCV's Python module is
+[ -z "${ONLY:-}" ] || [[ compare-opencv =~ $ONLY ]] || { echo "$pass passed, $fail failed, $skip skipped"; [ "$fail" = 0 ]; exit; }
 timeout "${TEST_TIMEOUT:-300}" python3 tests/compare-opencv.py >"$logs/compare-opencv.log" 2>&1
 case $? in
   0) pass=$((pass + 1)); echo "compare-opencv                   OK" ;;

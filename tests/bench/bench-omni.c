@@ -3,13 +3,16 @@
  * The paper's Tables 2 and 3 (Chong et al., stable and transition state)
  * with cudaomniunwrap projection=cuboid, in one process:
  *   stable      the table is reused: the per-frame cost is the remap;
- *   transition  start-angle changes every frame: the mirror model is solved
- *               and the table rebuilt before each frame (the GPU solve, or
- *               the C reference on the CPU backend); on the GPU both with
- *               every cell started on its own (the element's way) and with
- *               the paper's propagation (CO_OMNI_PROPAGATE=1).
+ *   transition  the geometry changes every frame (zoom 1 <-> 1.0001): the
+ *               mirror model is solved and the table rebuilt before each
+ *               frame (the GPU solve, or the C reference on the CPU
+ *               backend); on the GPU both with every cell started on its
+ *               own (the element's way) and with the paper's propagation
+ *               (CO_OMNI_PROPAGATE=1);
+ *   pan         start-angle changes every frame: the solved radii are kept,
+ *               the columns and the table are rebuilt.
  * Outputs 1440x180, 2880x360 and 5760x720 (the paper's) and 3840x2160 from
- * a 2048x2048 RGBA mirror frame, and 5760x720 from an 8K frame; each GPU
+ * a 2048x2048 RGBA mirror frame, and 5760x720 from a 4K and an 8K frame; each GPU
  * row beside the device copy of one output frame measured in the same run.
  * Frames are in memory:CUDAMemory (uploaded once by cudaupload) for CUDA,
  * in system memory for the CPU.  The rate is the difference between two
@@ -24,13 +27,16 @@
 #include "bench-app.h"
 
 static GstElement *unwrap;
-static gboolean transition;
+static enum
+{ STABLE, SOLVE, PAN } transition;
 
 static void
 need_data (GstAppSrc * src, guint length, gpointer data)
 {
-  /* transition state: a pan every frame rebuilds the table before it */
-  if (transition && pushed < limit)
+  /* a geometry change every frame rebuilds the table before it */
+  if (transition == SOLVE && pushed < limit)
+    g_object_set (unwrap, "zoom", pushed % 2 ? 1.0001 : 1.0, NULL);
+  if (transition == PAN && pushed < limit)
     g_object_set (unwrap, "start-angle", (gdouble) (pushed % 360), NULL);
   bench_push (src);
 }
@@ -136,7 +142,7 @@ main (int argc, char **argv)
   } cases[] = {
     {2048, 2048, 1440, 180}, {2048, 2048, 2880, 360},
     {2048, 2048, 5760, 720}, {2048, 2048, 3840, 2160},
-    {7680, 4320, 5760, 720},
+    {3840, 2160, 5760, 720}, {7680, 4320, 5760, 720},
   };
   guint64 cpu_frames = argc > 2 && !strcmp (argv[1], "--cpu-frames") ?
       g_ascii_strtoull (argv[2], NULL, 10) : 6;
@@ -148,10 +154,11 @@ main (int argc, char **argv)
     g_printerr ("no CUDA device\n");
     return 2;
   }
-  g_print ("| input | output | copy ms | GPU stable ms (x copy) | "
+  g_print ("| input | output | copy ms | GPU stable ms (x copy) | frames/s | "
       "GPU transition ms | GPU rebuild ms | rebuild, paper's propagation | "
-      "CPU stable ms | CPU transition ms | CPU/GPU transition |\n"
-      "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+      "GPU pan rebuild ms | CPU stable ms | CPU transition ms | "
+      "CPU/GPU transition |\n"
+      "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   for (c = 0; c < G_N_ELEMENTS (cases); c++) {
     /* a mirror filling 95% of the frame's shorter side; the cuboid's
      * planes as wide as the output asks (its caps fix the rest) */
@@ -162,15 +169,17 @@ main (int argc, char **argv)
         "mirror-distance=150 focal-length=%g plane-distance=%g "
         "inner-radius=%g outer-radius=%g interpolation=bilinear", f,
         cases[c].ow / 8.0, 0.15 * limb, 0.9 * limb);
-    gdouble copy, gs, gt, gp, cs = -1, ct = -1;
+    gdouble copy, gs, gt, gp, gpan, cs = -1, ct = -1;
 
     if (!bench_test_frames (cases[c].iw, cases[c].ih, "RGBA", "pinwheel",
             TRUE))
       return 2;
     copy = copy_ms (cases[c].ow, cases[c].oh);
-    transition = FALSE;
+    transition = STABLE;
     gs = per_frame (props, cases[c].ow, cases[c].oh, TRUE, 200, 1200);
-    transition = TRUE;
+    transition = PAN;
+    gpan = per_frame (props, cases[c].ow, cases[c].oh, TRUE, 50, 250);
+    transition = SOLVE;
     gt = per_frame (props, cases[c].ow, cases[c].oh, TRUE, 50, 250);
     /* the paper's guesses: each row from the row above, column by column */
     g_setenv ("CO_OMNI_PROPAGATE", "1", TRUE);
@@ -178,17 +187,17 @@ main (int argc, char **argv)
     g_unsetenv ("CO_OMNI_PROPAGATE");
     if (cpu_frames > 0 && bench_test_frames (cases[c].iw, cases[c].ih,
             "RGBA", "pinwheel", FALSE)) {
-      transition = FALSE;
+      transition = STABLE;
       cs = per_frame (props, cases[c].ow, cases[c].oh, FALSE, 2,
           2 + cpu_frames);
-      transition = TRUE;
+      transition = SOLVE;
       ct = per_frame (props, cases[c].ow, cases[c].oh, FALSE, 2,
           2 + cpu_frames);
     }
-    g_print ("| %dx%d | %dx%d | %.4f | %.4f (%.2f) | %.4f | %.4f | %.4f | "
-        "%.2f | %.2f | %.0f |\n", cases[c].iw, cases[c].ih, cases[c].ow,
-        cases[c].oh, copy, gs, gs / copy, gt, gt - gs, gp - gs, cs, ct,
-        gt > 0 ? ct / gt : 0);
+    g_print ("| %dx%d | %dx%d | %.4f | %.4f (%.2f) | %.0f | %.4f | %.4f | "
+        "%.4f | %.4f | %.2f | %.2f | %.0f |\n", cases[c].iw, cases[c].ih,
+        cases[c].ow, cases[c].oh, copy, gs, gs / copy, 1e3 / gs, gt, gt - gs,
+        gp - gs, gpan - gs, cs, ct, gt > 0 ? ct / gt : 0);
     g_free (props);
   }
   return 0;

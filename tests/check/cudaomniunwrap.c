@@ -240,14 +240,15 @@ GST_START_TEST (test_cylinder_scene)
   out_size (h, &w, &hh);
   fail_unless (co_mirror_cylinder_z (&m, D, rin, &za, &ra));
   fail_unless (co_mirror_cylinder_z (&m, D, rout, &zb, &rb));
-  top = MAX (za, zb);
-  span = fabs (za - zb);
+  /* the top row is the window's outer edge */
+  top = zb;
+  span = za - zb;
   fail_unless_equals_int (w, (gint) (2 * G_PI * D));
   fail_unless_equals_int (hh, (gint) span);
   gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, w, hh);
   fail_unless (gst_video_frame_map (&f, &info, out, GST_MAP_READ));
   for (y = 0; y < hh; y++) {
-    double zv = top - (y + 0.5) * span / hh;
+    double zv = top + (y + 0.5) * span / hh;
     for (x = 0; x < w; x++) {
       gint got = ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&f, 0))[(gsize) y *
           GST_VIDEO_FRAME_PLANE_STRIDE (&f, 0) + x];
@@ -317,14 +318,14 @@ GST_START_TEST (test_cuboid_scene)
   out_size (h, &w, &hh);
   fail_unless (co_mirror_cylinder_z (&m, ys, 40, &za, &ra));
   fail_unless (co_mirror_cylinder_z (&m, ys, 155, &zb, &rb));
-  top = MAX (za, zb);
-  span = fabs (za - zb);
+  top = zb;
+  span = za - zb;
   fail_unless_equals_int (w, 4 * plane_w + 3 * gap);
   fail_unless_equals_int (hh, (gint) span);
   gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, w, hh);
   fail_unless (gst_video_frame_map (&f, &info, out, GST_MAP_READ));
   for (y = 0; y < hh; y++) {
-    double zv = top - (y + 0.5) * span / hh;
+    double zv = top + (y + 0.5) * span / hh;
     for (x = 0; x < w; x++) {
       gint got = ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&f, 0))[(gsize) y *
           GST_VIDEO_FRAME_PLANE_STRIDE (&f, 0) + x];
@@ -353,6 +354,8 @@ GST_START_TEST (test_cylinder_bad_geometry)
     {"outer-radius=400", "beyond the mirror"},
     {"plane-distance=10", "plane-distance"},
     {"inner-radius=0 outer-radius=50", "inner-radius 0"},
+    {"projection=ground plane-distance=300 outer-radius=140", "horizon"},
+    {"projection=ground plane-distance=20", "plane-distance"},
   };
   guint i;
 
@@ -374,11 +377,325 @@ GST_START_TEST (test_cylinder_bad_geometry)
 
 GST_END_TEST;
 
+/* A GRAY8 output buffer read in place. */
+typedef struct
+{
+  GstMapInfo map;
+  GstBuffer *buf;
+  gint w, h, stride;
+} Gray;
+
+static void
+gray_open (Gray * g, GstBuffer * buf, gint w, gint h)
+{
+  g->buf = buf;
+  g->w = w;
+  g->h = h;
+  g->stride = GST_ROUND_UP_4 (w);
+  fail_unless (gst_buffer_map (buf, &g->map, GST_MAP_READ));
+  fail_unless (g->map.size >= (gsize) g->stride * h);
+}
+
+static gint
+gray_at (const Gray * g, gint x, gint y)
+{
+  return g->map.data[(gsize) y * g->stride + x];
+}
+
+static void
+gray_close (Gray * g)
+{
+  gst_buffer_unmap (g->buf, &g->map);
+  gst_buffer_unref (g->buf);
+}
+
+/* The ground: a floor texture seen in the mirror (traced through the
+ * backward model) comes out as a top-down map: at start-angle 0 the view
+ * looks towards the image's top, the image's left on its right (a mirror
+ * seen from below), one world unit per pixel, the axis in the middle. */
+#define FLOOR(gx, gy) (128.0 + 90.0 * sin ((gx) / 40.0) * cos ((gy) / 55.0))
+
+GST_START_TEST (test_ground_scene)
+{
+  const CoMirror m = { 30.0, 150.0, 800.0 };
+  const double G = 300.0, c = 239.5;
+  GstCaps *caps = video_caps ("GRAY8", 480, 480);
+  GstVideoInfo info;
+  GstBuffer *buf, *out;
+  GstVideoFrame f;
+  GstHarness *h;
+  Gray o;
+  double far, near, rr;
+  gint x, y, w = 0, hh = 0, worst = 0, hole = 0, n = 0;
+
+  gst_video_info_from_caps (&info, caps);
+  buf = gst_buffer_new_allocate (NULL, info.size, NULL);
+  fail_unless (gst_video_frame_map (&f, &info, buf, GST_MAP_WRITE));
+  for (y = 0; y < 480; y++)
+    for (x = 0; x < 480; x++) {
+      double ri = hypot (x - c, y - c), rho, r, v = 0;
+      if (ri > 0 && co_mirror_ground_rho (&m, G, ri, &rho, &r))
+        v = FLOOR (rho * (x - c) / ri, rho * (y - c) / ri);
+      ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&f, 0))[(gsize) y *
+          GST_VIDEO_FRAME_PLANE_STRIDE (&f, 0) + x] = (guint8) lround (v);
+    }
+  gst_video_frame_unmap (&f);
+
+  h = lens_harness ("cudaomniunwrap backend=cpu projection=ground "
+      "plane-distance=300 inner-radius=10 outer-radius=80 "
+      "border-color=0xff000000", gst_caps_ref (caps));
+  out = gst_harness_push_and_pull (h, buf);
+  fail_unless (out != NULL);
+  out_size (h, &w, &hh);
+  fail_unless (co_mirror_ground_rho (&m, G, 80, &far, &rr));
+  fail_unless (co_mirror_ground_rho (&m, G, 10, &near, &rr));
+  fail_unless_equals_int (w, (gint) (2 * far));
+  fail_unless_equals_int (hh, w);
+  gray_open (&o, out, w, hh);
+  for (y = 0; y < hh; y++)
+    for (x = 0; x < w; x++) {
+      /* right is the image's -x, down its +y */
+      double a = (x + 0.5 - w / 2.0) * 2 * far / hh;
+      double b = (y + 0.5 - hh / 2.0) * 2 * far / hh, d = hypot (a, b);
+      if (d < near * 0.9)
+        hole = MAX (hole, gray_at (&o, x, y));
+      if (d > near * 1.1 && d < far * 0.85) {
+        worst = MAX (worst, ABS (gray_at (&o, x, y) -
+                (gint) lround (FLOOR (-a, b))));
+        n++;
+      }
+    }
+  gray_close (&o);
+  GST_INFO ("ground %dx%d, worst difference from the floor %d over %d px",
+      w, hh, worst, n);
+  gst_harness_teardown (h);
+  gst_caps_unref (caps);
+  fail_unless (n > 100000);
+  fail_unless (worst <= 12, "worst difference from the floor: %d", worst);
+  fail_unless_equals_int (hole, 0);
+}
+
+GST_END_TEST;
+
+/* One unwrap of a GRAY8 frame with @props, at a fixed output size. */
+static GstBuffer *
+unwrap_fixed (const gchar * props, GstBuffer * in, gint w, gint h)
+{
+  GstCaps *caps = video_caps ("GRAY8", 480, 480);
+  gchar *d = g_strdup_printf ("cudaomniunwrap backend=cpu %s", props);
+  GstHarness *hs = lens_harness (d, gst_caps_ref (caps));
+  gchar *sink = g_strdup_printf ("video/x-raw, format=GRAY8, width=(int)%d, "
+      "height=(int)%d", w, h);
+  GstBuffer *out;
+
+  gst_harness_set_sink_caps_str (hs, sink);
+  out = gst_harness_push_and_pull (hs, gst_buffer_ref (in));
+  gst_harness_teardown (hs);
+  fail_unless (out != NULL, "%s", d);
+  g_free (sink);
+  g_free (d);
+  gst_caps_unref (caps);
+  return out;
+}
+
+/* Two halves and four quarters are the one panorama cut and stacked;
+ * their natural size is half as wide and twice as high. */
+GST_START_TEST (test_layouts)
+{
+  const gchar *proj[] = { "inner-radius=40 outer-radius=200",
+    "projection=cuboid plane-distance=80 inner-radius=40 outer-radius=155"
+  };
+  GstCaps *caps = video_caps ("GRAY8", 480, 480);
+  GstVideoInfo info;
+  GstBuffer *in;
+  guint p, n;
+
+  gst_video_info_from_caps (&info, caps);
+  in = make_frame (&info, NULL, TRUE);
+  for (p = 0; p < G_N_ELEMENTS (proj); p++) {
+    Gray one;
+    gint W = 640, H = 60;
+
+    gray_open (&one, unwrap_fixed (proj[p], in, W, H), W, H);
+    for (n = 2; n <= 4; n += 2) {
+      gchar *props = g_strdup_printf ("%s layout=%s", proj[p],
+          n == 2 ? "two" : "four");
+      gint cols = n / 2, pw = W / n, x, y, worst = 0, w = 0, hh = 0;
+      gchar *d = g_strdup_printf ("cudaomniunwrap backend=cpu %s", props);
+      gchar *d0 = g_strdup_printf ("cudaomniunwrap backend=cpu %s", proj[p]);
+      GstHarness *h = lens_harness (d, gst_caps_ref (caps));
+      Gray lay;
+      GstBuffer *nat = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+
+      /* natural size: half the width (of the one layout's), twice the height */
+      fail_unless (nat != NULL);
+      {
+        gint w1 = 0, h1 = 0;
+        GstHarness *h0 = lens_harness (d0, gst_caps_ref (caps));
+        GstBuffer *b0 = gst_harness_push_and_pull (h0, gst_buffer_ref (in));
+        out_size (h0, &w1, &h1);
+        out_size (h, &w, &hh);
+        gst_buffer_unref (b0);
+        gst_harness_teardown (h0);
+        fail_unless (w == w1 / 2 && hh == 2 * h1, "%s: %dx%d from %dx%d",
+            props, w, hh, w1, h1);
+      }
+      gst_buffer_unref (nat);
+      gst_harness_teardown (h);
+      g_free (d);
+      g_free (d0);
+
+      gray_open (&lay, unwrap_fixed (props, in, cols * pw, 2 * H),
+          cols * pw, 2 * H);
+      for (y = 0; y < 2 * H; y++)
+        for (x = 0; x < cols * pw; x++) {
+          gint k = (y / H) * cols + x / pw;
+          worst = MAX (worst, ABS (gray_at (&lay, x, y) - gray_at (&one,
+                      k * pw + x % pw, y % H)));
+        }
+      gray_close (&lay);
+      GST_INFO ("%s: worst difference from the one panorama %d", props,
+          worst);
+      fail_unless (worst <= 2, "%s: worst difference %d", props, worst);
+      g_free (props);
+    }
+    gray_close (&one);
+  }
+  gst_buffer_unref (in);
+  gst_caps_unref (caps);
+}
+
+GST_END_TEST;
+
+/* zoom magnifies about the centre without changing the size; below 1 the
+ * window is framed by border-color. */
+GST_START_TEST (test_zoom)
+{
+  GstCaps *caps = video_caps ("GRAY8", 480, 480);
+  GstVideoInfo info;
+  GstBuffer *in;
+  gint z;
+
+  gst_video_info_from_caps (&info, caps);
+  in = donut_frame (&info, TRUE, 239.5, 239.5);
+  for (z = 0; z < 2; z++) {
+    double zoom = z ? 0.5 : 2.0;
+    gchar *props = g_strdup_printf ("inner-radius=40 outer-radius=200 "
+        "zoom=%g border-color=0xff000000", zoom);
+    Gray o;
+    gint x, y, worst = 0, frame = 0, W = 600, H = 80;
+
+    gray_open (&o, unwrap_fixed (props, in, W, H), W, H);
+    for (y = 0; y < H; y++) {
+      double t = 0.5 + ((y + 0.5) / H - 0.5) / zoom;
+      double r = 200 - 160 * t;
+      for (x = 0; x < W; x++) {
+        double sx = 0.5 + ((x + 0.5) / W - 0.5) / zoom;
+        if (t < 0 || t > 1 || sx < 0 || sx > 1)
+          frame = MAX (frame, gray_at (&o, x, y));
+        else if (t > 0.02 && t < 0.98 && sx > 0.01 && sx < 0.99)
+          worst = MAX (worst, ABS (gray_at (&o, x, y) -
+                  (gint) lround (128 + 100 * sin (r * 0.15))));
+      }
+    }
+    gray_close (&o);
+    GST_INFO ("zoom %g: worst %d, frame %d", zoom, worst, frame);
+    fail_unless (worst <= 6, "zoom %g: worst difference %d", zoom, worst);
+    fail_unless_equals_int (frame, 0);
+    g_free (props);
+  }
+  gst_buffer_unref (in);
+  gst_caps_unref (caps);
+}
+
+GST_END_TEST;
+
+/* A pan while PLAYING reuses the solved radii, a zoom solves again: both
+ * give the bytes of an element started with those settings. */
+static void
+check_pan_and_zoom (const gchar * backend)
+{
+  const gchar *base = "projection=cuboid plane-distance=60 plane-gap=3 "
+      "inner-radius=30 outer-radius=110 interpolation=bilinear";
+  GstCaps *caps = video_caps ("I420", 322, 242);
+  GstVideoInfo info, oinfo;
+  GRand *r = g_rand_new_with_seed (7);
+  GstBuffer *in, *a, *b;
+  gchar *d = g_strdup_printf ("cudaomniunwrap name=u backend=%s %s", backend,
+      base);
+  GstHarness *h = lens_harness (d, gst_caps_ref (caps));
+  GstElement *u = gst_bin_get_by_name (GST_BIN (h->element), "u");
+  GstCaps *cur;
+  gint step, md = 0;
+
+  gst_video_info_from_caps (&info, caps);
+  in = make_frame (&info, r, TRUE);
+  for (step = 0; step < 3; step++) {
+    const gchar *set[] = { "start-angle=0", "start-angle=33 center-x=165",
+      "start-angle=33 center-x=165 zoom=1.3"
+    };
+    gchar *ref = g_strdup_printf ("cudaomniunwrap backend=%s %s %s", backend,
+        base, set[step]);
+    if (step == 1)
+      g_object_set (u, "start-angle", 33.0, "center-x", 165.0, NULL);
+    if (step == 2)
+      g_object_set (u, "zoom", 1.3, NULL);
+    b = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+    a = run_frame (ref, caps, in);
+    fail_unless (b != NULL);
+    cur = gst_pad_get_current_caps (h->sinkpad);
+    gst_video_info_from_caps (&oinfo, cur);
+    gst_caps_unref (cur);
+    fail_unless (frames_equal (&oinfo, a, b, &md), "%s %s: max diff %d",
+        backend, set[step], md);
+    gst_buffer_unref (a);
+    gst_buffer_unref (b);
+    g_free (ref);
+  }
+  gst_object_unref (u);
+  gst_harness_teardown (h);
+  gst_buffer_unref (in);
+  g_rand_free (r);
+  g_free (d);
+  gst_caps_unref (caps);
+}
+
+GST_START_TEST (test_pan_keeps_radii)
+{
+  gchar *why = NULL;
+
+  check_pan_and_zoom ("cpu");
+  if (gst_co_cuda_probe (-1, &why))
+    check_pan_and_zoom ("cuda");
+  else
+    GST_INFO ("no CUDA (%s): CPU only", why);
+  g_free (why);
+}
+
+GST_END_TEST;
+
 /* The CUDA backend gives the CPU's bytes, every format and interpolation. */
 GST_START_TEST (test_polar_cuda_equals_cpu)
 {
+  /* every projection, layout and zoom, both samplers */
+  const gchar *configs[] = {
+    "inner-radius=30 interpolation=nearest",
+    "inner-radius=30 projection=cylinder outer-radius=110 "
+        "interpolation=bilinear",
+    "inner-radius=30 projection=cuboid plane-distance=60 plane-gap=3 "
+        "outer-radius=110 interpolation=bilinear",
+    "projection=ground plane-distance=300 inner-radius=10 outer-radius=80 "
+        "interpolation=bilinear",
+    "inner-radius=30 layout=four zoom=1.5 interpolation=nearest",
+    "inner-radius=30 projection=cuboid plane-distance=60 outer-radius=110 "
+        "layout=two interpolation=bilinear",
+    "inner-radius=30 projection=cylinder outer-radius=110 layout=four "
+        "zoom=0.7 interpolation=bilinear",
+    "projection=ground plane-distance=300 inner-radius=10 outer-radius=80 "
+        "layout=four zoom=1.7 interpolation=nearest",
+  };
   gchar *why = NULL;
-  guint f, interp;
+  guint f, i;
 
   if (!gst_co_cuda_probe (-1, &why)) {
     GST_INFO ("no CUDA (%s): skipped", why);
@@ -386,10 +703,11 @@ GST_START_TEST (test_polar_cuda_equals_cpu)
     return;
   }
   for (f = 0; f < G_N_ELEMENTS (all_formats); f++)
-    for (interp = 0; interp < 3; interp++) {
+    for (i = 0; i < G_N_ELEMENTS (configs); i++) {
       GstCaps *caps = video_caps (all_formats[f], 322, 242);
       GstVideoInfo info, oinfo;
-      GRand *r = g_rand_new_with_seed (f * 3 + interp);
+      GRand *r = g_rand_new_with_seed (f * 16 + i);
+      gboolean nearest = strstr (configs[i], "nearest") != NULL;
       GstBuffer *in;
       gchar *cpu, *cuda;
       GstBuffer *a, *b;
@@ -399,17 +717,11 @@ GST_START_TEST (test_polar_cuda_equals_cpu)
 
       gst_video_info_from_caps (&info, caps);
       /* random bytes for nearest, a smooth picture for bilinear */
-      in = make_frame (&info, r, interp > 0);
-      /* polar nearest, the mirror's cylinder and cuboid bilinear */
-      const gchar *proj[] = { "", "projection=cylinder outer-radius=110",
-        "projection=cuboid plane-distance=60 plane-gap=3 outer-radius=110"
-      };
-      cpu = g_strdup_printf ("cudaomniunwrap backend=cpu inner-radius=30 "
-          "start-angle=33 interpolation=%s %s", interp ? "bilinear" :
-          "nearest", proj[interp]);
-      cuda = g_strdup_printf ("cudaomniunwrap backend=cuda inner-radius=30 "
-          "start-angle=33 interpolation=%s %s", interp ? "bilinear" :
-          "nearest", proj[interp]);
+      in = make_frame (&info, r, !nearest);
+      cpu = g_strdup_printf ("cudaomniunwrap backend=cpu start-angle=33 %s",
+          configs[i]);
+      cuda = g_strdup_printf ("cudaomniunwrap backend=cuda start-angle=33 %s",
+          configs[i]);
       a = run_frame (cpu, caps, in);
       h = lens_harness (cuda, gst_caps_ref (caps));
       b = gst_harness_push_and_pull (h, gst_buffer_ref (in));
@@ -462,6 +774,10 @@ cudaomniunwrap_suite (void)
   tcase_add_test (tc, test_cylinder_scene);
   tcase_add_test (tc, test_cylinder_bad_geometry);
   tcase_add_test (tc, test_cuboid_scene);
+  tcase_add_test (tc, test_ground_scene);
+  tcase_add_test (tc, test_layouts);
+  tcase_add_test (tc, test_zoom);
+  tcase_add_test (tc, test_pan_keeps_radii);
   tcase_add_test (tc, test_polar_cuda_equals_cpu);
   return s;
 }

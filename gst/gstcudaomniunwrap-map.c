@@ -1,0 +1,368 @@
+/* cudaoptics — LGPL-2.1-or-later
+ *
+ * cudaomniunwrap's map, from the geometry prepare resolved (self->view,
+ * self->window), on either backend; gstcudaomniunwrap.c holds the element.
+ *
+ * Panoramas are separable: a table of image radii, one per output row and
+ * distinct distance from a face's centre line (polar: the radius is
+ * linear; cylinder: one solve per row; cuboid: the columns at the same
+ * distance share a solve, so one quarter of a face, the paper's symmetry),
+ * and a table of every column's (cos, sin, entry) per panel row.  Both
+ * backends fill the map from these same floats, the radii solved on the
+ * device on CUDA in the same order, to the same bits, and kept while only
+ * the pan or the centre changes (GstCoOmniSolved).  The ground view is not
+ * separable once it turns: every pixel is solved on its own.
+ */
+#include "gstcudaomniunwrap.h"
+
+#include <math.h>
+#include <string.h>
+
+GST_DEBUG_CATEGORY_EXTERN (gst_cuda_omni_unwrap_debug);
+#define GST_CAT_DEFAULT gst_cuda_omni_unwrap_debug
+
+typedef struct
+{
+  gfloat *trig;                 /* 3 per column and panel row */
+  gint prows;
+  gdouble *ax;                  /* the distinct distances, sorted */
+  gint n_ax;
+} OmniColumns;
+
+/* GstCoOmniSolved.valid: where the kept radii are */
+enum
+{ SOLVED_HOST = 1, SOLVED_DEVICE = 2 };
+
+static gint
+cmp_double (gconstpointer a, gconstpointer b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+  return x < y ? -1 : x > y;
+}
+
+/* Cuboid: the face and the offset x from its centre line of the point at
+ * fraction @a of the unrolled faces; FALSE in a gap. */
+static gboolean
+cuboid_column (const GstCudaOmniUnwrap * self, double a, gint * face,
+    double *x)
+{
+  gint plane_w = MAX ((gint) (2 * self->snap.plane_distance), 1);
+  gint gap = self->snap.layout == GST_CO_OMNI_LAYOUT_ONE ?
+      self->snap.plane_gap : 0;
+  double pos = a * (4.0 * plane_w + 3.0 * gap), local;
+
+  *face = (gint) floor (pos / (plane_w + gap));
+  local = pos - (double) *face * (plane_w + gap);
+  if (*face < 0 || *face > 3 || local >= plane_w)
+    return FALSE;
+  *x = local - plane_w / 2.0;
+  return TRUE;
+}
+
+/* The columns: (cos, sin, distance) of each, then the distances replaced
+ * by their index among the distinct ones. */
+static void
+map_columns (GstCudaOmniUnwrap * self, const CoLutPlane * pl, gint g,
+    OmniColumns * t)
+{
+  const CoOmniView *v = &self->view;
+  gboolean cuboid = self->snap.projection == GST_CO_OMNI_CUBOID;
+  float scale = g ? 2.0f : 1.0f;
+  gsize n_cells = (gsize) v->rows * pl->width, i;
+  GArray *xs = g_array_new (FALSE, FALSE, sizeof (double));
+  guint n = 0, j;
+
+  t->prows = v->rows;
+  t->trig = g_new (gfloat, 3 * n_cells);
+  for (i = 0; i < n_cells; i++) {
+    gint pr = (gint) (i / pl->width), c = (gint) (i % pl->width), k, face;
+    float s = co_omni_s (v, ((float) c + 0.5f) * scale - 0.5f, pr, &k);
+    double a = ((double) k + s) / (v->rows * v->cols), az, x, ax = 0.0;
+    gfloat *e = &t->trig[3 * i];
+
+    if (!co_omni_inside (s) || (cuboid && !cuboid_column (self, a, &face,
+                &x))) {
+      e[0] = e[1] = NAN;        /* no source */
+      e[2] = -1.0f;
+      continue;
+    }
+    if (cuboid) {
+      ax = fabs (x);
+      az = v->start - v->dir * (face * G_PI / 2 + atan2 (x,
+              self->snap.plane_distance));
+    } else {
+      az = v->start - v->dir * 2 * G_PI * a;
+    }
+    e[0] = (gfloat) cos (az);
+    e[1] = (gfloat) sin (az);
+    e[2] = (gfloat) ax;
+    g_array_append_val (xs, ax);
+  }
+  g_array_sort (xs, cmp_double);
+  for (j = 0; j < xs->len; j++)
+    if (n == 0 || g_array_index (xs, double, j) != g_array_index (xs, double,
+            n - 1))
+      g_array_index (xs, double, n++) = g_array_index (xs, double, j);
+  if (n == 0) {
+    double zero = 0.0;
+    g_array_append_val (xs, zero);
+    n = 1;
+  }
+  for (i = 0; i < n_cells; i++) {
+    gfloat key = t->trig[3 * i + 2];
+    guint lo = 0, hi = n - 1;
+
+    if (key < 0.0f) {
+      t->trig[3 * i + 2] = 0.0f;
+      continue;
+    }
+    /* the distances are sorted: find the one this column stored */
+    while (lo < hi) {
+      guint mid = (lo + hi) / 2;
+      if ((gfloat) g_array_index (xs, double, mid) < key)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    t->trig[3 * i + 2] = (gfloat) lo;
+  }
+  t->n_ax = (gint) n;
+  t->ax = (gdouble *) g_array_free (xs, FALSE);
+}
+
+static void
+columns_free (OmniColumns * t)
+{
+  g_free (t->trig);
+  g_free (t->ax);
+}
+
+static gboolean
+solve_failed (GstCudaOmniUnwrap * self)
+{
+  const CoMirror *m = &self->window.m;
+
+  GST_ELEMENT_ERROR (self, LIBRARY, FAILED, ("The mirror model did not "
+          "converge for every pixel of the panorama"),
+      ("R %g h %g f %g plane-distance %g, inner/outer radius %g/%g", m->R,
+          m->h, m->f, self->snap.plane_distance, self->view.r_in,
+          self->view.r_out));
+  return FALSE;
+}
+
+/* What a plane's radii depend on: the window, the rows' t (layout, panel
+ * height, zoom), the plane's height and scale, and the distances. */
+static gboolean
+solved_matches (GstCudaOmniUnwrap * self, GstCoOmniSolved * sv,
+    const CoLutPlane * pl, gint g, const OmniColumns * t, gint where)
+{
+  guint8 key[sizeof sv->key];
+  gsize n = 0;
+  gboolean same;
+
+#define PUT(v) G_STMT_START { \
+    G_STATIC_ASSERT (sizeof (v) <= sizeof key); \
+    g_assert (n + sizeof (v) <= sizeof key); \
+    memcpy (key + n, &(v), sizeof (v)); n += sizeof (v); } G_STMT_END
+  PUT (self->window.m);
+  PUT (self->window.w0);
+  PUT (self->window.w1);
+  PUT (self->window.r0);
+  PUT (self->window.r1);
+  PUT (self->window.ys);
+  PUT (self->window.propagate);
+  PUT (self->view.rows);
+  PUT (self->view.ph);
+  PUT (self->view.zoom);
+  PUT (pl->height);
+  PUT (g);
+#undef PUT
+  same = sv->valid == where && sv->key_len == n && memcmp (sv->key, key, n) == 0 &&
+      sv->n_ax == t->n_ax && memcmp (sv->ax, t->ax,
+      t->n_ax * sizeof (gdouble)) == 0;
+  if (!same) {
+    memcpy (sv->key, key, n);
+    sv->key_len = n;
+    g_free (sv->ax);
+    sv->ax = g_new (gdouble, t->n_ax);
+    memcpy (sv->ax, t->ax, t->n_ax * sizeof (gdouble));
+    sv->n_ax = t->n_ax;
+    sv->valid = 0;
+  }
+  return same;
+}
+
+/* The radii on the host: polar's line, or the mirror solve, one distance
+ * at a time, as the device does. */
+static gboolean
+rows_cpu (GstCudaOmniUnwrap * self, const CoLutPlane * pl, gint g,
+    const OmniColumns * t, gfloat * rho)
+{
+  float scale = g ? 2.0f : 1.0f;
+  gint r, k, pr;
+
+  for (r = 0; r < pl->height; r++) {
+    float tr = co_omni_t (&self->view, ((float) r + 0.5f) * scale - 0.5f, &pr);
+    if (self->snap.projection == GST_CO_OMNI_POLAR)
+      rho[(gsize) r * t->n_ax] = co_omni_polar_radius (&self->view, tr);
+  }
+  if (self->snap.projection == GST_CO_OMNI_POLAR)
+    return TRUE;
+  for (k = 0; k < t->n_ax; k++) {
+    double root = -1.0;
+    for (r = 0; r < pl->height; r++) {
+      float tr = co_omni_t (&self->view, ((float) r + 0.5f) * scale - 0.5f,
+          &pr);
+      if (!self->window.propagate)
+        root = -1.0;
+      if (!co_omni_solve_cell (&self->window, t->ax[k], tr, &root,
+              &rho[(gsize) r * t->n_ax + k]))
+        return solve_failed (self);
+    }
+  }
+  return TRUE;
+}
+
+gboolean
+gst_cuda_omni_unwrap_map_cpu (GstCoRemapFilter * remap, const CoLut * lut,
+    gint g, gfloat * x, gfloat * y, gint pitch)
+{
+  GstCudaOmniUnwrap *self = GST_CUDA_OMNI_UNWRAP (remap);
+  const CoLutPlane *pl = &lut->plane[g];
+  GstCoOmniSolved *sv = &self->solved[g];
+  float scale = g ? 2.0f : 1.0f;
+  OmniColumns t = { NULL, 0, NULL, 0 };
+  gint r, c;
+
+  if (self->snap.projection == GST_CO_OMNI_GROUND) {
+    for (r = 0; r < pl->height; r++)
+      for (c = 0; c < pl->width; c++)
+        if (!co_omni_ground_px (&self->view, &self->window, c, r, scale, x, y,
+                pitch))
+          return solve_failed (self);
+    return TRUE;
+  }
+  map_columns (self, pl, g, &t);
+  if (!solved_matches (self, sv, pl, g, &t, SOLVED_HOST) ||
+      self->snap.projection == GST_CO_OMNI_POLAR) {
+    g_free (sv->rho);
+    sv->rho = g_new (gfloat, (gsize) pl->height * t.n_ax);
+    if (!rows_cpu (self, pl, g, &t, sv->rho)) {
+      columns_free (&t);
+      return FALSE;
+    }
+    sv->valid = SOLVED_HOST;
+  } else {
+    GST_LOG_OBJECT (self, "plane %d: radii kept", g);
+  }
+  for (r = 0; r < pl->height; r++)
+    for (c = 0; c < pl->width; c++)
+      co_omni_fill_px (&self->view, sv->rho, t.n_ax, t.trig, pl->width, c, r,
+          scale, x, y, pitch);
+  columns_free (&t);
+  return TRUE;
+}
+
+/* Waits for the device's failure flag: the one wait of a rebuild. */
+static gboolean
+check_flag (GstCudaOmniUnwrap * self, const gint * dev_flag)
+{
+  GstCoBaseFilter *base = GST_CO_BASE_FILTER (self);
+
+  if (!self->host_fail && !(self->host_fail =
+          gst_co_base_filter_alloc_host (base, sizeof (gint))))
+    return FALSE;
+  if (!gst_co_base_filter_cuda_ok (base, co_omni_read_flag_cuda
+          (self->host_fail, dev_flag, base->stream), "solving the mirror model"))
+    return FALSE;
+  return !*self->host_fail || solve_failed (self);
+}
+
+/* The same map on the device: the columns (small) are uploaded, the
+ * mirror model is solved there, and the map is filled there. */
+gboolean
+gst_cuda_omni_unwrap_map_cuda (GstCoRemapFilter * remap, const CoLut * lut,
+    gint g, gfloat * x, gfloat * y, gint pitch)
+{
+  GstCudaOmniUnwrap *self = GST_CUDA_OMNI_UNWRAP (remap);
+  GstCoBaseFilter *base = GST_CO_BASE_FILTER (remap);
+  const CoLutPlane *pl = &lut->plane[g];
+  GstCoOmniSolved *sv = &self->solved[g];
+  float scale = g ? 2.0f : 1.0f;
+  OmniColumns t = { NULL, 0, NULL, 0 };
+  gsize n_rho, n_ax, n_trig;
+  gboolean ok, keep;
+  guint8 *dev;
+
+  if (self->snap.projection == GST_CO_OMNI_GROUND) {
+    ok = gst_co_base_filter_ensure (base, &sv->dev, &sv->dev_size,
+        sizeof (gint));
+    sv->valid = 0;
+    return ok && gst_co_base_filter_cuda_ok (base,
+        co_omni_ground_cuda (&self->view, &self->window, pl->width,
+            pl->height, scale, x, y, pitch, sv->dev, base->stream),
+        "solving the ground view") && check_flag (self, sv->dev);
+  }
+  map_columns (self, pl, g, &t);
+  n_rho = GST_ROUND_UP_64 ((gsize) pl->height * t.n_ax * sizeof (gfloat));
+  n_ax = GST_ROUND_UP_64 ((gsize) t.n_ax * sizeof (gdouble));
+  n_trig = 3 * (gsize) t.prows * pl->width * sizeof (gfloat);
+  keep = solved_matches (self, sv, pl, g, &t, SOLVED_DEVICE) &&
+      self->snap.projection != GST_CO_OMNI_POLAR;
+  ok = (keep || gst_co_base_filter_ensure (base, &sv->dev, &sv->dev_size,
+          n_rho + n_ax + sizeof (gint))) &&
+      gst_co_base_filter_ensure (base, &self->dev_trig, &self->dev_trig_size,
+      n_trig);
+  dev = sv->dev;
+  /* cudaMemcpyAsync from pageable memory returns once the bytes are
+   * staged: the host tables may go right after */
+  ok = ok && gst_co_base_filter_cuda_ok (base, co_omni_upload_cuda
+      (self->dev_trig, t.trig, n_trig, base->stream),
+      "uploading the unwrap tables");
+  if (ok && !keep && self->snap.projection == GST_CO_OMNI_POLAR) {
+    gfloat *rho = g_new (gfloat, pl->height);
+    rows_cpu (self, pl, g, &t, rho);
+    ok = gst_co_base_filter_cuda_ok (base, co_omni_upload_cuda (dev, rho,
+            (gsize) pl->height * sizeof (gfloat), base->stream),
+        "uploading the unwrap tables");
+    g_free (rho);
+  } else if (ok && !keep) {
+    ok = gst_co_base_filter_cuda_ok (base, co_omni_upload_cuda (dev + n_rho,
+            t.ax, (gsize) t.n_ax * sizeof (gdouble), base->stream),
+        "uploading the unwrap tables") &&
+        gst_co_base_filter_cuda_ok (base, co_omni_solve_cuda (&self->window,
+            &self->view, (const gdouble *) (dev + n_rho), t.n_ax, pl->height,
+            scale, (gfloat *) dev, (gint *) (dev + n_rho + n_ax),
+            base->stream), "solving the mirror model") &&
+        check_flag (self, (const gint *) (dev + n_rho + n_ax));
+    sv->valid = ok ? SOLVED_DEVICE : 0;
+  } else if (ok) {
+    GST_LOG_OBJECT (self, "plane %d: radii kept", g);
+  }
+  ok = ok && gst_co_base_filter_cuda_ok (base, co_omni_fill_cuda
+      (&self->view, (const gfloat *) dev, t.n_ax, self->dev_trig, pl->width,
+          pl->height, scale, x, y, pitch, base->stream),
+      "filling the unwrap map");
+  columns_free (&t);
+  return ok;
+}
+
+void
+gst_cuda_omni_unwrap_free_maps (GstCudaOmniUnwrap * self)
+{
+  GstCoBaseFilter *base = GST_CO_BASE_FILTER (self);
+  gint g;
+
+  for (g = 0; g < 2; g++) {
+    GstCoOmniSolved *sv = &self->solved[g];
+    gst_co_base_filter_free (base, sv->dev);
+    g_free (sv->ax);
+    g_free (sv->rho);
+    memset (sv, 0, sizeof *sv);
+  }
+  gst_co_base_filter_free (base, self->dev_trig);
+  gst_co_base_filter_free_host (base, self->host_fail);
+  self->dev_trig = NULL;
+  self->dev_trig_size = 0;
+  self->host_fail = NULL;
+}
