@@ -21,14 +21,6 @@
 GST_DEBUG_CATEGORY_EXTERN (gst_cuda_omni_unwrap_debug);
 #define GST_CAT_DEFAULT gst_cuda_omni_unwrap_debug
 
-typedef struct
-{
-  gfloat *trig;                 /* 3 per column and panel row */
-  gint prows;
-  gdouble *ax;                  /* the distinct distances, sorted */
-  gint n_ax;
-} OmniColumns;
-
 /* GstCoOmniSolved.valid: where the kept radii are */
 enum
 { SOLVED_HOST = 1, SOLVED_DEVICE = 2 };
@@ -59,11 +51,28 @@ cuboid_column (const GstCudaOmniUnwrap * self, double a, gint * face,
   return TRUE;
 }
 
-/* The columns: (cos, sin, distance) of each, then the distances replaced
- * by their index among the distinct ones. */
+/* A key of the values that @n bytes at @key depend on; TRUE when it is
+ * the one stored in @stored (which then keeps the new one). */
+static gboolean
+same_key (guint8 * stored, gsize * stored_len, const guint8 * key, gsize n)
+{
+  gboolean same = *stored_len == n && memcmp (stored, key, n) == 0;
+
+  memcpy (stored, key, n);
+  *stored_len = n;
+  return same;
+}
+
+#define KEY_PUT(key, n, v) G_STMT_START { \
+    g_assert (n + sizeof (v) <= sizeof (key)); \
+    memcpy (key + n, &(v), sizeof (v)); n += sizeof (v); } G_STMT_END
+
+/* The columns' angles before the pan, beta (theta = start - dir beta), as
+ * (cos, sin), and each column's distance from its face's centre line,
+ * replaced by its index among the distinct ones. */
 static void
-map_columns (GstCudaOmniUnwrap * self, const CoLutPlane * pl, gint g,
-    OmniColumns * t)
+columns_base (GstCudaOmniUnwrap * self, const CoLutPlane * pl, gint g,
+    GstCoOmniColumns * t)
 {
   const CoOmniView *v = &self->view;
   gboolean cuboid = self->snap.projection == GST_CO_OMNI_CUBOID;
@@ -72,30 +81,32 @@ map_columns (GstCudaOmniUnwrap * self, const CoLutPlane * pl, gint g,
   GArray *xs = g_array_new (FALSE, FALSE, sizeof (double));
   guint n = 0, j;
 
-  t->prows = v->rows;
+  g_free (t->base);
+  g_free (t->trig);
+  g_free (t->ax);
+  t->n_cells = n_cells;
+  t->base = g_new (gdouble, 2 * n_cells);
   t->trig = g_new (gfloat, 3 * n_cells);
   for (i = 0; i < n_cells; i++) {
     gint pr = (gint) (i / pl->width), c = (gint) (i % pl->width), k, face;
     float s = co_omni_s (v, ((float) c + 0.5f) * scale - 0.5f, pr, &k);
-    double a = ((double) k + s) / (v->rows * v->cols), az, x, ax = 0.0;
-    gfloat *e = &t->trig[3 * i];
+    double a = ((double) k + s) / (v->rows * v->cols), beta, x, ax = 0.0;
 
     if (!co_omni_inside (s) || (cuboid && !cuboid_column (self, a, &face,
                 &x))) {
-      e[0] = e[1] = NAN;        /* no source */
-      e[2] = -1.0f;
+      t->base[2 * i] = t->base[2 * i + 1] = NAN;        /* no source */
+      t->trig[3 * i + 2] = -1.0f;
       continue;
     }
     if (cuboid) {
       ax = fabs (x);
-      az = v->start - v->dir * (face * G_PI / 2 + atan2 (x,
-              self->snap.plane_distance));
+      beta = face * G_PI / 2 + atan2 (x, self->snap.plane_distance);
     } else {
-      az = v->start - v->dir * 2 * G_PI * a;
+      beta = 2 * G_PI * a;
     }
-    e[0] = (gfloat) cos (az);
-    e[1] = (gfloat) sin (az);
-    e[2] = (gfloat) ax;
+    t->base[2 * i] = cos (beta);
+    t->base[2 * i + 1] = sin (beta);
+    t->trig[3 * i + 2] = (gfloat) ax;
     g_array_append_val (xs, ax);
   }
   g_array_sort (xs, cmp_double);
@@ -130,11 +141,37 @@ map_columns (GstCudaOmniUnwrap * self, const CoLutPlane * pl, gint g,
   t->ax = (gdouble *) g_array_free (xs, FALSE);
 }
 
-static void
-columns_free (OmniColumns * t)
+/* The columns of plane @g: their base kept while the layout, zoom and
+ * sizes stay, then turned by the pan (a product per column, so a pan
+ * costs no trigonometry). */
+static GstCoOmniColumns *
+map_columns (GstCudaOmniUnwrap * self, const CoLutPlane * pl, gint g)
 {
-  g_free (t->trig);
-  g_free (t->ax);
+  GstCoOmniColumns *t = &self->columns[g];
+  const CoOmniView *v = &self->view;
+  double cs = cos (v->start), ss = sin (v->start), d = v->dir;
+  guint8 key[sizeof t->key];
+  gsize n = 0, i;
+
+  KEY_PUT (key, n, self->snap.projection);
+  KEY_PUT (key, n, self->snap.layout);
+  KEY_PUT (key, n, self->snap.plane_distance);
+  KEY_PUT (key, n, self->snap.plane_gap);
+  KEY_PUT (key, n, v->pw);
+  KEY_PUT (key, n, v->ph);
+  KEY_PUT (key, n, v->zoom);
+  KEY_PUT (key, n, pl->width);
+  KEY_PUT (key, n, g);
+  if (!same_key (t->key, &t->key_len, key, n) || !t->base)
+    columns_base (self, pl, g, t);
+  else
+    GST_LOG_OBJECT (self, "plane %d: columns kept", g);
+  for (i = 0; i < t->n_cells; i++) {
+    double cb = t->base[2 * i], sb = t->base[2 * i + 1];
+    t->trig[3 * i] = (gfloat) (cs * cb + d * ss * sb);
+    t->trig[3 * i + 1] = (gfloat) (ss * cb - d * cs * sb);
+  }
+  return t;
 }
 
 static gboolean
@@ -151,38 +188,32 @@ solve_failed (GstCudaOmniUnwrap * self)
 }
 
 /* What a plane's radii depend on: the window, the rows' t (layout, panel
- * height, zoom), the plane's height and scale, and the distances. */
+ * height, zoom), the plane's height and scale, and the distances; TRUE
+ * when they are those of the radii kept @where. */
 static gboolean
 solved_matches (GstCudaOmniUnwrap * self, GstCoOmniSolved * sv,
-    const CoLutPlane * pl, gint g, const OmniColumns * t, gint where)
+    const CoLutPlane * pl, gint g, const GstCoOmniColumns * t, gint where)
 {
   guint8 key[sizeof sv->key];
   gsize n = 0;
   gboolean same;
 
-#define PUT(v) G_STMT_START { \
-    G_STATIC_ASSERT (sizeof (v) <= sizeof key); \
-    g_assert (n + sizeof (v) <= sizeof key); \
-    memcpy (key + n, &(v), sizeof (v)); n += sizeof (v); } G_STMT_END
-  PUT (self->window.m);
-  PUT (self->window.w0);
-  PUT (self->window.w1);
-  PUT (self->window.r0);
-  PUT (self->window.r1);
-  PUT (self->window.ys);
-  PUT (self->window.propagate);
-  PUT (self->view.rows);
-  PUT (self->view.ph);
-  PUT (self->view.zoom);
-  PUT (pl->height);
-  PUT (g);
-#undef PUT
-  same = sv->valid == where && sv->key_len == n && memcmp (sv->key, key, n) == 0 &&
+  KEY_PUT (key, n, self->window.m);
+  KEY_PUT (key, n, self->window.w0);
+  KEY_PUT (key, n, self->window.w1);
+  KEY_PUT (key, n, self->window.r0);
+  KEY_PUT (key, n, self->window.r1);
+  KEY_PUT (key, n, self->window.ys);
+  KEY_PUT (key, n, self->window.propagate);
+  KEY_PUT (key, n, self->view.rows);
+  KEY_PUT (key, n, self->view.ph);
+  KEY_PUT (key, n, self->view.zoom);
+  KEY_PUT (key, n, pl->height);
+  KEY_PUT (key, n, g);
+  same = same_key (sv->key, &sv->key_len, key, n) && sv->valid == where &&
       sv->n_ax == t->n_ax && memcmp (sv->ax, t->ax,
-      t->n_ax * sizeof (gdouble)) == 0;
+      t->n_ax * sizeof (gdouble)) == 0 && !self->no_keep;
   if (!same) {
-    memcpy (sv->key, key, n);
-    sv->key_len = n;
     g_free (sv->ax);
     sv->ax = g_new (gdouble, t->n_ax);
     memcpy (sv->ax, t->ax, t->n_ax * sizeof (gdouble));
@@ -196,7 +227,7 @@ solved_matches (GstCudaOmniUnwrap * self, GstCoOmniSolved * sv,
  * at a time, as the device does. */
 static gboolean
 rows_cpu (GstCudaOmniUnwrap * self, const CoLutPlane * pl, gint g,
-    const OmniColumns * t, gfloat * rho)
+    const GstCoOmniColumns * t, gfloat * rho)
 {
   float scale = g ? 2.0f : 1.0f;
   gint r, k, pr;
@@ -231,7 +262,7 @@ gst_cuda_omni_unwrap_map_cpu (GstCoRemapFilter * remap, const CoLut * lut,
   const CoLutPlane *pl = &lut->plane[g];
   GstCoOmniSolved *sv = &self->solved[g];
   float scale = g ? 2.0f : 1.0f;
-  OmniColumns t = { NULL, 0, NULL, 0 };
+  GstCoOmniColumns *t;
   gint r, c;
 
   if (self->snap.projection == GST_CO_OMNI_GROUND) {
@@ -242,24 +273,21 @@ gst_cuda_omni_unwrap_map_cpu (GstCoRemapFilter * remap, const CoLut * lut,
           return solve_failed (self);
     return TRUE;
   }
-  map_columns (self, pl, g, &t);
-  if (!solved_matches (self, sv, pl, g, &t, SOLVED_HOST) ||
+  t = map_columns (self, pl, g);
+  if (!solved_matches (self, sv, pl, g, t, SOLVED_HOST) ||
       self->snap.projection == GST_CO_OMNI_POLAR) {
     g_free (sv->rho);
-    sv->rho = g_new (gfloat, (gsize) pl->height * t.n_ax);
-    if (!rows_cpu (self, pl, g, &t, sv->rho)) {
-      columns_free (&t);
+    sv->rho = g_new (gfloat, (gsize) pl->height * t->n_ax);
+    if (!rows_cpu (self, pl, g, t, sv->rho))
       return FALSE;
-    }
     sv->valid = SOLVED_HOST;
   } else {
     GST_LOG_OBJECT (self, "plane %d: radii kept", g);
   }
   for (r = 0; r < pl->height; r++)
     for (c = 0; c < pl->width; c++)
-      co_omni_fill_px (&self->view, sv->rho, t.n_ax, t.trig, pl->width, c, r,
-          scale, x, y, pitch);
-  columns_free (&t);
+      co_omni_fill_px (&self->view, sv->rho, t->n_ax, t->trig, pl->width, c,
+          r, scale, x, y, pitch);
   return TRUE;
 }
 
@@ -289,7 +317,7 @@ gst_cuda_omni_unwrap_map_cuda (GstCoRemapFilter * remap, const CoLut * lut,
   const CoLutPlane *pl = &lut->plane[g];
   GstCoOmniSolved *sv = &self->solved[g];
   float scale = g ? 2.0f : 1.0f;
-  OmniColumns t = { NULL, 0, NULL, 0 };
+  GstCoOmniColumns *t;
   gsize n_rho, n_ax, n_trig;
   gboolean ok, keep;
   guint8 *dev;
@@ -303,11 +331,11 @@ gst_cuda_omni_unwrap_map_cuda (GstCoRemapFilter * remap, const CoLut * lut,
             pl->height, scale, x, y, pitch, sv->dev, base->stream),
         "solving the ground view") && check_flag (self, sv->dev);
   }
-  map_columns (self, pl, g, &t);
-  n_rho = GST_ROUND_UP_64 ((gsize) pl->height * t.n_ax * sizeof (gfloat));
-  n_ax = GST_ROUND_UP_64 ((gsize) t.n_ax * sizeof (gdouble));
-  n_trig = 3 * (gsize) t.prows * pl->width * sizeof (gfloat);
-  keep = solved_matches (self, sv, pl, g, &t, SOLVED_DEVICE) &&
+  t = map_columns (self, pl, g);
+  n_rho = GST_ROUND_UP_64 ((gsize) pl->height * t->n_ax * sizeof (gfloat));
+  n_ax = GST_ROUND_UP_64 ((gsize) t->n_ax * sizeof (gdouble));
+  n_trig = 3 * t->n_cells * sizeof (gfloat);
+  keep = solved_matches (self, sv, pl, g, t, SOLVED_DEVICE) &&
       self->snap.projection != GST_CO_OMNI_POLAR;
   ok = (keep || gst_co_base_filter_ensure (base, &sv->dev, &sv->dev_size,
           n_rho + n_ax + sizeof (gint))) &&
@@ -317,21 +345,21 @@ gst_cuda_omni_unwrap_map_cuda (GstCoRemapFilter * remap, const CoLut * lut,
   /* cudaMemcpyAsync from pageable memory returns once the bytes are
    * staged: the host tables may go right after */
   ok = ok && gst_co_base_filter_cuda_ok (base, co_omni_upload_cuda
-      (self->dev_trig, t.trig, n_trig, base->stream),
+      (self->dev_trig, t->trig, n_trig, base->stream),
       "uploading the unwrap tables");
   if (ok && !keep && self->snap.projection == GST_CO_OMNI_POLAR) {
     gfloat *rho = g_new (gfloat, pl->height);
-    rows_cpu (self, pl, g, &t, rho);
+    rows_cpu (self, pl, g, t, rho);
     ok = gst_co_base_filter_cuda_ok (base, co_omni_upload_cuda (dev, rho,
             (gsize) pl->height * sizeof (gfloat), base->stream),
         "uploading the unwrap tables");
     g_free (rho);
   } else if (ok && !keep) {
     ok = gst_co_base_filter_cuda_ok (base, co_omni_upload_cuda (dev + n_rho,
-            t.ax, (gsize) t.n_ax * sizeof (gdouble), base->stream),
+            t->ax, (gsize) t->n_ax * sizeof (gdouble), base->stream),
         "uploading the unwrap tables") &&
         gst_co_base_filter_cuda_ok (base, co_omni_solve_cuda (&self->window,
-            &self->view, (const gdouble *) (dev + n_rho), t.n_ax, pl->height,
+            &self->view, (const gdouble *) (dev + n_rho), t->n_ax, pl->height,
             scale, (gfloat *) dev, (gint *) (dev + n_rho + n_ax),
             base->stream), "solving the mirror model") &&
         check_flag (self, (const gint *) (dev + n_rho + n_ax));
@@ -340,10 +368,9 @@ gst_cuda_omni_unwrap_map_cuda (GstCoRemapFilter * remap, const CoLut * lut,
     GST_LOG_OBJECT (self, "plane %d: radii kept", g);
   }
   ok = ok && gst_co_base_filter_cuda_ok (base, co_omni_fill_cuda
-      (&self->view, (const gfloat *) dev, t.n_ax, self->dev_trig, pl->width,
+      (&self->view, (const gfloat *) dev, t->n_ax, self->dev_trig, pl->width,
           pl->height, scale, x, y, pitch, base->stream),
       "filling the unwrap map");
-  columns_free (&t);
   return ok;
 }
 
@@ -355,10 +382,15 @@ gst_cuda_omni_unwrap_free_maps (GstCudaOmniUnwrap * self)
 
   for (g = 0; g < 2; g++) {
     GstCoOmniSolved *sv = &self->solved[g];
+    GstCoOmniColumns *t = &self->columns[g];
     gst_co_base_filter_free (base, sv->dev);
     g_free (sv->ax);
     g_free (sv->rho);
     memset (sv, 0, sizeof *sv);
+    g_free (t->base);
+    g_free (t->trig);
+    g_free (t->ax);
+    memset (t, 0, sizeof *t);
   }
   gst_co_base_filter_free (base, self->dev_trig);
   gst_co_base_filter_free_host (base, self->host_fail);

@@ -299,6 +299,7 @@ gst_cuda_omni_unwrap_prepare (GstCoRemapFilter * remap, const CoLut * lut,
     return FALSE;
   }
   self->snap = s;
+  self->no_keep = g_getenv ("CO_OMNI_NO_KEEP") != NULL;
   if (s.projection != GST_CO_OMNI_POLAR) {
     gchar *why = NULL;
     if (!mirror_window (&s, v, &self->window, &why)) {

@@ -66,6 +66,20 @@ typedef struct
   gint valid;                   /* 0, or where the radii are kept */
 } GstCoOmniSolved;
 
+/* A plane geometry's columns: their angles before the pan (cos, sin) and
+ * distances, kept while the layout, zoom and sizes stay; trig is the
+ * table of the current pan (cos, sin, distance index per column). */
+typedef struct
+{
+  guint8 key[128];
+  gsize key_len;
+  gsize n_cells;                /* columns x panel rows */
+  gdouble *base;
+  gfloat *trig;
+  gdouble *ax;                  /* the distinct distances, sorted */
+  gint n_ax;
+} GstCoOmniColumns;
+
 struct _GstCudaOmniUnwrap
 {
   GstCoRemapFilter parent;
@@ -75,7 +89,10 @@ struct _GstCudaOmniUnwrap
   CoOmniView view;              /* its geometry */
   CoOmniRows window;            /* mirror projections: the window */
   gboolean warned_outside;
-  GstCoOmniSolved solved[2];    /* per plane geometry */
+  GstCoOmniColumns columns[2];  /* per plane geometry */
+  GstCoOmniSolved solved[2];
+  gboolean no_keep;             /* CO_OMNI_NO_KEEP: solve on every rebuild
+                                 * (the paper's transition state) */
   gpointer dev_trig;            /* CUDA: the columns */
   gsize dev_trig_size;
   gint *host_fail;              /* pinned: the solve's flag read back */

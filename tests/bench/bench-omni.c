@@ -3,14 +3,14 @@
  * The paper's Tables 2 and 3 (Chong et al., stable and transition state)
  * with cudaomniunwrap projection=cuboid, in one process:
  *   stable      the table is reused: the per-frame cost is the remap;
- *   transition  the geometry changes every frame (zoom 1 <-> 1.0001): the
- *               mirror model is solved and the table rebuilt before each
- *               frame (the GPU solve, or the C reference on the CPU
- *               backend); on the GPU both with every cell started on its
- *               own (the element's way) and with the paper's propagation
- *               (CO_OMNI_PROPAGATE=1);
- *   pan         start-angle changes every frame: the solved radii are kept,
- *               the columns and the table are rebuilt.
+ *   transition  start-angle changes every frame and CO_OMNI_NO_KEEP=1 makes
+ *               the element solve the mirror model again (as for any
+ *               geometry change) before each frame: the GPU solve, or the C
+ *               reference on the CPU backend; on the GPU both with every
+ *               cell started on its own (the element's way) and with the
+ *               paper's propagation (CO_OMNI_PROPAGATE=1);
+ *   pan         the same without CO_OMNI_NO_KEEP: the solved radii are
+ *               kept, the columns turned and the table filled again.
  * Outputs 1440x180, 2880x360 and 5760x720 (the paper's) and 3840x2160 from
  * a 2048x2048 RGBA mirror frame, and 5760x720 from a 4K and an 8K frame; each GPU
  * row beside the device copy of one output frame measured in the same run.
@@ -23,6 +23,7 @@
 #include <gst/video/video.h>
 #include <cuda_runtime_api.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include "bench-app.h"
 
@@ -34,9 +35,7 @@ static void
 need_data (GstAppSrc * src, guint length, gpointer data)
 {
   /* a geometry change every frame rebuilds the table before it */
-  if (transition == SOLVE && pushed < limit)
-    g_object_set (unwrap, "zoom", pushed % 2 ? 1.0001 : 1.0, NULL);
-  if (transition == PAN && pushed < limit)
+  if (transition != STABLE && pushed < limit)
     g_object_set (unwrap, "start-angle", (gdouble) (pushed % 360), NULL);
   bench_push (src);
 }
@@ -49,11 +48,20 @@ run (const gchar * props, gint ow, gint oh, gboolean cuda, guint64 n)
       "name=u backend=%s %s ! video/x-raw%s,width=%d,height=%d ! "
       "fakesink sync=false", cuda ? "cuda" : "cpu", props,
       cuda ? "(memory:CUDAMemory)" : "", ow, oh);
-  GstElement *pipe = gst_parse_launch (d, NULL), *src;
-  GstBus *bus = gst_element_get_bus (pipe);
+  GError *err = NULL;
+  GstElement *pipe = gst_parse_launch (d, &err), *src;
+  GstBus *bus;
   GstMessage *m;
   gint64 t0;
   gdouble ret = -1;
+
+  if (err) {
+    /* e.g. no element: GST_PLUGIN_PATH must name the build's gst/ */
+    g_printerr ("%s: %s\n", d, err->message);
+    g_error_free (err);
+    exit (2);
+  }
+  bus = gst_element_get_bus (pipe);
 
   gst_bus_set_sync_handler (bus, bench_give_context, NULL, NULL);
   src = gst_bin_get_by_name (GST_BIN (pipe), "src");
@@ -180,19 +188,23 @@ main (int argc, char **argv)
     transition = PAN;
     gpan = per_frame (props, cases[c].ow, cases[c].oh, TRUE, 50, 250);
     transition = SOLVE;
+    g_setenv ("CO_OMNI_NO_KEEP", "1", TRUE);
     gt = per_frame (props, cases[c].ow, cases[c].oh, TRUE, 50, 250);
     /* the paper's guesses: each row from the row above, column by column */
     g_setenv ("CO_OMNI_PROPAGATE", "1", TRUE);
     gp = per_frame (props, cases[c].ow, cases[c].oh, TRUE, 50, 250);
     g_unsetenv ("CO_OMNI_PROPAGATE");
+    g_unsetenv ("CO_OMNI_NO_KEEP");
     if (cpu_frames > 0 && bench_test_frames (cases[c].iw, cases[c].ih,
             "RGBA", "pinwheel", FALSE)) {
       transition = STABLE;
       cs = per_frame (props, cases[c].ow, cases[c].oh, FALSE, 2,
           2 + cpu_frames);
       transition = SOLVE;
+      g_setenv ("CO_OMNI_NO_KEEP", "1", TRUE);
       ct = per_frame (props, cases[c].ow, cases[c].oh, FALSE, 2,
           2 + cpu_frames);
+      g_unsetenv ("CO_OMNI_NO_KEEP");
     }
     g_print ("| %dx%d | %dx%d | %.4f | %.4f (%.2f) | %.0f | %.4f | %.4f | "
         "%.4f | %.4f | %.2f | %.2f | %.0f |\n", cases[c].iw, cases[c].ih,
