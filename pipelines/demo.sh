@@ -11,6 +11,12 @@
 #                         cudaomniunwrap unrolls from it
 #   omni-geometry.svg     cudaomniunwrap's mirror geometry, drawn from its
 #                         model: which property is which length
+#   omni-mirror.jpg       a synthetic spherical-mirror picture (drawn by
+#                         pipelines/omni-render from building.jpg round the
+#                         mirror and fruits.jpg on the floor) and what
+#   omni-{polar,cylinder,cuboid,ground,four}.jpg
+#                         cudaomniunwrap makes of it, one launch line each
+#                         (pipelines/omni-examples.sh)
 # Usage: bash pipelines/demo.sh [OUTPUT_DIR]      (default pipelines/out)
 set -eu
 cd "$(dirname "$0")/.."
@@ -58,4 +64,13 @@ gst-launch-1.0 -q \
 
 python3 pipelines/omni-diagram.py "$out/omni-geometry.svg"
 
-echo "wrote $out/camera-undistort.png, $out/hmd-stereo.png, $out/omni-polar.png and $out/omni-geometry.svg"
+"$build/pipelines/omni-render" --scene "$s/building.jpg" --ground "$s/fruits.jpg" \
+  --focal-length 2400 --size 1000 -o "$out/omni-mirror.png" >/dev/null
+gst-launch-1.0 -q filesrc location="$out/omni-mirror.png" ! pngdec ! videoconvert ! \
+  videoscale ! video/x-raw,width=360,height=360 ! jpegenc quality=88 ! \
+  filesink location="$out/omni-mirror.jpg"
+bash pipelines/omni-examples.sh "$out/omni-mirror.png" "$out" 720
+rm "$out/omni-mirror.png"
+
+echo "wrote $out/camera-undistort.png, $out/hmd-stereo.png, $out/omni-polar.png," \
+  "$out/omni-geometry.svg, $out/omni-mirror.jpg and its unwraps $out/omni-*.jpg"
