@@ -36,6 +36,7 @@
  * Since: 0.1
  */
 #include "gstcudaomniunwrap.h"
+#include "omni_circle.h"
 
 #include <math.h>
 #include <string.h>
@@ -60,7 +61,11 @@ enum
   PROP_PLANE_GAP,
   PROP_LAYOUT,
   PROP_ZOOM,
+  PROP_AUTO_CENTER,
 };
+
+/* auto-center looks at this many frames at most */
+#define AUTO_FRAMES 10
 
 #define FORMATS "{ RGBA, BGRA, RGBx, BGRx, RGB, GRAY8, GRAY16_LE, NV12, I420 }"
 #define MAX_COORD 65536.0
@@ -335,6 +340,124 @@ gst_cuda_omni_unwrap_release (GstCoBaseFilter * base)
       (base);
 }
 
+/* The channel auto-center looks at: luma, or green for RGB formats. */
+static gboolean
+circle_channel (const GstVideoFrame * f, const guint8 ** data, gint * ps,
+    gint * depth)
+{
+  const GstVideoFormatInfo *fi = f->info.finfo;
+
+  *data = (const guint8 *) GST_VIDEO_FRAME_COMP_DATA (f, 0);
+  *ps = GST_VIDEO_FRAME_COMP_PSTRIDE (f, 0);
+  *depth = GST_VIDEO_FORMAT_INFO_DEPTH (fi, 0) > 8 ? 16 : 8;
+  if (GST_VIDEO_FORMAT_INFO_IS_RGB (fi)) {
+    *data = (const guint8 *) GST_VIDEO_FRAME_COMP_DATA (f, 1);
+    *ps = GST_VIDEO_FRAME_COMP_PSTRIDE (f, 1);
+  }
+  return *data != NULL;
+}
+
+/* One frame of auto-center: the image circle, and the properties set from
+ * it once found (or a warning after AUTO_FRAMES frames). */
+static void
+auto_center (GstCudaOmniUnwrap * self, GstBuffer * buf)
+{
+  GstCoBaseFilter *base = GST_CO_BASE_FILTER (self);
+  GstVideoFrame f;
+  CoCircleFit fit;
+  const gchar *why = "the frame could not be read";
+  const guint8 *data;
+  gint ps, depth, frames;
+  gboolean found = FALSE, polar, resize = FALSE;
+  GstStructure *st;
+  gdouble limb = 0;
+
+  if (gst_video_frame_map (&f, &base->in_info, buf, GST_MAP_READ)) {
+    if (circle_channel (&f, &data, &ps, &depth))
+      found = co_circle_find (data, GST_VIDEO_FRAME_WIDTH (&f),
+          GST_VIDEO_FRAME_HEIGHT (&f), GST_VIDEO_FRAME_COMP_STRIDE (&f, 0),
+          ps, depth, &fit, &why);
+    gst_video_frame_unmap (&f);
+  }
+  GST_OBJECT_LOCK (self);
+  frames = ++self->auto_frames;
+  polar = self->set.projection == GST_CO_OMNI_POLAR;
+  if (found) {
+    GstCoOmniSettings *s = &self->set;
+    s->center_x = fit.cx;
+    s->center_y = fit.cy;
+    if (polar) {
+      /* the rim's last pixels are the edge itself: stay inside it */
+      gdouble r = MAX (floor (fit.r - 1.0), 1.0);
+      resize = r != s->outer_radius;
+      s->outer_radius = r;
+      if (s->inner_radius >= r)
+        s->inner_radius = 0.0;
+    } else {
+      CoMirror m = { s->mirror_radius, s->mirror_distance, s->focal_length };
+      if (m.h > m.R)
+        limb = co_mirror_limb (&m);
+    }
+    gst_co_remap_filter_mark_dirty (GST_CO_REMAP_FILTER (self));
+  }
+  self->auto_done = found || frames >= AUTO_FRAMES;
+  GST_OBJECT_UNLOCK (self);
+
+  if (!found && frames < AUTO_FRAMES) {
+    GST_DEBUG_OBJECT (self, "frame %d: no image circle (%s)", frames, why);
+    return;
+  }
+  st = gst_structure_new ("cudaomniunwrap-auto-center", "found",
+      G_TYPE_BOOLEAN, found, "frames", G_TYPE_INT, frames, NULL);
+  if (found) {
+    gst_structure_set (st, "center-x", G_TYPE_DOUBLE, fit.cx, "center-y",
+        G_TYPE_DOUBLE, fit.cy, "radius", G_TYPE_DOUBLE, fit.r, "rms",
+        G_TYPE_DOUBLE, fit.rms, "points", G_TYPE_INT, fit.n_used, NULL);
+    GST_INFO_OBJECT (self, "image circle: centre %.2f,%.2f radius %.2f (rms "
+        "%.3f px, %d points, frame %d)", fit.cx, fit.cy, fit.r, fit.rms,
+        fit.n_used, frames);
+    if (limb > 0 && fabs (fit.r - limb) > 0.05 * limb)
+      GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS, ("The image circle's "
+              "radius (%.1f pixels) is not the mirror's (%.1f pixels, from "
+              "mirror-radius, mirror-distance and focal-length): check "
+              "focal-length", fit.r, limb), (NULL));
+  } else {
+    gst_structure_set (st, "reason", G_TYPE_STRING, why, NULL);
+    GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS, ("auto-center found no "
+            "image circle in the first %d frames (%s): center-x and "
+            "center-y are kept", frames, why), (NULL));
+  }
+  gst_element_post_message (GST_ELEMENT (self),
+      gst_message_new_element (GST_OBJECT (self), st));
+  if (found) {
+    g_object_notify (G_OBJECT (self), "center-x");
+    g_object_notify (G_OBJECT (self), "center-y");
+    if (polar)
+      g_object_notify (G_OBJECT (self), "outer-radius");
+  }
+  if (resize)
+    gst_base_transform_reconfigure_src (GST_BASE_TRANSFORM (self));
+}
+
+/* auto-center sees a frame before it is negotiated and processed, so the
+ * frame already comes out with the geometry found in it. */
+static GstFlowReturn
+gst_cuda_omni_unwrap_submit_input_buffer (GstBaseTransform * bt,
+    gboolean discont, GstBuffer * buf)
+{
+  GstCudaOmniUnwrap *self = GST_CUDA_OMNI_UNWRAP (bt);
+  gboolean look;
+
+  GST_OBJECT_LOCK (self);
+  look = self->set.auto_center && !self->auto_done;
+  GST_OBJECT_UNLOCK (self);
+  if (look)
+    auto_center (self, buf);
+  return GST_BASE_TRANSFORM_CLASS
+      (gst_cuda_omni_unwrap_parent_class)->submit_input_buffer (bt, discont,
+      buf);
+}
+
 static void
 gst_cuda_omni_unwrap_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
@@ -395,6 +518,12 @@ gst_cuda_omni_unwrap_set_property (GObject * object, guint prop_id,
       break;
     case PROP_ZOOM:
       s->zoom = g_value_get_double (value);
+      break;
+    case PROP_AUTO_CENTER:
+      s->auto_center = g_value_get_boolean (value);
+      /* switched on again: look again */
+      self->auto_frames = 0;
+      self->auto_done = FALSE;
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -459,6 +588,9 @@ gst_cuda_omni_unwrap_get_property (GObject * object, guint prop_id,
       break;
     case PROP_ZOOM:
       g_value_set_double (value, s->zoom);
+      break;
+    case PROP_AUTO_CENTER:
+      g_value_set_boolean (value, s->auto_center);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -548,6 +680,13 @@ gst_cuda_omni_unwrap_class_init (GstCudaOmniUnwrapClass * klass)
           "stays (below 1 the window is framed by border-color)", 0.25, 64.0,
           1.0, GST_CO_PARAM_ANIM));
 
+  g_object_class_install_property (oc, PROP_AUTO_CENTER,
+      g_param_spec_boolean ("auto-center", "Auto centre",
+          "Find the mirror's or lens's image circle in the first frames and "
+          "set center-x, center-y (and polar's outer-radius) from it; the "
+          "fit is posted on the bus (cudaomniunwrap-auto-center)", FALSE,
+          GST_CO_PARAM_LIVE));
+
   gst_element_class_set_static_metadata (ec, "CUDA omnidirectional unwrap",
       "Filter/Effect/Video",
       "Unwraps 360-degree frames into panoramas on CUDA (CPU fallback)",
@@ -562,6 +701,8 @@ gst_cuda_omni_unwrap_class_init (GstCudaOmniUnwrapClass * klass)
   rc->map_cpu = gst_cuda_omni_unwrap_map_cpu;
   rc->map_cuda = gst_cuda_omni_unwrap_map_cuda;
   fc->release = GST_DEBUG_FUNCPTR (gst_cuda_omni_unwrap_release);
+  GST_BASE_TRANSFORM_CLASS (klass)->submit_input_buffer =
+      GST_DEBUG_FUNCPTR (gst_cuda_omni_unwrap_submit_input_buffer);
 
   gst_type_mark_as_plugin_api (gst_co_omni_projection_get_type (), 0);
   gst_type_mark_as_plugin_api (gst_co_omni_direction_get_type (), 0);

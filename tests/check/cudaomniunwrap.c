@@ -674,6 +674,138 @@ GST_START_TEST (test_pan_keeps_radii)
 
 GST_END_TEST;
 
+/* A 360-degree lens's frame: a textured bright disc of radius @r round
+ * (cx, cy) with a dark hole, on a dark, noisy surround. */
+static GstBuffer *
+lens_frame (const GstVideoInfo * info, double cx, double cy, double r,
+    gboolean circle)
+{
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, info->size, NULL);
+  GRand *rand = g_rand_new_with_seed (11);
+  GstVideoFrame f;
+  gint x, y, c;
+
+  fail_unless (gst_video_frame_map (&f, (GstVideoInfo *) info, buf,
+          GST_MAP_WRITE));
+  for (y = 0; y < GST_VIDEO_INFO_HEIGHT (info); y++)
+    for (x = 0; x < GST_VIDEO_INFO_WIDTH (info); x++) {
+      double d = hypot (x - cx, y - cy), v = 12 + g_rand_int_range (rand, 0,
+          10);
+      if (circle && d < r && d > 0.25 * r)
+        v = 150 + 60 * sin (x * 0.07) * cos (y * 0.05) + g_rand_int_range
+            (rand, 0, 20);
+      for (c = 0; c < GST_VIDEO_INFO_COMP_PSTRIDE (info, 0); c++)
+        ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&f, 0))[(gsize) y *
+            GST_VIDEO_FRAME_PLANE_STRIDE (&f, 0) + x *
+            GST_VIDEO_FRAME_COMP_PSTRIDE (&f, 0) + c] = (guint8) v;
+    }
+  gst_video_frame_unmap (&f);
+  g_rand_free (rand);
+  return buf;
+}
+
+/* The element message of auto-center, if one was posted. */
+static GstStructure *
+auto_center_message (GstBus * bus)
+{
+  GstMessage *m;
+  GstStructure *st = NULL;
+
+  while (!st && (m = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT))) {
+    if (gst_structure_has_name (gst_message_get_structure (m),
+            "cudaomniunwrap-auto-center"))
+      st = gst_structure_copy (gst_message_get_structure (m));
+    gst_message_unref (m);
+  }
+  return st;
+}
+
+/* auto-center finds the image circle in the first frame, sets the centre
+ * and polar's outer radius from it, posts the fit, and the frame comes out
+ * with that geometry; with no circle it warns after ten frames and keeps
+ * the centre. */
+GST_START_TEST (test_auto_center)
+{
+  const gchar *formats[] = { "GRAY8", "RGBA" };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (formats); i++) {
+    GstCaps *caps = video_caps (formats[i], 640, 480);
+    GstHarness *h = lens_harness ("cudaomniunwrap name=u backend=cpu "
+        "auto-center=true inner-radius=50", gst_caps_ref (caps));
+    GstElement *u = gst_bin_get_by_name (GST_BIN (h->element), "u");
+    GstBus *bus = gst_bus_new ();
+    GstVideoInfo info;
+    GstBuffer *out;
+    GstStructure *st;
+    gdouble cx = 0, cy = 0, r = 0, outer = 0;
+    gboolean found = FALSE;
+    gint w = 0, hh = 0, ew, eh, n;
+
+    gst_element_set_bus (u, bus);
+    gst_video_info_from_caps (&info, caps);
+    out = gst_harness_push_and_pull (h, lens_frame (&info, 300.3, 250.6,
+            180, TRUE));
+    fail_unless (out != NULL);
+    out_size (h, &w, &hh);
+    gst_buffer_unref (out);
+    st = auto_center_message (bus);
+    g_object_get (u, "center-x", &cx, "center-y", &cy, "outer-radius", &outer,
+        NULL);
+    if (st) {
+      gst_structure_get_boolean (st, "found", &found);
+      gst_structure_get_double (st, "radius", &r);
+    }
+    GST_INFO ("%s: centre %.2f,%.2f radius %.2f, outer-radius %g, %dx%d",
+        formats[i], cx, cy, r, outer, w, hh);
+    co_omni_polar_size (50, (float) outer, &ew, &eh);
+    if (st)
+      gst_structure_free (st);
+    gst_element_set_bus (u, NULL);
+    gst_object_unref (u);
+    gst_harness_teardown (h);
+    gst_object_unref (bus);
+    gst_caps_unref (caps);
+    fail_unless (found, "%s: no circle posted", formats[i]);
+    fail_unless (fabs (cx - 300.3) < 1 && fabs (cy - 250.6) < 1 &&
+        fabs (r - 180) < 1.5, "%s: %g,%g r %g", formats[i], cx, cy, r);
+    fail_unless (outer == floor (r - 1.0), "outer-radius %g", outer);
+    /* the first frame is unwrapped with the circle found in it */
+    fail_unless (w == ew && hh == eh, "%dx%d, not %dx%d", w, hh, ew, eh);
+
+    /* no circle: a warning and a message after ten frames */
+    caps = video_caps (formats[i], 320, 240);
+    h = lens_harness ("cudaomniunwrap name=u backend=cpu auto-center=true "
+        "center-x=100", gst_caps_ref (caps));
+    u = gst_bin_get_by_name (GST_BIN (h->element), "u");
+    bus = gst_bus_new ();
+    gst_element_set_bus (u, bus);
+    gst_video_info_from_caps (&info, caps);
+    found = TRUE;
+    for (n = 0; n < 10; n++) {
+      out = gst_harness_push_and_pull (h, lens_frame (&info, 160, 120, 100,
+              FALSE));
+      fail_unless (out != NULL);
+      gst_buffer_unref (out);
+    }
+    st = auto_center_message (bus);
+    g_object_get (u, "center-x", &cx, NULL);
+    if (st) {
+      gst_structure_get_boolean (st, "found", &found);
+      gst_structure_free (st);
+    }
+    gst_element_set_bus (u, NULL);
+    gst_object_unref (u);
+    gst_harness_teardown (h);
+    gst_object_unref (bus);
+    gst_caps_unref (caps);
+    fail_unless (!found, "a circle in a frame without one");
+    fail_unless (cx == 100.0);
+  }
+}
+
+GST_END_TEST;
+
 /* The CUDA backend gives the CPU's bytes, every format and interpolation. */
 GST_START_TEST (test_polar_cuda_equals_cpu)
 {
@@ -778,6 +910,7 @@ cudaomniunwrap_suite (void)
   tcase_add_test (tc, test_layouts);
   tcase_add_test (tc, test_zoom);
   tcase_add_test (tc, test_pan_keeps_radii);
+  tcase_add_test (tc, test_auto_center);
   tcase_add_test (tc, test_polar_cuda_equals_cpu);
   return s;
 }
