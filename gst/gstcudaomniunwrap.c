@@ -16,22 +16,41 @@
  *   row is the outer rim, its columns go round from
  *   #GstCudaOmniUnwrap:start-angle (degrees, 0 = to the right of the
  *   centre) in #GstCudaOmniUnwrap:direction.
+ * - `cylinder`, `cuboid` and `ground` see the world through a spherical
+ *   mirror (#GstCudaOmniUnwrap:mirror-radius,
+ *   #GstCudaOmniUnwrap:mirror-distance, #GstCudaOmniUnwrap:focal-length;
+ *   kernels/omni_mirror.h): on a cylinder round the axis, on the paper's
+ *   four planes, or on the floor seen from above, at
+ *   #GstCudaOmniUnwrap:plane-distance.  The two radii are the image radii
+ *   of the viewing window's edges; the mirror model is solved by
+ *   Newton-Raphson, on the GPU with the CUDA backend.
  *
- * The panorama's size follows the geometry (as many columns as the circle
- * of mid radius has pixels, as many rows as the donut is thick) unless
- * downstream caps fix one; a radius change while PLAYING renegotiates.  The
- * centre and the start angle are controllable, so a GstController pans the
- * view with no torn frame.  The table, its sampling and `off-edge` are
- * #GstCoRemapFilter's.
+ * #GstCudaOmniUnwrap:layout shows the turn as one view, two halves stacked
+ * or four quarters in a grid; #GstCudaOmniUnwrap:zoom magnifies every view
+ * about its centre.  #GstCudaOmniUnwrap:auto-center finds the image circle
+ * in the first frames and posts a `cudaomniunwrap-auto-center` element
+ * message (centre, radius, rms residual).
+ *
+ * The output's size follows the geometry (polar: as many columns as the
+ * circle of mid radius has pixels, as many rows as the donut is thick; the
+ * mirror projections: one unit of length per pixel) unless downstream caps
+ * fix one; a change of it while PLAYING renegotiates.  The centre, the
+ * start angle and the zoom are controllable, so a GstController pans and
+ * zooms the view with no torn frame.  The table, its sampling and
+ * `off-edge` are #GstCoRemapFilter's.
  *
  * ## Example launch lines
  * |[
- * gst-launch-1.0 filesrc location=donut.jpg ! jpegdec ! videoconvert ! imagefreeze num-buffers=1 ! cudaomniunwrap inner-radius=80 ! videoconvert ! pngenc ! filesink location=panorama.png
- * ]| Unrolls a 360-degree donut picture, its outer rim half the frame's
- * shorter side, into a strip.
+ * gst-launch-1.0 filesrc location=donut.jpg ! jpegdec ! videoconvert ! imagefreeze num-buffers=1 ! cudaomniunwrap auto-center=true inner-radius=80 ! videoconvert ! pngenc ! filesink location=panorama.png
+ * ]| Unrolls a 360-degree donut picture into a strip, the donut's centre
+ * and rim found in the picture.
  * |[
- * gst-launch-1.0 v4l2src ! videoconvert ! cudaupload ! cudaomniunwrap center-x=960 center-y=540 inner-radius=120 outer-radius=500 ! cudadownload ! autovideosink
- * ]| A live 360-degree camera, unwrapped on the GPU.
+ * gst-launch-1.0 v4l2src ! videoconvert ! cudaupload ! cudaomniunwrap center-x=960 center-y=540 inner-radius=120 outer-radius=500 layout=four ! cudadownload ! autovideosink
+ * ]| A live 360-degree camera, unwrapped on the GPU into four views.
+ * |[
+ * gst-launch-1.0 filesrc location=mirror.png ! pngdec ! videoconvert ! imagefreeze num-buffers=1 ! cudaomniunwrap projection=cuboid mirror-radius=30 mirror-distance=150 focal-length=2400 plane-distance=229 inner-radius=120 outer-radius=465 ! videoconvert ! pngenc ! filesink location=cuboid.png
+ * ]| A spherical-mirror picture on the paper's four planes
+ * (pipelines/omni-examples.sh has one line per projection).
  *
  * Since: 0.1
  */
