@@ -200,15 +200,49 @@ GST_START_TEST (test_polar_bad_geometry)
 
 GST_END_TEST;
 
+/* What the camera sees at image radius @ri and angle @a (0 outside). */
+typedef double (*SceneFn) (const CoMirror * m, double ri, double a);
+
+/* A 480x480 GRAY8 mirror picture, the mirror's image centred. */
+static GstBuffer *
+mirror_frame (const GstVideoInfo * info, const CoMirror * m, SceneFn scene)
+{
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, info->size, NULL);
+  const double c = 239.5;
+  GstVideoFrame f;
+  gint x, y;
+
+  fail_unless (gst_video_frame_map (&f, (GstVideoInfo *) info, buf,
+          GST_MAP_WRITE));
+  for (y = 0; y < 480; y++)
+    for (x = 0; x < 480; x++) {
+      double ri = hypot (x - c, y - c), v = 0;
+      if (ri > 0 && ri < co_mirror_limb (m))
+        v = scene (m, ri, atan2 (y - c, x - c));
+      ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&f, 0))[(gsize) y *
+          GST_VIDEO_FRAME_PLANE_STRIDE (&f, 0) + x] = (guint8) lround (v);
+    }
+  gst_video_frame_unmap (&f);
+  return buf;
+}
+
 /* A mirror image rendered from a known scene (horizontal stripes on the
  * cylinder, traced through the backward model) unwraps back to the scene:
  * every panorama row has the stripe value of its height. */
 #define SCENE(z) (128.0 + 100.0 * sin ((z) * 2.0 * G_PI / 120.0))
 
+static double
+stripes_on_cylinder (const CoMirror * m, double ri, double a)
+{
+  double z, r;
+
+  return co_mirror_cylinder_z (m, 100.0, ri, &z, &r) ? SCENE (z) : 0.0;
+}
+
 GST_START_TEST (test_cylinder_scene)
 {
   const CoMirror m = { 30.0, 150.0, 800.0 };
-  const double D = 100.0, rin = 40.0, rout = 155.0, c = 239.5;
+  const double D = 100.0, rin = 40.0, rout = 155.0;
   GstCaps *caps = video_caps ("GRAY8", 480, 480);
   GstVideoInfo info;
   GstBuffer *buf, *out;
@@ -218,18 +252,7 @@ GST_START_TEST (test_cylinder_scene)
   gint x, y, w = 0, hh = 0, worst = 0;
 
   gst_video_info_from_caps (&info, caps);
-  buf = gst_buffer_new_allocate (NULL, info.size, NULL);
-  fail_unless (gst_video_frame_map (&f, &info, buf, GST_MAP_WRITE));
-  for (y = 0; y < 480; y++)
-    for (x = 0; x < 480; x++) {
-      double rho = hypot (x - c, y - c), z, r, v = 0;
-      if (rho < co_mirror_limb (&m) && co_mirror_cylinder_z (&m, D, rho, &z,
-              &r))
-        v = SCENE (z);
-      ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&f, 0))[(gsize) y *
-          GST_VIDEO_FRAME_PLANE_STRIDE (&f, 0) + x] = (guint8) lround (v);
-    }
-  gst_video_frame_unmap (&f);
+  buf = mirror_frame (&info, &m, stripes_on_cylinder);
 
   h = lens_harness ("cudaomniunwrap backend=cpu projection=cylinder "
       "mirror-radius=30 mirror-distance=150 focal-length=800 "
@@ -268,6 +291,27 @@ GST_START_TEST (test_cylinder_scene)
 
 GST_END_TEST;
 
+/* Each ray traced to the first of the four planes 80 units from the axis
+ * that it meets. */
+static double
+stripes_on_cuboid (const CoMirror * m, double ri, double a)
+{
+  double mr, mz, dr, dz, best = G_MAXDOUBLE;
+  gint k;
+
+  if (!co_mirror_ray (m, ri, &mr, &mz, &dr, &dz) || dr <= 0)
+    return 0.0;
+  for (k = 0; k < 4; k++) {
+    double cn = cos (a - k * G_PI / 2), t;
+    if (cn <= 1e-9)
+      continue;
+    t = (80.0 - mr * cn) / (dr * cn);
+    if (t > 0 && t < best)
+      best = t;
+  }
+  return best < G_MAXDOUBLE ? SCENE (mz + best * dz) : 0.0;
+}
+
 /* The cuboid (the paper's): the same stripes seen on four planes at
  * plane-distance from the axis, each ray traced to the first face it
  * meets; every face's rows have the stripe value of their height, and the
@@ -275,7 +319,7 @@ GST_END_TEST;
 GST_START_TEST (test_cuboid_scene)
 {
   const CoMirror m = { 30.0, 150.0, 800.0 };
-  const double ys = 80.0, c = 239.5;
+  const double ys = 80.0;
   GstCaps *caps = video_caps ("GRAY8", 480, 480);
   GstVideoInfo info;
   GstBuffer *buf, *out;
@@ -285,30 +329,7 @@ GST_START_TEST (test_cuboid_scene)
   gint x, y, w = 0, hh = 0, worst = 0, gap_worst = 0, plane_w = 160, gap = 6;
 
   gst_video_info_from_caps (&info, caps);
-  buf = gst_buffer_new_allocate (NULL, info.size, NULL);
-  fail_unless (gst_video_frame_map (&f, &info, buf, GST_MAP_WRITE));
-  for (y = 0; y < 480; y++)
-    for (x = 0; x < 480; x++) {
-      double rho = hypot (x - c, y - c), a = atan2 (y - c, x - c);
-      double mr, mz, dr, dz, best = G_MAXDOUBLE, v = 0;
-      gint k;
-      if (rho < co_mirror_limb (&m) && co_mirror_ray (&m, rho, &mr, &mz, &dr,
-              &dz) && dr > 0) {
-        for (k = 0; k < 4; k++) {
-          double cn = cos (a - k * G_PI / 2), t;
-          if (cn <= 1e-9)
-            continue;
-          t = (ys - mr * cn) / (dr * cn);
-          if (t > 0 && t < best)
-            best = t;
-        }
-        if (best < G_MAXDOUBLE)
-          v = SCENE (mz + best * dz);
-      }
-      ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&f, 0))[(gsize) y *
-          GST_VIDEO_FRAME_PLANE_STRIDE (&f, 0) + x] = (guint8) lround (v);
-    }
-  gst_video_frame_unmap (&f);
+  buf = mirror_frame (&info, &m, stripes_on_cuboid);
 
   h = lens_harness ("cudaomniunwrap backend=cpu projection=cuboid "
       "plane-distance=80 plane-gap=6 inner-radius=40 outer-radius=155 "
@@ -415,31 +436,29 @@ gray_close (Gray * g)
  * seen from below), one world unit per pixel, the axis in the middle. */
 #define FLOOR(gx, gy) (128.0 + 90.0 * sin ((gx) / 40.0) * cos ((gy) / 55.0))
 
+static double
+floor_below (const CoMirror * m, double ri, double a)
+{
+  double rho, r;
+
+  return co_mirror_ground_rho (m, 300.0, ri, &rho, &r) ?
+      FLOOR (rho * cos (a), rho * sin (a)) : 0.0;
+}
+
 GST_START_TEST (test_ground_scene)
 {
   const CoMirror m = { 30.0, 150.0, 800.0 };
-  const double G = 300.0, c = 239.5;
+  const double G = 300.0;
   GstCaps *caps = video_caps ("GRAY8", 480, 480);
   GstVideoInfo info;
   GstBuffer *buf, *out;
-  GstVideoFrame f;
   GstHarness *h;
   Gray o;
   double far, near, rr;
   gint x, y, w = 0, hh = 0, worst = 0, hole = 0, n = 0;
 
   gst_video_info_from_caps (&info, caps);
-  buf = gst_buffer_new_allocate (NULL, info.size, NULL);
-  fail_unless (gst_video_frame_map (&f, &info, buf, GST_MAP_WRITE));
-  for (y = 0; y < 480; y++)
-    for (x = 0; x < 480; x++) {
-      double ri = hypot (x - c, y - c), rho, r, v = 0;
-      if (ri > 0 && co_mirror_ground_rho (&m, G, ri, &rho, &r))
-        v = FLOOR (rho * (x - c) / ri, rho * (y - c) / ri);
-      ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&f, 0))[(gsize) y *
-          GST_VIDEO_FRAME_PLANE_STRIDE (&f, 0) + x] = (guint8) lround (v);
-    }
-  gst_video_frame_unmap (&f);
+  buf = mirror_frame (&info, &m, floor_below);
 
   h = lens_harness ("cudaomniunwrap backend=cpu projection=ground "
       "plane-distance=300 inner-radius=10 outer-radius=80 "
