@@ -5,11 +5,13 @@
  * initial-guess propagation (each row from the previous one) converges in
  * a few iterations over a wide parameter range, and its solutions map back
  * through the closed-form backward model onto the cylinder they came from
- * (residual under 1e-3 of an output pixel); points the mirror cannot see
- * are reported, not solved into garbage.
+ * (residual under 1e-3 of an output pixel); so do the element's per-cell
+ * solves of cylinder, cuboid and floor windows; points the mirror cannot
+ * see are reported, not solved into garbage.
  */
 #include <glib.h>
 #include <math.h>
+#include <string.h>
 #include "omni_mirror.h"
 
 static void
@@ -96,6 +98,84 @@ test_round_trip (void)
   g_assert_cmpint (max_iter, <=, 8);
 }
 
+/* The element's way (every cell on its own from the window's two
+ * closed-form points): over the same geometries, every row of a cylinder
+ * window, cuboid cells out to a face's corner, and the floor between the
+ * window's two distances, mapped back through the closed-form model, land
+ * where they came from (1e-3 of a unit, one unit being an output pixel). */
+static void
+test_round_trip_cells (void)
+{
+  const double Rs[] = { 10.0, 30.0, 100.0 }, hr[] = { 1.5, 3.0, 8.0 };
+  const double fs[] = { 300.0, 800.0, 2000.0 }, Ds[] = { 60.0, 229.0, 900.0 };
+  int a, b, c, d, k, v, cells = 0, failures = 0;
+  double worst = 0.0;
+
+  for (a = 0; a < 3; a++)
+    for (b = 0; b < 3; b++)
+      for (c = 0; c < 3; c++)
+        for (d = 0; d < 3; d++) {
+          CoOmniRows w;
+          double limb, D = Ds[d] * Rs[a] / 10.0, r_out, z2 = 0, r2 = 0;
+
+          memset (&w, 0, sizeof w);
+          w.m.R = Rs[a];
+          w.m.h = Rs[a] * hr[b];
+          w.m.f = fs[c];
+          limb = co_mirror_limb (&w.m);
+
+          /* cylinder and cuboid: the window 10%..95% of the image radius */
+          w.ys = D;
+          g_assert_true (co_mirror_cylinder_z (&w.m, D, 0.95 * limb, &w.w0,
+                  &w.r0));
+          g_assert_true (co_mirror_cylinder_z (&w.m, D, 0.1 * limb, &w.w1,
+                  &w.r1));
+          for (k = 0; k <= 8; k++) {
+            double ax = D * k / 8.0, pw = sqrt (D * D + ax * ax);
+            for (v = 0; v < 64; v++) {
+              float t = (v + 0.5f) / 64.0f, rho;
+              double root = -1.0, zw = w.w0 + (w.w1 - w.w0) * t;
+              cells++;
+              if (!co_omni_solve_cell (&w, ax, t, &root, &rho)) {
+                failures++;
+                continue;
+              }
+              /* the ray seen there meets the vertical plane at distance pw */
+              g_assert_true (co_mirror_cylinder_z (&w.m, pw,
+                      co_mirror_image_radius (&w.m, root), &z2, &r2));
+              worst = MAX (worst, fabs (z2 - zw));
+            }
+          }
+          /* ground: a floor 2 to 6 mirror distances away, the window from
+           * 5% of the image radius to where the rays still fall steeply */
+          w.ys = w.m.h * (2.0 + 4.0 * d / 2.0);
+          for (r_out = 0.9 * limb; r_out > 0.1 * limb; r_out -= 0.01 * limb)
+            if (co_mirror_ground_rho (&w.m, w.ys, r_out, &w.w0, &w.r0) &&
+                w.w0 < 20.0 * w.ys)
+              break;
+          g_assert_true (co_mirror_ground_rho (&w.m, w.ys, 0.05 * limb, &w.w1,
+                  &w.r1));
+          g_assert_cmpfloat (w.w0, >, w.w1);
+          for (v = 0; v < 200; v++) {
+            double pw = w.w1 + (w.w0 - w.w1) * (v + 0.5) / 200, rr = 0;
+            double root = w.r0 + (w.r1 - w.r0) * ((pw - w.w0) / (w.w1 - w.w0));
+            float rho;
+            cells++;
+            if (!co_omni_solve_point (&w, pw, w.ys, &root, &rho)) {
+              failures++;
+              continue;
+            }
+            g_assert_true (co_mirror_ground_rho (&w.m, w.ys,
+                    co_mirror_image_radius (&w.m, root), &rr, &r2));
+            worst = MAX (worst, fabs (rr - pw));
+          }
+        }
+  g_test_message ("%d cells: worst round trip %.3g units, %d failures",
+      cells, worst, failures);
+  g_assert_cmpint (failures, ==, 0);
+  g_assert_cmpfloat (worst, <, 1e-3);
+}
+
 /* A point the mirror cannot reflect into the camera (inside the sphere,
  * or behind the reflecting side) is reported, and the guess kept. */
 static void
@@ -117,6 +197,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/omni/g-vanishes-on-rays", test_g_vanishes_on_rays);
   g_test_add_func ("/omni/round-trip", test_round_trip);
+  g_test_add_func ("/omni/round-trip-cells", test_round_trip_cells);
   g_test_add_func ("/omni/not-visible", test_not_visible);
   return g_test_run ();
 }
