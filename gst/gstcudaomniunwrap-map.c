@@ -67,6 +67,17 @@ same_key (guint8 * stored, gsize * stored_len, const guint8 * key, gsize n)
     g_assert (n + sizeof (v) <= sizeof (key)); \
     memcpy (key + n, &(v), sizeof (v)); n += sizeof (v); } G_STMT_END
 
+/* co_omni_s in double: the columns are the host's alone, and mirrored
+ * columns must find the same distance to share a solve. */
+static double
+column_s (const CoOmniView * v, double u, gint pr, gint * k)
+{
+  gint c = CLAMP ((gint) floor ((u + 0.5) / v->pw), 0, v->cols - 1);
+
+  *k = pr * v->cols + c;
+  return 0.5 + (((u + 0.5) - c * (double) v->pw) / v->pw - 0.5) / v->zoom;
+}
+
 /* The columns' angles before the pan, beta (theta = start - dir beta), as
  * (cos, sin), and each column's distance from its face's centre line,
  * replaced by its index among the distinct ones. */
@@ -79,6 +90,7 @@ columns_base (GstCudaOmniUnwrap * self, const CoLutPlane * pl, gint g,
   float scale = g ? 2.0f : 1.0f;
   gsize n_cells = (gsize) v->rows * pl->width, i;
   GArray *xs = g_array_new (FALSE, FALSE, sizeof (double));
+  gdouble *cell_ax = g_new (gdouble, n_cells);
   guint n = 0, j;
 
   g_free (t->base);
@@ -89,54 +101,68 @@ columns_base (GstCudaOmniUnwrap * self, const CoLutPlane * pl, gint g,
   t->trig = g_new (gfloat, 3 * n_cells);
   for (i = 0; i < n_cells; i++) {
     gint pr = (gint) (i / pl->width), c = (gint) (i % pl->width), k, face;
-    float s = co_omni_s (v, ((float) c + 0.5f) * scale - 0.5f, pr, &k);
-    double a = ((double) k + s) / (v->rows * v->cols), beta, x, ax = 0.0;
+    double s = column_s (v, (c + 0.5) * scale - 0.5, pr, &k);
+    double a = (k + s) / (v->rows * v->cols), beta, x, ax = 0.0;
 
-    if (!co_omni_inside (s) || (cuboid && !cuboid_column (self, a, &face,
+    if (!(s >= 0.0 && s <= 1.0) || (cuboid && !cuboid_column (self, a, &face,
                 &x))) {
       t->base[2 * i] = t->base[2 * i + 1] = NAN;        /* no source */
-      t->trig[3 * i + 2] = -1.0f;
+      cell_ax[i] = -1.0;
       continue;
     }
     if (cuboid) {
-      ax = fabs (x);
+      /* on a 2^-20 grid: mirrored columns whose positions differ in the
+       * last bits (float panel coordinates) share their solve */
+      ax = nearbyint (fabs (x) * 1048576.0) / 1048576.0;
       beta = face * G_PI / 2 + atan2 (x, self->snap.plane_distance);
     } else {
       beta = 2 * G_PI * a;
     }
     t->base[2 * i] = cos (beta);
     t->base[2 * i + 1] = sin (beta);
-    t->trig[3 * i + 2] = (gfloat) ax;
+    cell_ax[i] = ax;
     g_array_append_val (xs, ax);
   }
-  g_array_sort (xs, cmp_double);
-  for (j = 0; j < xs->len; j++)
-    if (n == 0 || g_array_index (xs, double, j) != g_array_index (xs, double,
-            n - 1))
-      g_array_index (xs, double, n++) = g_array_index (xs, double, j);
+  /* CO_OMNI_NO_SHARE: every column solved on its own (the test of the
+   * shared solves) */
+  if (!self->no_share) {
+    g_array_sort (xs, cmp_double);
+    for (j = 0; j < xs->len; j++)
+      if (n == 0 || g_array_index (xs, double, j) != g_array_index (xs,
+              double, n - 1))
+        g_array_index (xs, double, n++) = g_array_index (xs, double, j);
+  } else {
+    n = xs->len;
+  }
   if (n == 0) {
     double zero = 0.0;
     g_array_append_val (xs, zero);
     n = 1;
   }
-  for (i = 0; i < n_cells; i++) {
-    gfloat key = t->trig[3 * i + 2];
+  for (i = 0, j = 0; i < n_cells; i++) {
     guint lo = 0, hi = n - 1;
 
-    if (key < 0.0f) {
+    if (cell_ax[i] < 0.0) {
       t->trig[3 * i + 2] = 0.0f;
       continue;
     }
-    /* the distances are sorted: find the one this column stored */
+    if (self->no_share) {
+      t->trig[3 * i + 2] = (gfloat) j++;
+      continue;
+    }
+    /* the distances are sorted: find this column's */
     while (lo < hi) {
       guint mid = (lo + hi) / 2;
-      if ((gfloat) g_array_index (xs, double, mid) < key)
+      if (g_array_index (xs, double, mid) < cell_ax[i])
         lo = mid + 1;
       else
         hi = mid;
     }
     t->trig[3 * i + 2] = (gfloat) lo;
   }
+  g_free (cell_ax);
+  GST_DEBUG_OBJECT (self, "plane %d: %" G_GSIZE_FORMAT " columns, %u "
+      "solved distances", g, n_cells, n);
   t->n_ax = (gint) n;
   t->ax = (gdouble *) g_array_free (xs, FALSE);
 }
@@ -162,6 +188,7 @@ map_columns (GstCudaOmniUnwrap * self, const CoLutPlane * pl, gint g)
   KEY_PUT (key, n, v->zoom);
   KEY_PUT (key, n, pl->width);
   KEY_PUT (key, n, g);
+  KEY_PUT (key, n, self->no_share);
   if (!same_key (t->key, &t->key_len, key, n) || !t->base)
     columns_base (self, pl, g, t);
   else

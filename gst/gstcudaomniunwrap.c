@@ -324,6 +324,7 @@ gst_cuda_omni_unwrap_prepare (GstCoRemapFilter * remap, const CoLut * lut,
   }
   self->snap = s;
   self->no_keep = g_getenv ("CO_OMNI_NO_KEEP") != NULL;
+  self->no_share = g_getenv ("CO_OMNI_NO_SHARE") != NULL;
   if (s.projection != GST_CO_OMNI_POLAR) {
     gchar *why = NULL;
     if (!mirror_window (&s, v, &self->window, &why)) {

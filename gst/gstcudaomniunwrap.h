@@ -93,6 +93,8 @@ struct _GstCudaOmniUnwrap
   GstCoOmniSolved solved[2];
   gboolean no_keep;             /* CO_OMNI_NO_KEEP: solve on every rebuild
                                  * (the paper's transition state) */
+  gboolean no_share;            /* CO_OMNI_NO_SHARE: no column shares a
+                                 * solve (tests the symmetry) */
   gpointer dev_trig;            /* CUDA: the columns */
   gsize dev_trig_size;
   gint *host_fail;              /* pinned: the solve's flag read back */

@@ -693,6 +693,64 @@ GST_START_TEST (test_pan_keeps_radii)
 
 GST_END_TEST;
 
+/* The cuboid's columns at the same distance from a face's centre line
+ * share one solve (the paper's symmetry): the panorama equals a solve of
+ * every column on its own (CO_OMNI_NO_SHARE), byte for byte. */
+static void
+check_shared_solves (const gchar * backend)
+{
+  const gchar *props[] = { "plane-gap=5", "layout=four", "plane-gap=2 "
+        "start-angle=17 zoom=1.25"
+  };
+  GstCaps *caps = video_caps ("I420", 322, 242);
+  GstVideoInfo info, oinfo;
+  GRand *r = g_rand_new_with_seed (5);
+  GstBuffer *in;
+  guint i;
+
+  gst_video_info_from_caps (&info, caps);
+  in = make_frame (&info, r, TRUE);
+  for (i = 0; i < G_N_ELEMENTS (props); i++) {
+    gchar *d = g_strdup_printf ("cudaomniunwrap backend=%s projection=cuboid "
+        "plane-distance=60 inner-radius=30 outer-radius=110 %s", backend,
+        props[i]);
+    GstHarness *h = lens_harness (d, gst_caps_ref (caps));
+    GstBuffer *shared = gst_harness_push_and_pull (h, gst_buffer_ref (in)), *own;
+    GstCaps *cur = gst_pad_get_current_caps (h->sinkpad);
+    gint md = 0;
+
+    gst_video_info_from_caps (&oinfo, cur);
+    gst_caps_unref (cur);
+    gst_harness_teardown (h);
+    g_setenv ("CO_OMNI_NO_SHARE", "1", TRUE);
+    own = run_frame (d, caps, in);
+    g_unsetenv ("CO_OMNI_NO_SHARE");
+    fail_unless (shared != NULL);
+    fail_unless (frames_equal (&oinfo, shared, own, &md), "%s: max diff %d",
+        d, md);
+    gst_buffer_unref (shared);
+    gst_buffer_unref (own);
+    g_free (d);
+  }
+  gst_buffer_unref (in);
+  g_rand_free (r);
+  gst_caps_unref (caps);
+}
+
+GST_START_TEST (test_cuboid_shared_solves)
+{
+  gchar *why = NULL;
+
+  check_shared_solves ("cpu");
+  if (gst_co_cuda_probe (-1, &why))
+    check_shared_solves ("cuda");
+  else
+    GST_INFO ("no CUDA (%s): CPU only", why);
+  g_free (why);
+}
+
+GST_END_TEST;
+
 /* A 360-degree lens's frame: a textured bright disc of radius @r round
  * (cx, cy) with a dark hole, on a dark, noisy surround. */
 static GstBuffer *
@@ -929,6 +987,7 @@ cudaomniunwrap_suite (void)
   tcase_add_test (tc, test_layouts);
   tcase_add_test (tc, test_zoom);
   tcase_add_test (tc, test_pan_keeps_radii);
+  tcase_add_test (tc, test_cuboid_shared_solves);
   tcase_add_test (tc, test_auto_center);
   tcase_add_test (tc, test_polar_cuda_equals_cpu);
   return s;
