@@ -15,6 +15,7 @@
 
 #define GRID_LONG 512           /* grid samples on the frame's long side */
 #define MIN_SIDE 16             /* smaller frames are refused */
+#define MIN_GRID 8              /* and frames narrower than 8 grid cells */
 #define TANGENT_HALF 2          /* profile lines each side of a ray, pixels */
 #define N_SECTORS 8
 
@@ -108,7 +109,8 @@ grid_bilinear (const Ctx * c, double x, double y)
 }
 
 /* The grid: each cell the mean of up to 4 x 4 of its pixels (every
- * (s/4)-th row and column), about 2M reads for a 4K frame. */
+ * (s/4)-th row and column), about 2M reads for a 4K frame.  0 when out of
+ * memory, -1 when the frame is too narrow for a grid. */
 static int
 build_grid (Ctx * c)
 {
@@ -125,6 +127,8 @@ build_grid (Ctx * c)
   c->off = (ns - 1) * sub / 2.0;
   c->gw = c->w / s;
   c->gh = c->h / s;
+  if (c->gw < MIN_GRID || c->gh < MIN_GRID)
+    return -1;
   c->g = calloc ((size_t) c->gw * c->gh, sizeof (float));
   if (!c->g)
     return 0;
@@ -228,24 +232,30 @@ median (double *v, int n)
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-/* Refines the edge near distance p along the ray (cx, cy) + d (ux, uy) on a
- * full-resolution profile across it. */
-static int
-refine (Ctx * c, double cx, double cy, double ux, double uy, double p,
-    double *ex, double *ey)
-{
-  enum
-  { MAXW = 2 * (3 * 64 + 4) + 1 };
-  double prof[MAXW], inner[MAXW], outer[MAXW], d0, a, b, lvl, dd;
-  int half = 3 * c->s + 4, n = 0, ni = 0, no = 0, j, k;
+#define HALF_MAX 96             /* the widest profile, each side */
 
-  if (2 * half + 1 > MAXW)
-    half = (MAXW - 1) / 2;
+/* The edge near distance p along the ray (cx, cy) + d (ux, uy), on a
+ * full-resolution profile across it of 2 half + 1 samples, one a pixel,
+ * each the mean of 2 TANGENT_HALF + 1 bilinear samples across the ray.
+ * The bright level is a line through the inner quarter (samples at least
+ * half / 2 inside p), the dark level the median of the outer quarter; the
+ * edge is the outermost crossing of their mean, linearly interpolated.
+ * *width: the 25%-75% width of the edge (HALF_MAX when not within the
+ * window). */
+static int
+refine_window (Ctx * c, double cx, double cy, double ux, double uy, double p,
+    int half, double *dd_out, double *width)
+{
+  double prof[2 * HALF_MAX + 1], side[2 * HALF_MAX + 1], d0, a, b, lvl, dd;
+  double sd = 0, sp = 0, sdd = 0, sdp = 0, den, slope, icpt, ae = 0, hi, lo;
+  double d_hi, d_lo;
+  int n = 0, ni = 0, no, j = -1, k, m, iter;
+
   d0 = p - half;
   if (d0 < 0)
     d0 = 0;
-  for (j = 0; j <= 2 * half; j++) {
-    double d = d0 + j, x = cx + d * ux, y = cy + d * uy, sum = 0;
+  for (m = 0; m <= 2 * half; m++) {
+    double d = d0 + m, x = cx + d * ux, y = cy + d * uy, sum = 0;
     for (k = -TANGENT_HALF; k <= TANGENT_HALF; k++) {
       double sx = x - k * uy, sy = y + k * ux;
       if (!(sx >= 0 && sy >= 0 && sx <= c->w - 1 && sy <= c->h - 1))
@@ -254,61 +264,100 @@ refine (Ctx * c, double cx, double cy, double ux, double uy, double p,
     }
     prof[n++] = sum / (2 * TANGENT_HALF + 1);
     if (d <= p - half / 2.0)
-      inner[ni++] = prof[n - 1];
-    else if (d >= p + half / 2.0)
-      outer[no++] = prof[n - 1];
+      ni = n;
   }
 truncated:
   /* the dark side must be in the frame: else the point is on its border */
+  for (m = 0, no = 0; m < n; m++)
+    if (d0 + m >= p + half / 2.0)
+      side[no++] = prof[m];
   if (no < 2)
     return RAY_BORDER;
   if (ni < 2)
     return RAY_NONE;
-  a = median (inner, ni);
-  b = median (outer, no);
+  b = median (side, no);
+  memcpy (side, prof, sizeof (double) * ni);
+  a = median (side, ni);
   /* a real edge, not a slope: a quarter of the picture's contrast across
    * the window */
   if (!(a - b >= 0.25 * (c->mu1 - c->mu0)))
     return RAY_WEAK;
-  lvl = 0.5 * (a + b);
-  for (j = n - 2; j >= 0; j--)
-    if (prof[j] >= lvl && prof[j + 1] < lvl)
-      break;
-  if (j < 0)
-    return RAY_NONE;
-  dd = d0 + j + (prof[j] - lvl) / (prof[j] - prof[j + 1]);
-  /* The picture's level at the edge, not the window's: a line through the
-   * inner samples (the first ni of the profile) met at the crossing, kept
-   * within reach of the medians.  Vignetting and texture otherwise pull
-   * the level up and a soft edge in. */
-  {
-    double sd = 0, sp = 0, sdd = 0, sdp = 0, den, slope, icpt;
-    int m, iter;
-    for (m = 0; m < ni; m++) {
-      double d = d0 + m;
-      sd += d;
-      sp += prof[m];
-      sdd += d * d;
-      sdp += d * prof[m];
-    }
-    den = ni * sdd - sd * sd;
-    slope = den > 0 ? (ni * sdp - sd * sp) / den : 0;
-    icpt = (sp - slope * sd) / ni;
-    for (iter = 0; iter < 2; iter++) {
-      double ae = icpt + slope * dd;
-      if (ae < b + 0.5 * (a - b))
-        ae = b + 0.5 * (a - b);
-      if (ae > a + (a - b))
-        ae = a + (a - b);
-      lvl = 0.5 * (ae + b);
-      for (j = n - 2; j >= 0; j--)
-        if (prof[j] >= lvl && prof[j + 1] < lvl)
-          break;
-      if (j < 0)
-        return RAY_NONE;
-      dd = d0 + j + (prof[j] - lvl) / (prof[j] - prof[j + 1]);
-    }
+
+  /* the picture's level at the edge, not the window's: vignetting and
+   * texture otherwise pull the level up and a soft edge in; kept within
+   * reach of the medians */
+  for (m = 0; m < ni; m++) {
+    double d = d0 + m;
+    sd += d;
+    sp += prof[m];
+    sdd += d * d;
+    sdp += d * prof[m];
   }
+  den = ni * sdd - sd * sd;
+  slope = den > 0 ? (ni * sdp - sd * sp) / den : 0;
+  icpt = (sp - slope * sd) / ni;
+  dd = p;
+  for (iter = 0; iter < 3; iter++) {
+    ae = iter == 0 ? a : icpt + slope * dd;
+    if (ae < b + 0.5 * (a - b))
+      ae = b + 0.5 * (a - b);
+    if (ae > a + (a - b))
+      ae = a + (a - b);
+    lvl = 0.5 * (ae + b);
+    for (j = n - 2; j >= 0; j--)
+      if (prof[j] >= lvl && prof[j + 1] < lvl)
+        break;
+    if (j < 0)
+      return RAY_NONE;
+    dd = d0 + j + (prof[j] - lvl) / (prof[j] - prof[j + 1]);
+  }
+
+  /* the width of the edge, 25% to 75% of the step between the medians */
+  hi = b + 0.75 * (a - b);
+  lo = b + 0.25 * (a - b);
+  d_hi = d_lo = -1;
+  for (m = j; m >= 0; m--)
+    if (prof[m] >= hi) {
+      d_hi = m + 1 < n ? d0 + m + (prof[m] - hi) / (prof[m] - prof[m + 1])
+          : d0 + m;
+      break;
+    }
+  for (m = j + 1; m < n; m++)
+    if (prof[m] < lo) {
+      d_lo = d0 + m - (lo - prof[m]) / (prof[m - 1] - prof[m]);
+      break;
+    }
+  *width = d_hi >= 0 && d_lo >= 0 ? d_lo - d_hi : HALF_MAX;
+  *dd_out = dd;
+  return RAY_POINT;
+}
+
+/* Refines the edge found near p on the grid.  A soft edge gets a wider
+ * profile, 2.5 times its 25%-75% width each side (its levels then come from
+ * beyond 1.7 sigma of a Gaussian blur), up to HALF_MAX: wider still would
+ * level it better but lets more of the picture's texture into the levels
+ * (measured on textured synthetic discs, tests/unit/test-circle.c). */
+static int
+refine (Ctx * c, double cx, double cy, double ux, double uy, double p,
+    double *ex, double *ey)
+{
+  int half = 3 * c->s + 4, need, kind, i;
+  double dd = p, width = 0;
+
+  if (half > HALF_MAX)
+    half = HALF_MAX;
+  kind = refine_window (c, cx, cy, ux, uy, p, half, &dd, &width);
+  /* a window too narrow for the edge sees compressed levels and a
+   * narrower edge: widen until it holds it */
+  for (i = 0; i < 4 && kind == RAY_POINT; i++) {
+    need = (int) ceil (2.5 * width) + 2;
+    if (need <= half || half >= HALF_MAX)
+      break;
+    half = need < HALF_MAX ? need : HALF_MAX;
+    kind = refine_window (c, cx, cy, ux, uy, dd, half, &dd, &width);
+  }
+  if (kind != RAY_POINT)
+    return kind;
   *ex = cx + dd * ux;
   *ey = cy + dd * uy;
   return RAY_POINT;
@@ -502,8 +551,10 @@ fit_circle (const Ctx * c, int n, double *ocx, double *ocy, double *or_)
   return 1;
 }
 
-/* Fits, drops points beyond 3 sigma (MAD, at least a pixel), fits again
- * until the set of points used settles. */
+/* Fits, drops points further than 3 sigma (1.4826 MAD, at least a pixel)
+ * from the median residual, fits again until the set of points used
+ * settles.  (The median, not zero: outliers all on one side, dark objects
+ * at the rim, pull the first fit off the majority.) */
 static int
 robust_fit (Ctx * c, int n, CoCircleFit * fit)
 {
@@ -528,7 +579,7 @@ robust_fit (Ctx * c, int n, CoCircleFit * fit)
       thr = 1.0;
     changed = 0;
     for (i = 0; i < n; i++) {
-      unsigned char u = fabs (c->res[i]) <= thr;
+      unsigned char u = fabs (c->res[i] - med) <= thr;
       changed |= u != c->used[i];
       c->used[i] = u;
     }
@@ -690,8 +741,13 @@ co_circle_find (const uint8_t * data, int width, int height, int stride,
   c.depth = depth;
   c.stride = stride;
   c.ps = pixel_stride;
-  if (!build_grid (&c))
-    goto oom;
+  switch (build_grid (&c)) {
+    case 0:
+      goto oom;
+    case -1:
+      *why = "frame too narrow";
+      goto out;
+  }
   c.ray_cap = (int) ceil (hypot (c.gw, c.gh)) + 4;
   c.ray = malloc (sizeof (float) * (size_t) c.ray_cap);
   c.bright = malloc ((size_t) c.ray_cap);

@@ -8,28 +8,37 @@
  * Method (omni_circle.c): a grid of box averages (about 512 samples on the
  * long side) is split into dark surround and bright picture by Otsu's
  * threshold; from the centroid of the bright samples 360 rays look for the
- * outermost bright-to-dark edge (the maximum of the running sum of +1
- * bright / -1 dark along the ray, so a donut's dark hole, dark objects in
- * the picture and specks of noise outside do not take it); rays that leave
- * the frame still in the picture (a circle cut by the sensor's border) give
- * no point.  Each edge is refined at full resolution on a profile across
- * it: where it crosses the middle of the local bright and dark levels,
- * linearly interpolated.  A circle is fitted to the points (Kasa, then
- * geometric Gauss-Newton), points further than 3 sigma (1.4826 MAD, at
- * least 1 pixel) are dropped and the fit repeated; then everything once
- * more with rays from the fitted centre.
+ * outermost bright-to-dark transition (the last one on the ray, specks of a
+ * single grid sample ignored), so a donut's dark hole and dark objects in
+ * the picture, which the ray leaves again, do not take it; a ray that ends
+ * in the picture (a circle cut by the sensor's border) gives no point.
+ * From the transition the edge goes on out while the ray stays over a
+ * lower threshold, half-way down to the dark class (a vignetted rim).  Each
+ * edge is refined at full resolution on a profile across it (5 lines wide):
+ * where it crosses the mean of the picture's level at the edge (a line
+ * through the inner part of the profile) and the surround's (the median of
+ * the outer part), linearly interpolated; a soft edge gets a wider
+ * profile.  A circle is fitted to the points (Kasa, then geometric
+ * Gauss-Newton), points further than 3 sigma (1.4826 MAD, at least 1
+ * pixel) from the median residual are dropped and the fit repeated; then
+ * everything once more with rays from the fitted centre.
  *
- * A circle is reported only when it is unambiguous: enough rays found an
- * edge, at least half of them agree, the rms residual is under 1% of the
+ * A circle is reported only when it is unambiguous: a fifth of the rays or
+ * more found an edge, at least half of those agree, the rms residual is under 1% of the
  * radius, the points surround the centre (4 of 8 sectors), the radius is
  * over 10% of the shorter side, the centre lies in the frame, and the grid
  * agrees (outside mostly dark, inside mostly bright).  Otherwise 0 and a
  * reason; a uniform frame, noise, a gradient, a rectangle or a soft
  * vignette do not make a circle.
  *
- * Cost: independent of the frame size past the grid, about 2M sample reads
- * for a 4K frame (a few milliseconds on one core, measured by
- * tests/unit/test-circle.c).
+ * Cost: the grid reads 16 samples a cell (about 2M for a 4K frame), the
+ * profiles about 2 x 360 x 60 x 5 bilinear samples: 6-10 ms for a 4K
+ * frame on one core (tests/unit/test-circle.c prints it).
+ *
+ * Assumes a dark surround (darker than the picture's rim) and an edge
+ * sharper than a smooth vignette: a surround as bright as the rim, a step
+ * at the rim under a quarter of the contrast between Otsu's two classes,
+ * or an edge blurred over tens of pixels give 0, not a circle.
  */
 #ifndef CO_OMNI_CIRCLE_H
 #define CO_OMNI_CIRCLE_H
@@ -59,7 +68,10 @@ typedef struct
 
 /* One channel of a frame: sample (x, y) is data[y*stride + x*pixel_stride]
  * (depth 8) or the little-endian uint16 there (depth 16); stride and
- * pixel_stride in bytes.  Returns 1 and fills *fit when a circle was found
+ * pixel_stride in bytes, positive (a channel of an interleaved format: data
+ * points at its first byte, e.g. G of RGBA is data + 1, pixel_stride 4).
+ * Frames from 16 x 16 pixels; thread-safe (no global state), allocates
+ * about 1 MB for the call.  Returns 1 and fills *fit when a circle was found
  * with confidence, else 0 and *why (a static string, may be NULL) says what
  * failed; *fit then holds the last attempt (zeros when there was none),
  * for logging only. */

@@ -7,6 +7,7 @@
  * is usable).
  */
 #include "lensdistort-common.h"
+#include <gst/app/gstappsrc.h>
 #include <math.h>
 #include "omni_mirror.h"
 
@@ -797,6 +798,56 @@ auto_center_message (GstBus * bus)
   return st;
 }
 
+/* auto-center on frames in memory:CUDAMemory (read back to the host). */
+static void
+check_auto_center_cuda (void)
+{
+  GstCaps *caps = video_caps ("RGBA", 640, 480);
+  gchar *caps_str = gst_caps_to_string (caps);
+  gchar *d = g_strdup_printf ("appsrc name=src format=time caps=\"%s\" ! "
+      "cudaupload ! video/x-raw(memory:CUDAMemory) ! cudaomniunwrap "
+      "backend=cuda auto-center=true inner-radius=50 ! fakesink", caps_str);
+  GstElement *p = gst_parse_launch (d, NULL), *src;
+  GstBus *bus = gst_element_get_bus (p);
+  GstVideoInfo info;
+  GstMessage *m;
+  gdouble cx = 0, cy = 0;
+  gboolean found = FALSE;
+
+  fail_unless (p != NULL, "%s", d);
+  src = gst_bin_get_by_name (GST_BIN (p), "src");
+  gst_video_info_from_caps (&info, caps);
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  gst_app_src_push_buffer (GST_APP_SRC (src), lens_frame (&info, 300.3,
+          250.6, 180, TRUE));
+  gst_app_src_end_of_stream (GST_APP_SRC (src));
+  while ((m = gst_bus_timed_pop_filtered (bus, 20 * GST_SECOND,
+              GST_MESSAGE_ELEMENT | GST_MESSAGE_EOS | GST_MESSAGE_ERROR))) {
+    const GstStructure *st = gst_message_get_structure (m);
+    gboolean done = GST_MESSAGE_TYPE (m) != GST_MESSAGE_ELEMENT;
+    if (st && gst_structure_has_name (st, "cudaomniunwrap-auto-center")) {
+      gst_structure_get_boolean (st, "found", &found);
+      gst_structure_get_double (st, "center-x", &cx);
+      gst_structure_get_double (st, "center-y", &cy);
+    }
+    if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR)
+      found = FALSE;
+    gst_message_unref (m);
+    if (done)
+      break;
+  }
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (src);
+  gst_object_unref (bus);
+  gst_object_unref (p);
+  g_free (d);
+  g_free (caps_str);
+  gst_caps_unref (caps);
+  GST_INFO ("CUDA memory: centre %.2f,%.2f", cx, cy);
+  fail_unless (found && fabs (cx - 300.3) < 1 && fabs (cy - 250.6) < 1,
+      "CUDA memory: found %d at %g,%g", found, cx, cy);
+}
+
 /* auto-center finds the image circle in the first frame, sets the centre
  * and polar's outer radius from it, posts the fit, and the frame comes out
  * with that geometry; with no circle it warns after ten frames and keeps
@@ -879,6 +930,8 @@ GST_START_TEST (test_auto_center)
     fail_unless (!found, "a circle in a frame without one");
     fail_unless (cx == 100.0);
   }
+  if (gst_co_cuda_probe (-1, NULL) && gst_element_factory_find ("cudaupload"))
+    check_auto_center_cuda ();
 }
 
 GST_END_TEST;

@@ -7,7 +7,8 @@
  * interleaved layouts; random scenes.  Centre and radius must come within
  * a pixel.  Frames without a circle (uniform, noise, gradients, a soft
  * vignette, a rectangle, an ellipse, a disc too small) must give 0 and a
- * reason, never a circle.  The time on a 4K frame is printed.
+ * reason, never a circle; so must a dual-fisheye frame (two circles).
+ * The time on a 4K frame is printed.
  *
  * The edge of the synthetic disc is its pixel-area coverage (or a Gaussian
  * blur of it), so the true circle is where the edge crosses half-way.
@@ -319,6 +320,11 @@ test_disc (void)
   sc.seed = 12;
   expect_circle ("disc, soft edge sigma 2", &sc, 8, 1, 0);
 
+  /* softer still: sigma 4 px */
+  sc.edge_sigma = 4.0;
+  sc.seed = 15;
+  expect_circle ("disc, soft edge sigma 4", &sc, 8, 1, 0);
+
   /* a strong vignette: the rim at 25% of the centre */
   scene_default (&sc, 1280, 960, 655.8, 470.1, 380.2);
   sc.vignette = 0.75;
@@ -488,7 +494,31 @@ test_failures (void)
   expect_none ("ellipse 420 x 320", &sc);
   scene_default (&sc, 1280, 960, 611.3, 498.7, 60.0);
   expect_none ("disc r 6% of the short side", &sc);
+  {
+    /* a dual-fisheye frame: two circles side by side, neither is "the"
+     * circle */
+    double *a, *b;
+    gsize i;
+    scene_default (&sc, 1280, 640, 320.4, 320.2, 300.3);
+    a = render (&sc);
+    sc.cx = 960.6;
+    sc.seed = 2;
+    b = render (&sc);
+    for (i = 0; i < (gsize) sc.w * sc.h; i++)
+      a[i] = MAX (a[i], b[i]);
+    expect_none_img ("dual fisheye", a, sc.w, sc.h);
+    g_free (a);
+    g_free (b);
+  }
 
+  {
+    /* 8192 x 16: the grid would be one row */
+    guint8 *thin = g_malloc0 (8192 * 16);
+    for (x = 0; x < 8192 * 16; x++)
+      thin[x] = (guint8) (x % 8192 > 4000 ? 200 : 10);
+    expect_none_data ("8192x16 frame", thin, 8192, 16, 8192, 1, 8);
+    g_free (thin);
+  }
   memset (tiny, 100, sizeof (tiny));
   expect_none_data ("8x8 frame", tiny, 8, 8, 8, 1, 8);
   g_assert_false (co_circle_find (tiny, 4, 4, 4, 1, 12, &fit, &why));
