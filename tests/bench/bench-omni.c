@@ -12,7 +12,9 @@
  *   pan         the same without CO_OMNI_NO_KEEP: the solved radii are
  *               kept, the columns turned and the table filled again.
  * Outputs 1440x180, 2880x360 and 5760x720 (the paper's) and 3840x2160 from
- * a 2048x2048 RGBA mirror frame, and 5760x720 from a 4K and an 8K frame; each GPU
+ * a 2048x2048 RGBA mirror frame, 5760x720 from a 4K and an 8K frame, and
+ * a 2048x2048 ground view (solved per pixel: the propagation and the pan
+ * change nothing there); each GPU
  * row beside the device copy of one output frame measured in the same run.
  * Frames are in memory:CUDAMemory (uploaded once by cudaupload) for CUDA,
  * in system memory for the CPU.  The rate is the difference between two
@@ -147,10 +149,12 @@ main (int argc, char **argv)
   static const struct
   {
     gint iw, ih, ow, oh;
+    gboolean ground;
   } cases[] = {
-    {2048, 2048, 1440, 180}, {2048, 2048, 2880, 360},
-    {2048, 2048, 5760, 720}, {2048, 2048, 3840, 2160},
-    {3840, 2160, 5760, 720}, {7680, 4320, 5760, 720},
+    {2048, 2048, 1440, 180, FALSE}, {2048, 2048, 2880, 360, FALSE},
+    {2048, 2048, 5760, 720, FALSE}, {2048, 2048, 3840, 2160, FALSE},
+    {3840, 2160, 5760, 720, FALSE}, {7680, 4320, 5760, 720, FALSE},
+    {2048, 2048, 2048, 2048, TRUE},
   };
   guint64 cpu_frames = argc > 2 && !strcmp (argv[1], "--cpu-frames") ?
       g_ascii_strtoull (argv[2], NULL, 10) : 6;
@@ -173,7 +177,14 @@ main (int argc, char **argv)
     gint side = MIN (cases[c].iw, cases[c].ih);
     gdouble f = 0.95 * side / 2 * sqrt (150.0 * 150.0 - 30.0 * 30.0) / 30.0;
     gdouble limb = 0.95 * side / 2;
-    gchar *props = g_strdup_printf ("projection=cuboid mirror-radius=30 "
+    /* ground: the floor 485 units away, seen inside 45% of the image
+     * radius (one Newton solve per pixel, nothing shared or kept) */
+    gchar *props = cases[c].ground ?
+        g_strdup_printf ("projection=ground mirror-radius=30 "
+        "mirror-distance=150 focal-length=%g plane-distance=485 "
+        "inner-radius=%g outer-radius=%g interpolation=bilinear", f,
+        0.03 * limb, 0.45 * limb) :
+        g_strdup_printf ("projection=cuboid mirror-radius=30 "
         "mirror-distance=150 focal-length=%g plane-distance=%g "
         "inner-radius=%g outer-radius=%g interpolation=bilinear", f,
         cases[c].ow / 8.0, 0.15 * limb, 0.9 * limb);
@@ -206,10 +217,11 @@ main (int argc, char **argv)
           2 + cpu_frames);
       g_unsetenv ("CO_OMNI_NO_KEEP");
     }
-    g_print ("| %dx%d | %dx%d | %.4f | %.4f (%.2f) | %.0f | %.4f | %.4f | "
+    g_print ("| %dx%d | %dx%d%s | %.4f | %.4f (%.2f) | %.0f | %.4f | %.4f | "
         "%.4f | %.4f | %.2f | %.2f | %.0f |\n", cases[c].iw, cases[c].ih,
-        cases[c].ow, cases[c].oh, copy, gs, gs / copy, 1e3 / gs, gt, gt - gs,
-        gp - gs, gpan - gs, cs, ct, gt > 0 ? ct / gt : 0);
+        cases[c].ow, cases[c].oh, cases[c].ground ? " ground" : "", copy, gs,
+        gs / copy, 1e3 / gs, gt, gt - gs, gp - gs, gpan - gs, cs, ct,
+        gt > 0 ? ct / gt : 0);
     g_free (props);
   }
   return 0;
