@@ -8,6 +8,8 @@
  */
 #include "lensdistort-common.h"
 #include <gst/app/gstappsrc.h>
+#include <gst/controller/gstinterpolationcontrolsource.h>
+#include <gst/controller/gstdirectcontrolbinding.h>
 #include <math.h>
 #include "omni_mirror.h"
 
@@ -752,6 +754,73 @@ GST_START_TEST (test_cuboid_shared_solves)
 
 GST_END_TEST;
 
+/* zoom and start-angle follow a GstController while PLAYING: every frame
+ * is the one a fresh element with the values at its timestamp gives (the
+ * table rebuilt before the frame, never half of it). */
+GST_START_TEST (test_controlled_zoom_and_pan)
+{
+  const gchar *base = "cudaomniunwrap backend=cpu projection=cylinder "
+      "inner-radius=30 outer-radius=110 interpolation=bilinear";
+  GstCaps *caps = video_caps ("RGBA", 322, 242);
+  gchar *d = g_strdup_printf ("%s name=u", base);
+  GstHarness *h = lens_harness (d, gst_caps_ref (caps));
+  GstElement *u = gst_bin_get_by_name (GST_BIN (h->element), "u");
+  GstControlSource *zoom = gst_interpolation_control_source_new ();
+  GstControlSource *pan = gst_interpolation_control_source_new ();
+  GRand *r = g_rand_new_with_seed (9);
+  GstVideoInfo info, oinfo;
+  GstBuffer *in;
+  GstCaps *cur;
+  gint i;
+
+  g_object_set (zoom, "mode", GST_INTERPOLATION_MODE_LINEAR, NULL);
+  g_object_set (pan, "mode", GST_INTERPOLATION_MODE_LINEAR, NULL);
+  gst_timed_value_control_source_set (GST_TIMED_VALUE_CONTROL_SOURCE (zoom),
+      0, 1.0);
+  gst_timed_value_control_source_set (GST_TIMED_VALUE_CONTROL_SOURCE (zoom),
+      GST_SECOND, 2.0);
+  gst_timed_value_control_source_set (GST_TIMED_VALUE_CONTROL_SOURCE (pan), 0,
+      0.0);
+  gst_timed_value_control_source_set (GST_TIMED_VALUE_CONTROL_SOURCE (pan),
+      GST_SECOND, 90.0);
+  gst_object_add_control_binding (GST_OBJECT (u),
+      gst_direct_control_binding_new_absolute (GST_OBJECT (u), "zoom", zoom));
+  gst_object_add_control_binding (GST_OBJECT (u),
+      gst_direct_control_binding_new_absolute (GST_OBJECT (u), "start-angle",
+          pan));
+  gst_video_info_from_caps (&info, caps);
+  in = make_frame (&info, r, TRUE);
+  for (i = 0; i <= 2; i++) {
+    gchar *ref = g_strdup_printf ("%s zoom=%g start-angle=%g", base,
+        1.0 + 0.5 * i, 45.0 * i);
+    GstBuffer *b = gst_buffer_copy (in), *a, *got;
+    gint md = 0;
+
+    GST_BUFFER_PTS (b) = i * GST_SECOND / 2;
+    got = gst_harness_push_and_pull (h, b);
+    a = run_frame (ref, caps, in);
+    fail_unless (got != NULL);
+    cur = gst_pad_get_current_caps (h->sinkpad);
+    gst_video_info_from_caps (&oinfo, cur);
+    gst_caps_unref (cur);
+    fail_unless (frames_equal (&oinfo, a, got, &md), "t=%d/2 s: not %s "
+        "(max diff %d)", i, ref, md);
+    gst_buffer_unref (a);
+    gst_buffer_unref (got);
+    g_free (ref);
+  }
+  gst_buffer_unref (in);
+  gst_object_unref (zoom);
+  gst_object_unref (pan);
+  gst_object_unref (u);
+  gst_harness_teardown (h);
+  g_rand_free (r);
+  g_free (d);
+  gst_caps_unref (caps);
+}
+
+GST_END_TEST;
+
 /* A 360-degree lens's frame: a textured bright disc of radius @r round
  * (cx, cy) with a dark hole, on a dark, noisy surround. */
 static GstBuffer *
@@ -1040,6 +1109,7 @@ cudaomniunwrap_suite (void)
   tcase_add_test (tc, test_layouts);
   tcase_add_test (tc, test_zoom);
   tcase_add_test (tc, test_pan_keeps_radii);
+  tcase_add_test (tc, test_controlled_zoom_and_pan);
   tcase_add_test (tc, test_cuboid_shared_solves);
   tcase_add_test (tc, test_auto_center);
   tcase_add_test (tc, test_polar_cuda_equals_cpu);
