@@ -682,16 +682,23 @@ check_pan_and_zoom (const gchar * backend)
   gst_caps_unref (caps);
 }
 
-GST_START_TEST (test_pan_keeps_radii)
+/* @check on the CPU backend, and on CUDA where a device is usable. */
+static void
+on_each_backend (void (*check) (const gchar * backend))
 {
   gchar *why = NULL;
 
-  check_pan_and_zoom ("cpu");
+  check ("cpu");
   if (gst_co_cuda_probe (-1, &why))
-    check_pan_and_zoom ("cuda");
+    check ("cuda");
   else
     GST_INFO ("no CUDA (%s): CPU only", why);
   g_free (why);
+}
+
+GST_START_TEST (test_pan_keeps_radii)
+{
+  on_each_backend (check_pan_and_zoom);
 }
 
 GST_END_TEST;
@@ -742,14 +749,7 @@ check_shared_solves (const gchar * backend)
 
 GST_START_TEST (test_cuboid_shared_solves)
 {
-  gchar *why = NULL;
-
-  check_shared_solves ("cpu");
-  if (gst_co_cuda_probe (-1, &why))
-    check_shared_solves ("cuda");
-  else
-    GST_INFO ("no CUDA (%s): CPU only", why);
-  g_free (why);
+  on_each_backend (check_shared_solves);
 }
 
 GST_END_TEST;
