@@ -1,0 +1,80 @@
+/* cudaoptics — LGPL-2.1-or-later
+ *
+ * The foveation model of kernels/foveate_math.h: with the paper's
+ * normalisation sigma = (e + e2) / (pi e2) whatever CT0 and alpha are; with
+ * pixels-per-degree Geisler and Perry's cut-off in cycles per pixel, capped
+ * at Nyquist; kernel sizes ceil (6 sigma) rounded up to odd.
+ */
+#include <glib.h>
+#include <math.h>
+#include "foveate_math.h"
+
+static const CoFoveaModel paper = { 15.0f, 1.0f / 64, 0.106f, 2.3f, 0.0f,
+  1.0f, 0.5f
+};
+
+static void
+test_paper_normalisation (void)
+{
+  CoFoveaModel m = paper;
+  float e, worst = 0.0f;
+  int i;
+
+  /* the algebra: CT0 and alpha cancel */
+  for (i = 0; i < 3; i++) {
+    m.ct0 = i == 0 ? 1.0f / 64 : i == 1 ? 0.01f : 0.2f;
+    m.alpha = i == 2 ? 0.3f : 0.106f;
+    for (e = 0.0f; e <= 60.0f; e += 0.25f) {
+      float s = co_fovea_sigma (&m, e, logf (1.0f / m.ct0));
+      float want = (e + 2.3f) / (CO_FOVEA_PI * 2.3f);
+      worst = fmaxf (worst, fabsf (s - want) / want);
+    }
+  }
+  g_assert_cmpfloat (worst, <, 1e-6);
+  /* at the corner of the frame, e_corner */
+  g_assert_cmpfloat (fabsf (co_fovea_eccentricity (&m, 1101.4f, 1101.4f) -
+          15.0f), <, 1e-6);
+  m.strength = 2.0f;
+  g_assert_cmpfloat (fabsf (co_fovea_sigma (&m, 15.0f, 1.0f) - 2.0f *
+          (17.3f / (CO_FOVEA_PI * 2.3f))), <, 1e-5);
+}
+
+static void
+test_pixels_per_degree (void)
+{
+  CoFoveaModel m = paper;
+  float ln_ct = logf (64.0f);
+
+  m.ppd = 40.0f;
+  /* e = d / ppd */
+  g_assert_cmpfloat (co_fovea_eccentricity (&m, 400.0f, 1000.0f), ==, 10.0f);
+  /* f_c (10 deg) = 2.3 / (0.106 * 12.3) ln 64 = 7.333 c/deg = 0.1833 c/px */
+  {
+    float f_c = 2.3f / (0.106f * 12.3f) * ln_ct;
+    float s = co_fovea_sigma (&m, 10.0f, ln_ct);
+    g_assert_cmpfloat (fabsf (s - 40.0f / (2 * CO_FOVEA_PI * f_c)), <, 1e-5);
+  }
+  /* the fovea: f_c (0) = 39.2 c/deg is above Nyquist at 40 px/deg */
+  g_assert_cmpfloat (fabsf (co_fovea_sigma (&m, 0.0f, ln_ct) - 1.0f /
+          CO_FOVEA_PI), <, 1e-6);
+}
+
+static void
+test_radius (void)
+{
+  /* the paper's corner at the default 15 degrees: 15 taps */
+  g_assert_cmpint (co_fovea_radius (17.3f / (CO_FOVEA_PI * 2.3f)), ==, 7);
+  g_assert_cmpint (co_fovea_radius (2.5f), ==, 7);      /* 15 taps */
+  g_assert_cmpint (co_fovea_radius (2.6f), ==, 8);      /* 16 -> 17 */
+  g_assert_cmpint (co_fovea_radius (0.1f), ==, 0);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/foveate/paper-normalisation", test_paper_normalisation);
+  g_test_add_func ("/foveate/pixels-per-degree", test_pixels_per_degree);
+  g_test_add_func ("/foveate/radius", test_radius);
+  return g_test_run ();
+}
