@@ -10,7 +10,8 @@
 
 /* Result kinds of the family's elements, registered by plugin_init. */
 static const gchar *const family_kinds[] = {
-  NULL,                         /* cudafoveate, cudashcentroid: to come */
+  "GstCoFoveaGaze",             /* cudafoveate: the fixation a frame used */
+  NULL,                         /* cudashcentroid: to come */
 };
 
 static GMutex lock;

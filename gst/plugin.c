@@ -6,6 +6,7 @@
 #include <gst/gst.h>
 #include "gstcudalensdistort.h"
 #include "gstcudaomniunwrap.h"
+#include "gstcudafoveate.h"
 #include "gstcometa.h"
 
 /* Every element registers whether or not a GPU is present: the backend is
@@ -18,6 +19,7 @@ plugin_init (GstPlugin * plugin)
   gst_co_metas_register ();
   ok &= gst_cuda_lens_distort_register (plugin);
   ok &= gst_cuda_omni_unwrap_register (plugin);
+  ok &= gst_cuda_foveate_register (plugin);
   return ok;
 }
 

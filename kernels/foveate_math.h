@@ -78,6 +78,133 @@ co_fovea_radius (float sigma)
   return taps < 1 ? 0 : taps / 2;
 }
 
+/* The blur of one frame, as the kernels and their C reference see it.
+ * Sigma is quantised to CO_FOVEA_Q levels per pixel; level L has the
+ * normalised half kernel w[off[L - lo] .. off[L - lo + 1]) (taps 0..r, the
+ * host computes them: no exponential on the device), the table a
+ * cumulative-size index over the levels lo .. lo + n - 1 the frame uses. */
+#define CO_FOVEA_Q 32.0f
+
+typedef struct
+{
+  CoFoveaModel m;
+  float ln_ct;                  /* ln (1 / CT0), from the host */
+  float fx, fy;                 /* the fixation, plane-0 pixels */
+  float d_corner;               /* half the frame's diagonal, plane 0 */
+  int32_t fragment;             /* plane-0 fragment size */
+  int32_t lo, n;                /* the levels in the table */
+  int32_t rmax;                 /* the radius of its widest kernel */
+  int32_t direct;               /* CUDA: the direct path even where the
+                                 * tiles fit shared memory (tests) */
+  const int32_t *off;           /* n + 1 offsets into w */
+  const float *w;
+} CoFovea;
+
+/* A plane's tiling: fragments of @size pixels, the first starting at
+ * (*sx, *sy) <= 0 so that one is centred on the fixation; *nx by *ny of
+ * them cover the plane. */
+CO_HD void
+co_fovea_tiling (const CoFovea * f, int shift, int width, int height,
+    int *size, int *sx, int *sy, int *nx, int *ny)
+{
+  int F = f->fragment >> shift;
+  int ox = (int) floorf ((f->fx + 0.5f) / (float) (1 << shift)) - F / 2;
+  int oy = (int) floorf ((f->fy + 0.5f) / (float) (1 << shift)) - F / 2;
+
+  ox %= F;
+  oy %= F;
+  *sx = ox > 0 ? ox - F : ox;
+  *sy = oy > 0 ? oy - F : oy;
+  *nx = (width - *sx + F - 1) / F;
+  *ny = (height - *sy + F - 1) / F;
+  *size = F;
+}
+
+/* The level of the fragment whose first pixel is (x0, y0) in a plane of
+ * shift @shift, or -1 where it is copied (the fovea). */
+CO_HD int
+co_fovea_level (const CoFovea * f, int shift, int size, int x0, int y0)
+{
+  float k = (float) (1 << shift);
+  /* the fragment's centre in plane-0 pixels */
+  float cx = ((float) x0 + 0.5f * (float) (size - 1) + 0.5f) * k - 0.5f;
+  float cy = ((float) y0 + 0.5f * (float) (size - 1) + 0.5f) * k - 0.5f;
+  float dx = cx - f->fx, dy = cy - f->fy;
+  float e = co_fovea_eccentricity (&f->m, sqrtf (dx * dx + dy * dy),
+      f->d_corner);
+  /* sigma in this plane's pixels */
+  float sigma = co_fovea_sigma (&f->m, e, f->ln_ct) / k;
+  int level = (int) floorf (sigma * CO_FOVEA_Q + 0.5f);
+
+  if ((float) level / CO_FOVEA_Q < f->m.min_sigma || f->n < 1)
+    return -1;
+  /* the host sizes the table to hold every level; never read past it */
+  return level < f->lo ? f->lo : level > f->lo + f->n - 1 ? f->lo + f->n - 1 :
+      level;
+}
+
+CO_HD int
+co_fovea_clampi (int v, int hi)
+{
+  return v < 0 ? 0 : v > hi ? hi : v;
+}
+
+/* The horizontal pass at (x, y) for channel @c: taps -r..r in that order,
+ * the frame's edges repeated. */
+CO_HD float
+co_fovea_hsum (const uint8_t * row, int bpp, int width, int x, int c,
+    const float *w, int r)
+{
+  float acc = 0.0f;
+  int k;
+
+  for (k = -r; k <= r; k++)
+    acc += w[k < 0 ? -k : k] * (float) row[co_fovea_clampi (x + k, width - 1)
+        * bpp + c];
+  return acc;
+}
+
+CO_HD uint8_t
+co_fovea_round (float acc)
+{
+  acc += 0.5f;
+  return (uint8_t) (acc < 0.0f ? 0.0f : acc > 255.0f ? 255.0f : acc);
+}
+
+/* The vertical pass over horizontal sums h[0 .. 2r], row @stride floats
+ * apart, and the rounding to a byte. */
+CO_HD uint8_t
+co_fovea_vsum (const float *h, int stride, const float *w, int r)
+{
+  float acc = 0.0f;
+  int k;
+
+  for (k = -r; k <= r; k++)
+    acc += w[k < 0 ? -k : k] * h[(k + r) * stride];
+  return co_fovea_round (acc);
+}
+
+/* Blurs every plane of @in into @out (same format and size; 8-bit formats)
+ * on the device, on @stream (kernels/foveate.cu).  Returns a cudaError_t. */
+int co_fovea_cuda (const CoFovea * f, const CoFrame * in, CoFrame * out,
+    void *stream);
+
+/* Host bytes to device memory on @stream.  Returns a cudaError_t. */
+int co_fovea_upload_cuda (void *dst, const void *src, size_t n, void *stream);
+
+/* The C reference of co_fovea_cuda: the same bytes.  Returns 0, or -1 when
+ * memory ran out. */
+int co_fovea_cpu (const CoFovea * f, const CoFrame * in, CoFrame * out);
+
+/* Host side of the table (foveate_cpu.c): the levels the fragments of a
+ * frame use (*hi < *lo when every fragment is copied); the taps of levels
+ * lo .. lo + n - 1; the table itself, @off n + 1 entries, @w that many
+ * taps. */
+void co_fovea_level_range (const CoFovea * f, CoFormat format, int width,
+    int height, int *lo, int *hi);
+int co_fovea_table_size (int lo, int n);
+void co_fovea_table (int lo, int n, int32_t * off, float *w);
+
 #ifdef __cplusplus
 }
 #endif

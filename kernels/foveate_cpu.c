@@ -1,0 +1,139 @@
+/* cudaoptics — LGPL-2.1-or-later
+ *
+ * The C reference of cudafoveate's block-wise blur (foveate_math.h), and
+ * the host side of its filter table.  Each fragment is blurred with the
+ * Gaussian of its centre's eccentricity: a horizontal pass into floats over
+ * the fragment's rows and r more above and below, then a vertical pass,
+ * the same sums in the same order as kernels/foveate.cu.
+ */
+#include "foveate_math.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void
+co_fovea_level_range (const CoFovea * f, CoFormat format, int width,
+    int height, int *lo, int *hi)
+{
+  int p;
+
+  *lo = 1 << 30;
+  *hi = -1;
+  for (p = 0; p < co_format_n_planes (format); p++) {
+    int shift = co_format_plane_shift (format, p), w, h, F, sx, sy, nx, ny;
+    int i, j;
+
+    co_plane_size (width, height, shift, &w, &h);
+    co_fovea_tiling (f, shift, w, h, &F, &sx, &sy, &nx, &ny);
+    for (j = 0; j < ny; j++)
+      for (i = 0; i < nx; i++) {
+        int l = co_fovea_level (f, shift, F, sx + i * F, sy + j * F);
+        if (l < 0)
+          continue;
+        *lo = l < *lo ? l : *lo;
+        *hi = l > *hi ? l : *hi;
+      }
+  }
+}
+
+int
+co_fovea_table_size (int lo, int n)
+{
+  int l, taps = 0;
+
+  for (l = lo; l < lo + n; l++)
+    taps += co_fovea_radius ((float) l / CO_FOVEA_Q) + 1;
+  return taps;
+}
+
+void
+co_fovea_table (int lo, int n, int32_t * off, float *w)
+{
+  int l, k;
+
+  off[0] = 0;
+  for (l = lo; l < lo + n; l++) {
+    double sigma = (double) l / CO_FOVEA_Q, sum = 0.0;
+    int r = co_fovea_radius ((float) sigma), o = off[l - lo];
+
+    for (k = 0; k <= r; k++) {
+      double v = sigma > 0.0 ? exp (-(double) k * k / (2.0 * sigma * sigma)) :
+          (k == 0);
+      w[o + k] = (float) v;
+      sum += k ? 2.0 * v : v;
+    }
+    for (k = 0; k <= r; k++)
+      w[o + k] = (float) (w[o + k] / sum);
+    off[l - lo + 1] = o + r + 1;
+  }
+}
+
+/* One fragment of one plane; @h holds size x (size + 2 rmax) floats. */
+static void
+fragment (const CoFovea * f, const uint8_t * src, int spitch, uint8_t * dst,
+    int dpitch, int bpp, int width, int height, int shift, int size, int x0,
+    int y0, float *h)
+{
+  int level = co_fovea_level (f, shift, size, x0, y0);
+  int xa = x0 < 0 ? 0 : x0, ya = y0 < 0 ? 0 : y0;
+  int xb = x0 + size > width ? width : x0 + size;
+  int yb = y0 + size > height ? height : y0 + size;
+  int x, y, c, r;
+  const float *w;
+
+  if (level < 0) {
+    for (y = ya; y < yb; y++)
+      memcpy (dst + (size_t) y * dpitch + (size_t) xa * bpp,
+          src + (size_t) y * spitch + (size_t) xa * bpp,
+          (size_t) (xb - xa) * bpp);
+    return;
+  }
+  w = f->w + f->off[level - f->lo];
+  r = f->off[level - f->lo + 1] - f->off[level - f->lo] - 1;
+  for (c = 0; c < bpp; c++) {
+    /* h[(row - (ya - r)) * size + (x - xa)] */
+    for (y = ya - r; y < yb + r; y++) {
+      const uint8_t *row = src + (size_t) co_fovea_clampi (y, height - 1) *
+          spitch;
+      for (x = xa; x < xb; x++)
+        h[(y - (ya - r)) * size + (x - xa)] = co_fovea_hsum (row, bpp, width,
+            x, c, w, r);
+    }
+    for (y = ya; y < yb; y++)
+      for (x = xa; x < xb; x++)
+        dst[(size_t) y * dpitch + (size_t) x * bpp + c] =
+            co_fovea_vsum (&h[(y - ya) * size + (x - xa)], size, w, r);
+  }
+}
+
+int
+co_fovea_cpu (const CoFovea * f, const CoFrame * in, CoFrame * out)
+{
+  int p, failed = 0;
+
+  for (p = 0; p < co_format_n_planes (in->format); p++) {
+    int shift = co_format_plane_shift (in->format, p);
+    int bpp = co_pix_bpp (co_format_plane_kind (in->format, p));
+    int w, h, F, sx, sy, nx, ny, i, j;
+    /* the rows of horizontal sums beyond the fragment's own */
+    size_t rows = 2 * (size_t) f->rmax;
+
+    co_plane_size (in->width, in->height, shift, &w, &h);
+    co_fovea_tiling (f, shift, w, h, &F, &sx, &sy, &nx, &ny);
+#pragma omp parallel for private(i) schedule(dynamic)
+    for (j = 0; j < ny; j++) {
+      float *hbuf = malloc (sizeof (float) * (size_t) F * (F + rows));
+      if (!hbuf) {
+#pragma omp atomic write
+        failed = 1;
+        continue;
+      }
+      for (i = 0; i < nx; i++)
+        fragment (f, in->data[p], in->pitch[p], out->data[p], out->pitch[p],
+            bpp, w, h, shift, F, sx + i * F, sy + j * F, hbuf);
+      free (hbuf);
+    }
+  }
+  return failed ? -1 : 0;
+}
