@@ -17,6 +17,8 @@
 #   omni-{polar,cylinder,cuboid,ground,four}.jpg
 #                         cudaomniunwrap makes of it, one launch line each
 #                         (pipelines/omni-examples.sh)
+#   foveate.jpg           a photograph (top) and cudafoveate's foveation of
+#                         it, fixated on the building's entrance (bottom)
 # Usage: bash pipelines/demo.sh [OUTPUT_DIR]      (default pipelines/out)
 set -eu
 cd "$(dirname "$0")/.."
@@ -72,5 +74,14 @@ gst-launch-1.0 -q filesrc location="$out/omni-mirror.png" ! pngdec ! videoconver
 bash pipelines/omni-examples.sh "$out/omni-mirror.png" "$out" 720
 rm "$out/omni-mirror.png"
 
+gst-launch-1.0 -q \
+  compositor name=mix background=black sink_1::ypos=608 ! \
+    video/x-raw,width=868,height=1208 ! videoconvert ! jpegenc quality=88 ! \
+    filesink location="$out/foveate.jpg" \
+  filesrc location="$s/building.jpg" ! jpegdec ! videoconvert ! tee name=t \
+  t. ! queue ! mix.sink_0 \
+  t. ! queue ! cudafoveate fixation-x=0.62 fixation-y=0.7 strength=3 ! mix.sink_1
+
 echo "wrote $out/camera-undistort.png, $out/hmd-stereo.png, $out/omni-polar.png," \
-  "$out/omni-geometry.svg, $out/omni-mirror.jpg and its unwraps $out/omni-*.jpg"
+  "$out/omni-geometry.svg, $out/omni-mirror.jpg and its unwraps $out/omni-*.jpg," \
+  "$out/foveate.jpg"
