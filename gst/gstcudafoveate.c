@@ -52,6 +52,8 @@ enum
   PROP_E2,
   PROP_PIXELS_PER_DEGREE,
   PROP_MIN_SIGMA,
+  PROP_BLUR_MAP,
+  PROP_SHOW_MAP,
 };
 
 #define FORMATS "{ RGBA, BGRA, RGBx, BGRx, RGB, GRAY8, NV12, I420 }"
@@ -92,6 +94,121 @@ now (GstCudaFoveate * self)
   return t;
 }
 
+/* A picture as GRAY8, decoded by GStreamer (any format it reads); NULL
+ * with *why. */
+static guint8 *
+decode_map (const gchar * path, gint * w, gint * h, gchar ** why)
+{
+  GstElement *p = gst_parse_launch ("filesrc name=src ! decodebin ! "
+      "videoconvert ! video/x-raw,format=GRAY8 ! fakesink name=sink", NULL);
+  GstElement *src, *sink;
+  GstBus *bus;
+  GstMessage *m;
+  GstSample *sample = NULL;
+  guint8 *pix = NULL;
+
+  if (!p) {
+    *why = g_strdup ("cannot build a decoding pipeline");
+    return NULL;
+  }
+  src = gst_bin_get_by_name (GST_BIN (p), "src");
+  sink = gst_bin_get_by_name (GST_BIN (p), "sink");
+  g_object_set (src, "location", path, NULL);
+  bus = gst_element_get_bus (p);
+  gst_element_set_state (p, GST_STATE_PAUSED);
+  m = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND,
+      GST_MESSAGE_ASYNC_DONE | GST_MESSAGE_ERROR);
+  if (m && GST_MESSAGE_TYPE (m) == GST_MESSAGE_ASYNC_DONE)
+    g_object_get (sink, "last-sample", &sample, NULL);
+  else if (m) {
+    GError *err = NULL;
+    gst_message_parse_error (m, &err, NULL);
+    *why = g_strdup (err->message);
+    g_error_free (err);
+  } else {
+    *why = g_strdup ("decoding timed out");
+  }
+  if (sample) {
+    GstVideoInfo info;
+    GstVideoFrame f;
+    if (gst_video_info_from_caps (&info, gst_sample_get_caps (sample)) &&
+        gst_video_frame_map (&f, &info, gst_sample_get_buffer (sample),
+            GST_MAP_READ)) {
+      gint y;
+      *w = GST_VIDEO_INFO_WIDTH (&info);
+      *h = GST_VIDEO_INFO_HEIGHT (&info);
+      pix = g_malloc ((gsize) * w * *h);
+      for (y = 0; y < *h; y++)
+        memcpy (pix + (gsize) y * *w, (guint8 *) GST_VIDEO_FRAME_PLANE_DATA
+            (&f, 0) + (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (&f, 0), *w);
+      gst_video_frame_unmap (&f);
+    } else {
+      *why = g_strdup ("not a picture");
+    }
+    gst_sample_unref (sample);
+  }
+  gst_clear_message (&m);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (src);
+  gst_object_unref (sink);
+  gst_object_unref (p);
+  return pix;
+}
+
+/* blur-map: (re)loads the picture into backend memory when the property
+ * changed; FALSE after posting an error. */
+static gboolean
+load_map (GstCudaFoveate * self, gboolean * changed)
+{
+  GstCoBaseFilter *base = GST_CO_BASE_FILTER (self);
+  gchar *path, *why = NULL;
+  guint8 *pix;
+  gint w = 0, h = 0;
+  gboolean ok;
+
+  GST_OBJECT_LOCK (self);
+  path = g_strdup (self->blur_map);
+  GST_OBJECT_UNLOCK (self);
+  *changed = g_strcmp0 (path, self->map_path) != 0;
+  if (!*changed) {
+    g_free (path);
+    return TRUE;
+  }
+  g_free (self->map_path);
+  self->map_path = NULL;
+  if (!path || !*path) {
+    g_free (path);
+    return TRUE;
+  }
+  pix = decode_map (path, &w, &h, &why);
+  if (!pix) {
+    GST_ELEMENT_ERROR (self, RESOURCE, READ, ("Could not read the blur map "
+            "\"%s\"", path), ("%s", why));
+    g_free (why);
+    g_free (path);
+    return FALSE;
+  }
+  ok = gst_co_base_filter_ensure (base, &self->map_mem, &self->map_size,
+      (gsize) w * h);
+  if (ok && base->device)
+    ok = gst_co_base_filter_cuda_ok (base, co_fovea_upload_cuda
+        (self->map_mem, pix, (gsize) w * h, base->stream),
+        "uploading the blur map");
+  else if (ok)
+    memcpy (self->map_mem, pix, (gsize) w * h);
+  g_free (pix);
+  if (!ok) {
+    g_free (path);
+    return FALSE;
+  }
+  self->map_path = path;
+  self->map_w = w;
+  self->map_h = h;
+  GST_INFO_OBJECT (self, "blur map %s: %dx%d", path, w, h);
+  return TRUE;
+}
+
 /* The frame's blur and its table on the active backend, rebuilt when the
  * settings or the size changed. */
 static gboolean
@@ -105,10 +222,13 @@ prepare (GstCudaFoveate * self, const CoFrame * in)
   gfloat dmax, smin;
   gsize bytes;
   guint8 *host;
+  gboolean map_changed;
 
+  if (!load_map (self, &map_changed))
+    return FALSE;
   GST_OBJECT_LOCK (self);
   s = self->set;
-  dirty = self->dirty || !self->table;
+  dirty = self->dirty || !self->table || map_changed;
   self->dirty = FALSE;
   GST_OBJECT_UNLOCK (self);
   self->snap = s;
@@ -122,6 +242,25 @@ prepare (GstCudaFoveate * self, const CoFrame * in)
   f->fy = (gfloat) (s.fixation_y * in->height - 0.5);
   f->d_corner = 0.5f * sqrtf ((gfloat) in->width * in->width +
       (gfloat) in->height * in->height);
+  f->d_corner_x = 0.5f * in->width;
+  f->d_corner_y = 0.5f * in->height;
+  f->show = s.show_map;
+  {
+    /* red on the map: the level of the farthest corner (or of the map's
+     * largest eccentricity) */
+    gfloat dx = MAX (f->fx + 0.5f, in->width - 0.5f - f->fx);
+    gfloat dy = MAX (f->fy + 0.5f, in->height - 0.5f - f->fy);
+    gfloat e = self->map_path ? s.model.e_corner :
+        co_fovea_eccentricity (&s.model, sqrtf (dx * dx + dy * dy),
+        f->d_corner);
+    f->show_hi = (gint) floorf (co_fovea_sigma (&s.model, e,
+            logf (1.0f / s.model.ct0)) * CO_FOVEA_Q + 0.5f);
+  }
+  if (self->map_path) {
+    f->map = self->map_mem;
+    f->map_w = self->map_w;
+    f->map_h = self->map_h;
+  }
   f->fragment = s.fragment;
   f->direct = g_getenv ("CO_FOVEA_DIRECT") != NULL;
   /* every level a fragment centre can take: from the fixation in the most
@@ -209,8 +348,14 @@ gst_cuda_foveate_release (GstCoBaseFilter * base)
   GstCudaFoveate *self = GST_CUDA_FOVEATE (base);
 
   gst_co_base_filter_free (base, self->table);
+  gst_co_base_filter_free (base, self->map_mem);
   self->table = NULL;
   self->table_size = 0;
+  self->map_mem = NULL;
+  self->map_size = 0;
+  /* the next start loads the map again, on its backend */
+  g_free (self->map_path);
+  self->map_path = NULL;
 }
 
 /* follow-pointer: the mouse over the video sets the fixation. */
@@ -288,6 +433,13 @@ gst_cuda_foveate_set_property (GObject * object, guint prop_id,
     case PROP_MIN_SIGMA:
       m->min_sigma = (gfloat) g_value_get_double (value);
       break;
+    case PROP_BLUR_MAP:
+      g_free (self->blur_map);
+      self->blur_map = g_value_dup_string (value);
+      break;
+    case PROP_SHOW_MAP:
+      s->show_map = g_value_get_boolean (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -339,11 +491,27 @@ gst_cuda_foveate_get_property (GObject * object, guint prop_id,
     case PROP_MIN_SIGMA:
       g_value_set_double (value, m->min_sigma);
       break;
+    case PROP_BLUR_MAP:
+      g_value_set_string (value, self->blur_map);
+      break;
+    case PROP_SHOW_MAP:
+      g_value_set_boolean (value, s->show_map);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
   GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_cuda_foveate_finalize (GObject * object)
+{
+  GstCudaFoveate *self = GST_CUDA_FOVEATE (object);
+
+  g_free (self->blur_map);
+  g_free (self->map_path);
+  G_OBJECT_CLASS (gst_cuda_foveate_parent_class)->finalize (object);
 }
 
 static void
@@ -356,6 +524,7 @@ gst_cuda_foveate_class_init (GstCudaFoveateClass * klass)
 
   oc->set_property = gst_cuda_foveate_set_property;
   oc->get_property = gst_cuda_foveate_get_property;
+  oc->finalize = gst_cuda_foveate_finalize;
 
   g_object_class_install_property (oc, PROP_FIXATION_X,
       g_param_spec_double ("fixation-x", "Fixation x",
@@ -403,6 +572,18 @@ gst_cuda_foveate_class_init (GstCudaFoveateClass * klass)
       g_param_spec_double ("min-sigma", "Minimum sigma",
           "Blurs below this sigma (pixels) are skipped: the fovea is copied",
           0.0, 10.0, 0.5, GST_CO_PARAM_LIVE));
+
+  g_object_class_install_property (oc, PROP_BLUR_MAP,
+      g_param_spec_string ("blur-map", "Blur map",
+          "A grey picture of the visual field (twice the frame's width and "
+          "height, centred on the fixation): value v gives the eccentricity "
+          "v / 255 x corner-eccentricity instead of the distance; for "
+          "non-radial retinas. Any format GStreamer decodes", NULL,
+          GST_CO_PARAM_LIVE));
+  g_object_class_install_property (oc, PROP_SHOW_MAP,
+      g_param_spec_boolean ("show-map", "Show map",
+          "Draw the fragments' borders in the colour of their blur (blue: "
+          "copied, then green to red)", FALSE, GST_CO_PARAM_LIVE));
 
   gst_element_class_set_static_metadata (ec, "CUDA foveation",
       "Filter/Effect/Video",

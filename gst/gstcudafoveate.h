@@ -19,6 +19,7 @@ typedef struct
   gint fragment;
   CoFoveaModel model;
   GstClockTime gaze_time;       /* when the fixation arrived (clock time) */
+  gboolean show_map;
 } GstCoFoveaSettings;
 
 struct _GstCudaFoveate
@@ -31,6 +32,12 @@ struct _GstCudaFoveate
   CoFovea fovea;                /* its blur, table pointers on the backend */
   gpointer table;               /* backend memory: offsets then taps */
   gsize table_size;
+
+  gchar *blur_map;              /* under the object lock: the property */
+  gchar *map_path;              /* the map loaded into map_mem */
+  gpointer map_mem;             /* backend memory */
+  gsize map_size;
+  gint map_w, map_h;
 };
 
 gboolean gst_cuda_foveate_register (GstPlugin * plugin);

@@ -207,6 +207,39 @@ co_fovea_cuda (const CoFovea * f, const CoFrame * in, CoFrame * out,
           out->data[p], out->pitch[p], bpp, w, h, shift, F, sx, sy);
     }
   }
+  return f->show ? co_fovea_show_cuda (f, out, stream) :
+      (int) cudaGetLastError ();
+}
+
+__global__ static void
+fovea_show (CoFovea f, CoFrame out, int p, int shift, int w, int h)
+{
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+  CoPixKind kind = co_format_plane_kind (out.format, p);
+  uint32_t c[CO_MAX_PLANES];
+  int l;
+
+  if (x >= w || y >= h || (l = co_fovea_border_level (&f, shift, w, h, x,
+              y)) == -2)
+    return;
+  co_format_border (out.format, co_fovea_level_argb (&f, l), c);
+  co_pix_store (out.data[p] + (size_t) y * out.pitch[p] + (size_t) x *
+      co_pix_bpp (kind), kind, c[p]);
+}
+
+extern "C" int
+co_fovea_show_cuda (const CoFovea * f, CoFrame * out, void *stream)
+{
+  int p;
+
+  for (p = 0; p < co_format_n_planes (out->format); p++) {
+    int shift = co_format_plane_shift (out->format, p), w, h;
+    co_plane_size (out->width, out->height, shift, &w, &h);
+    dim3 block (32, 8), grid ((w + 31) / 32, (h + 7) / 8);
+    fovea_show <<< grid, block, 0, (cudaStream_t) stream >>> (*f, *out, p,
+        shift, w, h);
+  }
   return (int) cudaGetLastError ();
 }
 

@@ -107,6 +107,31 @@ fragment (const CoFovea * f, const uint8_t * src, int spitch, uint8_t * dst,
   }
 }
 
+/* show-map: the fragments' borders in their level's colour. */
+static void
+show_map (const CoFovea * f, CoFrame * out)
+{
+  int p, x, y;
+
+  for (p = 0; p < co_format_n_planes (out->format); p++) {
+    int shift = co_format_plane_shift (out->format, p), w, h;
+    CoPixKind kind = co_format_plane_kind (out->format, p);
+    int bpp = co_pix_bpp (kind);
+
+    co_plane_size (out->width, out->height, shift, &w, &h);
+    for (y = 0; y < h; y++)
+      for (x = 0; x < w; x++) {
+        int l = co_fovea_border_level (f, shift, w, h, x, y);
+        uint32_t c[CO_MAX_PLANES];
+        if (l == -2)
+          continue;
+        co_format_border (out->format, co_fovea_level_argb (f, l), c);
+        co_pix_store (out->data[p] + (size_t) y * out->pitch[p] +
+            (size_t) x * bpp, kind, c[p]);
+      }
+  }
+}
+
 int
 co_fovea_cpu (const CoFovea * f, const CoFrame * in, CoFrame * out)
 {
@@ -135,5 +160,7 @@ co_fovea_cpu (const CoFovea * f, const CoFrame * in, CoFrame * out)
       free (hbuf);
     }
   }
+  if (f->show)
+    show_map (f, out);
   return failed ? -1 : 0;
 }

@@ -91,11 +91,21 @@ typedef struct
   float ln_ct;                  /* ln (1 / CT0), from the host */
   float fx, fy;                 /* the fixation, plane-0 pixels */
   float d_corner;               /* half the frame's diagonal, plane 0 */
+  float d_corner_x, d_corner_y; /* half its width and height */
   int32_t fragment;             /* plane-0 fragment size */
   int32_t lo, n;                /* the levels in the table */
   int32_t rmax;                 /* the radius of its widest kernel */
   int32_t direct;               /* CUDA: the direct path even where the
                                  * tiles fit shared memory (tests) */
+  /* blur-map: a grey picture of the visual field, twice the frame's width
+   * and height, centred on the fixation; its value v gives the
+   * eccentricity v / 255 x e_corner (degrees) instead of the distance */
+  const uint8_t *map;
+  int32_t map_w, map_h;
+  /* show-map: the fragments' borders drawn in the colour of their level,
+   * per plane (co_format_border), from blue (copied) to red (show_hi) */
+  int32_t show;
+  int32_t show_hi;              /* the level drawn red: the frame's widest */
   const int32_t *off;           /* n + 1 offsets into w */
   const float *w;
 } CoFovea;
@@ -129,9 +139,21 @@ co_fovea_level (const CoFovea * f, int shift, int size, int x0, int y0)
   /* the fragment's centre in plane-0 pixels */
   float cx = ((float) x0 + 0.5f * (float) (size - 1) + 0.5f) * k - 0.5f;
   float cy = ((float) y0 + 0.5f * (float) (size - 1) + 0.5f) * k - 0.5f;
-  float dx = cx - f->fx, dy = cy - f->fy;
-  float e = co_fovea_eccentricity (&f->m, sqrtf (dx * dx + dy * dy),
-      f->d_corner);
+  float dx = cx - f->fx, dy = cy - f->fy, e;
+
+  if (f->map) {
+    /* the map's pixel under the fragment's centre, nearest */
+    int mx = (int) floorf ((dx / (4.0f * f->d_corner_x) + 0.5f) *
+        (float) f->map_w);
+    int my = (int) floorf ((dy / (4.0f * f->d_corner_y) + 0.5f) *
+        (float) f->map_h);
+    mx = mx < 0 ? 0 : mx >= f->map_w ? f->map_w - 1 : mx;
+    my = my < 0 ? 0 : my >= f->map_h ? f->map_h - 1 : my;
+    e = (float) f->map[(size_t) my * f->map_w + mx] / 255.0f * f->m.e_corner;
+  } else {
+    e = co_fovea_eccentricity (&f->m, sqrtf (dx * dx + dy * dy),
+        f->d_corner);
+  }
   /* sigma in this plane's pixels */
   float sigma = co_fovea_sigma (&f->m, e, f->ln_ct) / k;
   int level = (int) floorf (sigma * CO_FOVEA_Q + 0.5f);
@@ -188,6 +210,44 @@ co_fovea_vsum (const float *h, int stride, const float *w, int r)
  * on the device, on @stream (kernels/foveate.cu).  Returns a cudaError_t. */
 int co_fovea_cuda (const CoFovea * f, const CoFrame * in, CoFrame * out,
     void *stream);
+
+/* show-map: the level of the fragment whose border (x, y) of a plane of
+ * shift @shift lies on, -1 for a copied one, or -2 inside a fragment. */
+CO_HD int
+co_fovea_border_level (const CoFovea * f, int shift, int width, int height,
+    int x, int y)
+{
+  int F, sx, sy, nx, ny, x0, y0;
+
+  co_fovea_tiling (f, shift, width, height, &F, &sx, &sy, &nx, &ny);
+  x0 = sx + (x - sx) / F * F;
+  y0 = sy + (y - sy) / F * F;
+  if (x != x0 && y != y0)
+    return -2;
+  return co_fovea_level (f, shift, F, x0, y0);
+}
+
+/* The ARGB colour of a level on the map: blue for copied, then through
+ * green to red at the table's widest kernel. */
+CO_HD uint32_t
+co_fovea_level_argb (const CoFovea * f, int level)
+{
+  float t;
+  uint32_t r, g, b;
+
+  if (level < 0 || f->show_hi <= f->lo)
+    return 0xff2060ffu;
+  t = (float) (level - f->lo) / (float) (f->show_hi - f->lo);
+  t = t > 1.0f ? 1.0f : t;
+  r = (uint32_t) (255.0f * (t < 0.5f ? 0.0f : 2.0f * t - 1.0f));
+  g = (uint32_t) (255.0f * (t < 0.5f ? 2.0f * t : 2.0f - 2.0f * t));
+  b = (uint32_t) (255.0f * (t < 0.5f ? 1.0f - 2.0f * t : 0.0f));
+  return 0xff000000u | (r << 16) | (g << 8) | b;
+}
+
+/* show-map on the device after the blur; its C twin is co_fovea_cpu's.
+ * Returns a cudaError_t. */
+int co_fovea_show_cuda (const CoFovea * f, CoFrame * out, void *stream);
 
 /* Host bytes to device memory on @stream.  Returns a cudaError_t. */
 int co_fovea_upload_cuda (void *dst, const void *src, size_t n, void *stream);

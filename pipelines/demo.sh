@@ -18,7 +18,9 @@
 #                         cudaomniunwrap makes of it, one launch line each
 #                         (pipelines/omni-examples.sh)
 #   foveate.jpg           a photograph (top) and cudafoveate's foveation of
-#                         it, fixated on the building's entrance (bottom)
+#                         it, fixated on the building's entrance, with the
+#                         fragments drawn in the colour of their blur
+#                         (show-map; bottom)
 # Usage: bash pipelines/demo.sh [OUTPUT_DIR]      (default pipelines/out)
 set -eu
 cd "$(dirname "$0")/.."
@@ -80,7 +82,7 @@ gst-launch-1.0 -q \
     filesink location="$out/foveate.jpg" \
   filesrc location="$s/building.jpg" ! jpegdec ! videoconvert ! tee name=t \
   t. ! queue ! mix.sink_0 \
-  t. ! queue ! cudafoveate fixation-x=0.62 fixation-y=0.7 strength=3 ! mix.sink_1
+  t. ! queue ! cudafoveate fixation-x=0.62 fixation-y=0.7 strength=3 show-map=true ! mix.sink_1
 
 echo "wrote $out/camera-undistort.png, $out/hmd-stereo.png, $out/omni-polar.png," \
   "$out/omni-geometry.svg, $out/omni-mirror.jpg and its unwraps $out/omni-*.jpg," \

@@ -12,9 +12,23 @@
 #include <gst/app/gstappsink.h>
 #include <gst/video/navigation.h>
 #include <math.h>
+#include <glib/gstdio.h>
 #include "foveate_math.h"
 #include "../ssim.h"
 #include "../../include/cudaoptics/co-results.h"
+
+/* @props with "@" replaced by the test data folder. */
+static gchar *
+data_path (const gchar * props)
+{
+  gchar *dir = g_strconcat (g_getenv ("CO_TEST_DATA_DIR"), "/", NULL);
+  gchar **parts = g_strsplit (props, "@", -1);
+  gchar *s = g_strjoinv (dir, parts);
+
+  g_strfreev (parts);
+  g_free (dir);
+  return s;
+}
 
 /* A PNG of tests/data/natural as packed RGB. */
 static GstBuffer *
@@ -239,6 +253,99 @@ GST_START_TEST (test_gaze_results)
 
 GST_END_TEST;
 
+/* blur-map: a map dark in its upper half (no eccentricity: copied) and
+ * bright below (the corner's blur everywhere there); a map that cannot be
+ * read is an error at start. */
+GST_START_TEST (test_blur_map)
+{
+  gchar *map = g_build_filename (g_get_tmp_dir (), "co-fovea-map.png", NULL);
+  gchar *desc = g_strdup_printf ("videotestsrc num-buffers=1 pattern=black "
+      "! video/x-raw,format=I420,width=64,height=64 ! videobox bottom=-64 "
+      "fill=white ! video/x-raw,width=64,height=128 ! videoconvert ! "
+      "video/x-raw,format=GRAY8 ! pngenc ! filesink location=%s", map);
+  GstElement *p = gst_parse_launch (desc, NULL);
+  GstCaps *caps = video_caps ("GRAY8", 160, 120);
+  GstVideoInfo info;
+  GstBuffer *in, *out;
+  GstMapInfo a, b;
+  GstMessage *m;
+  GError *err = NULL;
+  gchar *el;
+  gint y, top_same = 1, bottom_diff = 0;
+
+  fail_unless (p != NULL);
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  gst_message_unref (gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (p),
+          10 * GST_SECOND, GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (p);
+
+  gst_video_info_from_caps (&info, caps);
+  in = make_frame (&info, g_rand_new_with_seed (4), FALSE);
+  el = g_strdup_printf ("cudafoveate backend=cpu blur-map=%s", map);
+  out = run_frame (el, caps, in);
+  gst_buffer_map (in, &a, GST_MAP_READ);
+  gst_buffer_map (out, &b, GST_MAP_READ);
+  /* the map spans twice the frame round the fixation: its upper half is
+   * rows above 60, minus a fragment's reach */
+  for (y = 0; y < 40; y++)
+    top_same &= memcmp (a.data + y * 160, b.data + y * 160, 160) == 0;
+  for (y = 80; y < 120; y++)
+    bottom_diff += memcmp (a.data + y * 160, b.data + y * 160, 160) != 0;
+  gst_buffer_unmap (in, &a);
+  gst_buffer_unmap (out, &b);
+  gst_buffer_unref (out);
+  gst_buffer_unref (in);
+  fail_unless (top_same, "the dark half of the map blurred");
+  fail_unless_equals_int (bottom_diff, 40);
+
+  p = gst_parse_launch ("videotestsrc num-buffers=1 ! cudafoveate "
+      "backend=cpu blur-map=/nonexistent/map.png ! fakesink", NULL);
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  m = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (p), 10 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (p);
+  fail_unless (m && GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR);
+  gst_message_parse_error (m, &err, NULL);
+  fail_unless (strstr (err->message, "blur map") != NULL, "%s", err->message);
+  g_clear_error (&err);
+  gst_message_unref (m);
+  g_unlink (map);
+  g_free (map);
+  g_free (desc);
+  g_free (el);
+  gst_caps_unref (caps);
+}
+
+GST_END_TEST;
+
+/* show-map draws the fragments' borders: the fovea's (copied) in blue. */
+GST_START_TEST (test_show_map)
+{
+  GstCaps *caps = video_caps ("RGBA", 160, 120);
+  GstVideoInfo info;
+  GstBuffer *in, *out;
+  GstMapInfo b;
+  const guint8 blue[4] = { 0x20, 0x60, 0xff, 0xff };
+
+  gst_video_info_from_caps (&info, caps);
+  in = make_frame (&info, NULL, TRUE);
+  out = run_frame ("cudafoveate backend=cpu show-map=true", caps, in);
+  gst_buffer_map (out, &b, GST_MAP_READ);
+  /* the fixation's fragment starts at (72, 52) */
+  fail_unless (memcmp (b.data + 52 * 640 + 80 * 4, blue, 4) == 0);
+  fail_unless (memcmp (b.data + 60 * 640 + 72 * 4, blue, 4) == 0);
+  /* a corner fragment's border is not blue */
+  fail_unless (memcmp (b.data + 0 * 640 + 8 * 4, blue, 4) != 0);
+  gst_buffer_unmap (out, &b);
+  gst_buffer_unref (out);
+  gst_buffer_unref (in);
+  gst_caps_unref (caps);
+}
+
+GST_END_TEST;
+
 /* CUDA gives the CPU's bytes: every format, fragment size, a fixation off
  * the centre, strengths up to kernels wider than a fragment, the direct
  * path; random and natural frames. */
@@ -248,6 +355,8 @@ GST_START_TEST (test_cuda_equals_cpu)
     "fragment-size=16", "fragment-size=8 fixation-x=0.1 fixation-y=0.8",
     "fragment-size=32 strength=3 fixation-x=0.9",
     "fragment-size=16 pixels-per-degree=20 strength=2",
+    "fragment-size=8 show-map=true strength=2",
+    "blur-map=@natural/gravel.png strength=2 fixation-x=0.4",
   };
   gchar *why = NULL;
   guint f, i;
@@ -265,7 +374,7 @@ GST_START_TEST (test_cuda_equals_cpu)
       GRand *r = g_rand_new_with_seed (f * 8 + i);
       GstVideoInfo info;
       GstBuffer *in, *a, *b;
-      const gchar *p = i < G_N_ELEMENTS (props) ? props[i] : props[1];
+      gchar *p = data_path (i < G_N_ELEMENTS (props) ? props[i] : props[1]);
       gchar *cpu = g_strdup_printf ("cudafoveate backend=cpu %s", p);
       gchar *cuda = g_strdup_printf ("cudafoveate backend=cuda %s", p);
       gint md = 0;
@@ -286,6 +395,7 @@ GST_START_TEST (test_cuda_equals_cpu)
       gst_buffer_unref (in);
       g_free (cpu);
       g_free (cuda);
+      g_free (p);
       g_rand_free (r);
       gst_caps_unref (caps);
     }
@@ -320,6 +430,8 @@ cudafoveate_suite (void)
   tcase_set_timeout (tc, 600);
   tcase_add_test (tc, test_copies);
   tcase_add_test (tc, test_gaze_results);
+  tcase_add_test (tc, test_blur_map);
+  tcase_add_test (tc, test_show_map);
   tcase_add_test (tc, test_quality);
   tcase_add_test (tc, test_cuda_equals_cpu);
   return s;
