@@ -99,16 +99,29 @@ now (GstCudaFoveate * self)
 static guint8 *
 decode_map (const gchar * path, gint * w, gint * h, gchar ** why)
 {
-  GstElement *p = gst_parse_launch ("filesrc name=src ! decodebin ! "
-      "videoconvert ! video/x-raw,format=GRAY8 ! fakesink name=sink", NULL);
+  /* decodebin reads any picture format installed; a system with only the
+   * base decoders still reads PNG */
+  GstPluginFeature *db = gst_registry_lookup_feature (gst_registry_get (),
+      "decodebin");
+  GError *err = NULL;
+  GstElement *p = gst_parse_launch (db ? "filesrc name=src ! decodebin ! "
+      "videoconvert ! video/x-raw,format=GRAY8 ! fakesink name=sink" :
+      "filesrc name=src ! pngdec ! videoconvert ! video/x-raw,format=GRAY8 ! "
+      "fakesink name=sink", &err);
   GstElement *src, *sink;
   GstBus *bus;
   GstMessage *m;
   GstSample *sample = NULL;
   guint8 *pix = NULL;
 
-  if (!p) {
-    *why = g_strdup ("cannot build a decoding pipeline");
+  if (db)
+    gst_object_unref (db);
+  if (!p || err) {
+    *why = g_strdup_printf ("cannot decode pictures here: %s", err ?
+        err->message : "no pipeline");
+    g_clear_error (&err);
+    if (p)
+      gst_object_unref (p);
     return NULL;
   }
   src = gst_bin_get_by_name (GST_BIN (p), "src");
@@ -121,7 +134,6 @@ decode_map (const gchar * path, gint * w, gint * h, gchar ** why)
   if (m && GST_MESSAGE_TYPE (m) == GST_MESSAGE_ASYNC_DONE)
     g_object_get (sink, "last-sample", &sample, NULL);
   else if (m) {
-    GError *err = NULL;
     gst_message_parse_error (m, &err, NULL);
     *why = g_strdup (err->message);
     g_error_free (err);
