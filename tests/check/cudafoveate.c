@@ -259,29 +259,42 @@ GST_END_TEST;
 GST_START_TEST (test_blur_map)
 {
   gchar *map = g_build_filename (g_get_tmp_dir (), "co-fovea-map.png", NULL);
-  gchar *desc = g_strdup_printf ("videotestsrc num-buffers=1 pattern=black "
-      "! video/x-raw,format=I420,width=64,height=64 ! videobox bottom=-64 "
-      "fill=white ! video/x-raw,width=64,height=128 ! videoconvert ! "
-      "video/x-raw,format=GRAY8 ! pngenc ! filesink location=%s", map);
-  GstElement *p = gst_parse_launch (desc, NULL);
   GstCaps *caps = video_caps ("GRAY8", 160, 120);
+  GstCaps *map_caps = video_caps ("GRAY8", 64, 128);
+  GstHarness *enc = gst_harness_new ("pngenc");
+  GRand *rand;
   GstVideoInfo info;
-  GstBuffer *in, *out;
+  GstBuffer *in, *out, *png;
   GstMapInfo a, b;
+  GstElement *p;
   GstMessage *m;
   GError *err = NULL;
   gchar *el;
   gint y, top_same = 1, bottom_diff = 0;
 
-  fail_unless (p != NULL);
-  gst_element_set_state (p, GST_STATE_PLAYING);
-  gst_message_unref (gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (p),
-          10 * GST_SECOND, GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
-  gst_element_set_state (p, GST_STATE_NULL);
-  gst_object_unref (p);
+  /* the map: 64 rows of 0 over 64 rows of 255, as a PNG */
+  gst_harness_set_src_caps (enc, gst_caps_ref (map_caps));
+  gst_video_info_from_caps (&info, map_caps);
+  in = gst_buffer_new_allocate (NULL, info.size, NULL);
+  gst_buffer_map (in, &a, GST_MAP_WRITE);
+  for (y = 0; y < 128; y++)
+    memset (a.data + y * GST_VIDEO_INFO_PLANE_STRIDE (&info, 0), y < 64 ? 0 :
+        255, 64);
+  gst_buffer_unmap (in, &a);
+  png = gst_harness_push_and_pull (enc, in);
+  fail_unless (png != NULL);
+  gst_buffer_map (png, &a, GST_MAP_READ);
+  fail_unless (g_file_set_contents (map, (const gchar *) a.data, a.size,
+          NULL));
+  gst_buffer_unmap (png, &a);
+  gst_buffer_unref (png);
+  gst_harness_teardown (enc);
+  gst_caps_unref (map_caps);
 
   gst_video_info_from_caps (&info, caps);
-  in = make_frame (&info, g_rand_new_with_seed (4), FALSE);
+  rand = g_rand_new_with_seed (4);
+  in = make_frame (&info, rand, FALSE);
+  g_rand_free (rand);
   el = g_strdup_printf ("cudafoveate backend=cpu blur-map=%s", map);
   out = run_frame (el, caps, in);
   gst_buffer_map (in, &a, GST_MAP_READ);
@@ -313,7 +326,6 @@ GST_START_TEST (test_blur_map)
   gst_message_unref (m);
   g_unlink (map);
   g_free (map);
-  g_free (desc);
   g_free (el);
   gst_caps_unref (caps);
 }
