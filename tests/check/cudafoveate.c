@@ -36,16 +36,20 @@ load_rgb (const gchar * name, GstVideoInfo * info)
 {
   gchar *path = g_build_filename (g_getenv ("CO_TEST_DATA_DIR"), "natural",
       name, NULL);
+  GError *err = NULL;
   GstElement *p = gst_parse_launch ("filesrc name=src ! pngdec ! "
-      "videoconvert ! video/x-raw,format=RGB ! appsink name=sink", NULL);
-  GstElement *src = gst_bin_get_by_name (GST_BIN (p), "src");
-  GstElement *sink = gst_bin_get_by_name (GST_BIN (p), "sink");
+      "videoconvert ! video/x-raw,format=RGB ! appsink name=sink", &err);
+  GstElement *src, *sink;
   GstSample *s;
   GstBuffer *buf = NULL;
 
+  /* a missing plugin fails here, never waits */
+  fail_unless (p != NULL && err == NULL, "%s", err ? err->message : "");
+  src = gst_bin_get_by_name (GST_BIN (p), "src");
+  sink = gst_bin_get_by_name (GST_BIN (p), "sink");
   g_object_set (src, "location", path, NULL);
   gst_element_set_state (p, GST_STATE_PLAYING);
-  s = gst_app_sink_pull_sample (GST_APP_SINK (sink));
+  s = gst_app_sink_try_pull_sample (GST_APP_SINK (sink), 30 * GST_SECOND);
   if (s) {
     gst_video_info_from_caps (info, gst_sample_get_caps (s));
     buf = gst_buffer_ref (gst_sample_get_buffer (s));
