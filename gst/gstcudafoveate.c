@@ -57,6 +57,9 @@ enum
 };
 
 #define FORMATS "{ RGBA, BGRA, RGBx, BGRx, RGB, GRAY8, NV12, I420 }"
+/* the widest blur, pixels: its table (every level up to it, 1/32 pixel
+ * apart) is a few megabytes */
+#define MAX_SIGMA 128
 
 G_DEFINE_TYPE_WITH_CODE (GstCudaFoveate, gst_cuda_foveate,
     GST_TYPE_CO_BASE_FILTER,
@@ -231,7 +234,7 @@ prepare (GstCudaFoveate * self, const CoFrame * in)
   CoFovea *f = &self->fovea;
   gboolean dirty;
   gint lo, hi, n, taps, shift;
-  gfloat dmax, smin;
+  gfloat dmax, smin, sig_hi;
   gsize bytes;
   guint8 *host;
   gboolean map_changed;
@@ -279,12 +282,29 @@ prepare (GstCudaFoveate * self, const CoFrame * in)
    * subsampled plane to beyond the farthest corner */
   shift = co_format_n_planes (in->format) > 1 ? 1 : 0;
   smin = co_fovea_sigma (&f->m, 0.0f, f->ln_ct) / (1 << shift);
-  dmax = 2.0f * f->d_corner + 2.0f * s.fragment;
+  {
+    /* fragment centres lie at most half a fragment outside the frame */
+    gfloat dx = MAX (f->fx + 0.5f, in->width - 0.5f - f->fx) +
+        0.5f * s.fragment + 1.0f;
+    gfloat dy = MAX (f->fy + 0.5f, in->height - 0.5f - f->fy) +
+        0.5f * s.fragment + 1.0f;
+    dmax = sqrtf (dx * dx + dy * dy);
+  }
   lo = MAX ((gint) floorf (smin * CO_FOVEA_Q + 0.5f) - 1,
       (gint) ceilf (s.model.min_sigma * CO_FOVEA_Q));
   lo = MAX (lo, 0);
-  hi = (gint) floorf (co_fovea_sigma (&f->m, co_fovea_eccentricity (&f->m,
-              dmax, f->d_corner), f->ln_ct) * CO_FOVEA_Q + 0.5f) + 1;
+  sig_hi = co_fovea_sigma (&f->m, co_fovea_eccentricity (&f->m, dmax,
+          f->d_corner), f->ln_ct);
+  if (!(sig_hi <= MAX_SIGMA)) {
+    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, ("The widest blur would be "
+            "sigma %.0f pixels, more than %d: lower strength (%g) or "
+            "corner-eccentricity (%g)", sig_hi, MAX_SIGMA, s.model.strength,
+            s.model.e_corner), ("%dx%d frame, fixation %g,%g, "
+            "pixels-per-degree %g", in->width, in->height, f->fx, f->fy,
+            s.model.ppd));
+    return FALSE;
+  }
+  hi = (gint) floorf (sig_hi * CO_FOVEA_Q + 0.5f) + 1;
   n = MAX (hi - lo + 1, 0);
   taps = co_fovea_table_size (lo, n);
   f->lo = lo;

@@ -12,6 +12,7 @@
 #include <gst/app/gstappsink.h>
 #include <gst/video/navigation.h>
 #include <math.h>
+#include <stdlib.h>
 #include <glib/gstdio.h>
 #include "foveate_math.h"
 #include "../ssim.h"
@@ -336,6 +337,49 @@ GST_START_TEST (test_blur_map)
 
 GST_END_TEST;
 
+/* Tiny frames of every format go through; a blur wider than 128 pixels is
+ * an error that says which properties to lower. */
+GST_START_TEST (test_bad_input)
+{
+  const gchar *sizes[][3] = { {"GRAY8", "1", "1"}, {"I420", "3", "3"},
+  {"NV12", "2", "2"}, {"RGB", "5", "1"}, {"RGBA", "1", "7"}
+  };
+  GstMessage *m;
+  GError *err = NULL;
+  GstElement *p;
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (sizes); i++) {
+    GstCaps *caps = video_caps (sizes[i][0], atoi (sizes[i][1]),
+        atoi (sizes[i][2]));
+    GstVideoInfo info;
+    GstBuffer *in, *out;
+
+    gst_video_info_from_caps (&info, caps);
+    in = make_frame (&info, NULL, TRUE);
+    out = run_frame ("cudafoveate backend=cpu show-map=true",
+        caps, in);
+    gst_buffer_unref (out);
+    gst_buffer_unref (in);
+    gst_caps_unref (caps);
+  }
+  p = gst_parse_launch ("videotestsrc num-buffers=1 ! video/x-raw,width=64,"
+      "height=64 ! cudafoveate backend=cpu strength=16 "
+      "corner-eccentricity=180 ! fakesink", NULL);
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  m = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (p), 10 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (p);
+  fail_unless (m && GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR);
+  gst_message_parse_error (m, &err, NULL);
+  fail_unless (strstr (err->message, "strength") != NULL, "%s", err->message);
+  g_clear_error (&err);
+  gst_message_unref (m);
+}
+
+GST_END_TEST;
+
 /* show-map draws the fragments' borders: the fovea's (copied) in blue. */
 GST_START_TEST (test_show_map)
 {
@@ -448,6 +492,7 @@ cudafoveate_suite (void)
   tcase_add_test (tc, test_gaze_results);
   tcase_add_test (tc, test_blur_map);
   tcase_add_test (tc, test_show_map);
+  tcase_add_test (tc, test_bad_input);
   tcase_add_test (tc, test_quality);
   tcase_add_test (tc, test_cuda_equals_cpu);
   return s;
