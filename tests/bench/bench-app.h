@@ -8,6 +8,7 @@
 #ifndef BENCH_APP_H
 #define BENCH_APP_H
 
+#include <stdlib.h>
 #include <gst/gst.h>
 #include <gst/app/gstappsrc.h>
 #include <gst/app/gstappsink.h>
@@ -106,6 +107,56 @@ bench_test_frames (gint w, gint h, const gchar * format,
   gst_object_unref (pipe);
   g_free (launch);
   return ok;
+}
+
+/* Seconds to push @n frames through @desc, an "appsrc name=src ..." launch
+ * line whose benchmarked element is named "el": *el is that element while
+ * the pipeline runs (for @need_data, which must call bench_push).  -1 on a
+ * pipeline error; a line that does not parse (no element: GST_PLUGIN_PATH
+ * must name the build's gst/) exits with status 2. */
+static G_GNUC_UNUSED gdouble
+bench_run (const gchar * desc, GCallback need_data, GstElement ** el,
+    guint64 n)
+{
+  GError *err = NULL;
+  GstElement *pipe = gst_parse_launch (desc, &err), *src;
+  GstBus *bus;
+  GstMessage *m;
+  gint64 t0;
+  gdouble ret = -1;
+
+  if (err) {
+    g_printerr ("%s: %s\n", desc, err->message);
+    g_error_free (err);
+    exit (2);
+  }
+  bus = gst_element_get_bus (pipe);
+  gst_bus_set_sync_handler (bus, bench_give_context, NULL, NULL);
+  src = gst_bin_get_by_name (GST_BIN (pipe), "src");
+  *el = gst_bin_get_by_name (GST_BIN (pipe), "el");
+  g_object_set (src, "caps", frame_caps, NULL);
+  g_signal_connect (src, "need-data", need_data, NULL);
+  pushed = 0;
+  limit = n;
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  t0 = g_get_monotonic_time ();
+  m = gst_bus_timed_pop_filtered (bus, 300 * GST_SECOND, GST_MESSAGE_EOS |
+      GST_MESSAGE_ERROR);
+  if (m && GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS)
+    ret = (g_get_monotonic_time () - t0) / 1e6;
+  else if (m) {
+    GError *e = NULL;
+    gst_message_parse_error (m, &e, NULL);
+    g_printerr ("ERROR in %s: %s\n", desc, e->message);
+    g_error_free (e);
+  }
+  gst_clear_message (&m);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_clear_object (el);
+  gst_object_unref (src);
+  gst_object_unref (bus);
+  gst_object_unref (pipe);
+  return ret;
 }
 
 #endif

@@ -12,7 +12,6 @@
  *   bench-foveate            (exit 2 without a GPU or without the element)
  */
 #include <gst/video/video.h>
-#include <stdlib.h>
 #include <string.h>
 #include "bench-app.h"
 #include "bench-cuda.h"
@@ -34,48 +33,11 @@ static gdouble
 run (const gchar * props, guint64 n)
 {
   gchar *d = g_strdup_printf ("appsrc name=src format=time ! cudafoveate "
-      "name=f backend=cuda %s ! fakesink sync=false", props);
-  GError *err = NULL;
-  GstElement *pipe = gst_parse_launch (d, &err), *src;
-  GstBus *bus;
-  GstMessage *m;
-  gint64 t0;
-  gdouble ret = -1;
+      "name=el backend=cuda %s ! fakesink sync=false", props);
+  gdouble t = bench_run (d, G_CALLBACK (need_data), &fovea, n);
 
-  if (err) {
-    /* e.g. no element: GST_PLUGIN_PATH must name the build's gst/ */
-    g_printerr ("%s: %s\n", d, err->message);
-    g_error_free (err);
-    exit (2);
-  }
-  bus = gst_element_get_bus (pipe);
-  gst_bus_set_sync_handler (bus, bench_give_context, NULL, NULL);
-  src = gst_bin_get_by_name (GST_BIN (pipe), "src");
-  fovea = gst_bin_get_by_name (GST_BIN (pipe), "f");
-  g_object_set (src, "caps", frame_caps, NULL);
-  g_signal_connect (src, "need-data", G_CALLBACK (need_data), NULL);
-  pushed = 0;
-  limit = n;
-  gst_element_set_state (pipe, GST_STATE_PLAYING);
-  t0 = g_get_monotonic_time ();
-  m = gst_bus_timed_pop_filtered (bus, 300 * GST_SECOND, GST_MESSAGE_EOS |
-      GST_MESSAGE_ERROR);
-  if (m && GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS)
-    ret = (g_get_monotonic_time () - t0) / 1e6;
-  else if (m) {
-    GError *e = NULL;
-    gst_message_parse_error (m, &e, NULL);
-    g_printerr ("ERROR in %s: %s\n", d, e->message);
-    g_error_free (e);
-  }
-  gst_clear_message (&m);
-  gst_element_set_state (pipe, GST_STATE_NULL);
-  gst_object_unref (fovea);
-  gst_object_unref (src);
-  gst_object_unref (bus);
-  gst_object_unref (pipe);
   g_free (d);
-  return ret;
+  return t;
 }
 
 /* ms per frame from two counts */
