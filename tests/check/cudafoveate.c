@@ -271,7 +271,6 @@ GST_START_TEST (test_blur_map)
   GstVideoInfo info;
   GstBuffer *in, *out, *png;
   GstMapInfo a, b;
-  GstElement *p;
   GstMessage *m;
   GError *err = NULL;
   gchar *el;
@@ -317,13 +316,8 @@ GST_START_TEST (test_blur_map)
   fail_unless (top_same, "the dark half of the map blurred");
   fail_unless_equals_int (bottom_diff, 40);
 
-  p = gst_parse_launch ("videotestsrc num-buffers=1 ! cudafoveate "
-      "backend=cpu blur-map=/nonexistent/map.png ! fakesink", NULL);
-  gst_element_set_state (p, GST_STATE_PLAYING);
-  m = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (p), 10 * GST_SECOND,
-      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  gst_element_set_state (p, GST_STATE_NULL);
-  gst_object_unref (p);
+  m = first_message ("cudafoveate backend=cpu blur-map=/nonexistent/map.png",
+      GST_MESSAGE_ERROR);
   fail_unless (m && GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR);
   gst_message_parse_error (m, &err, NULL);
   fail_unless (strstr (err->message, "blur map") != NULL, "%s", err->message);
@@ -346,7 +340,6 @@ GST_START_TEST (test_bad_input)
   };
   GstMessage *m;
   GError *err = NULL;
-  GstElement *p;
   guint i;
 
   for (i = 0; i < G_N_ELEMENTS (sizes); i++) {
@@ -363,14 +356,9 @@ GST_START_TEST (test_bad_input)
     gst_buffer_unref (in);
     gst_caps_unref (caps);
   }
-  p = gst_parse_launch ("videotestsrc num-buffers=1 ! video/x-raw,width=64,"
-      "height=64 ! cudafoveate backend=cpu strength=16 "
-      "corner-eccentricity=180 ! fakesink", NULL);
-  gst_element_set_state (p, GST_STATE_PLAYING);
-  m = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (p), 10 * GST_SECOND,
-      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  gst_element_set_state (p, GST_STATE_NULL);
-  gst_object_unref (p);
+  m = first_message_after ("video/x-raw, width=64, height=64",
+      "cudafoveate backend=cpu strength=16 corner-eccentricity=180",
+      GST_MESSAGE_ERROR);
   fail_unless (m && GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR);
   gst_message_parse_error (m, &err, NULL);
   fail_unless (strstr (err->message, "strength") != NULL, "%s", err->message);

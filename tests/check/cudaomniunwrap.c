@@ -144,39 +144,6 @@ GST_START_TEST (test_polar_sizes)
 
 GST_END_TEST;
 
-/* The first message of @type (or EOS) from "videotestsrc ! @caps ! @desc !
- * fakesink"; a pipeline that does not parse fails the test. */
-static GstMessage *
-first_message_after (const gchar * caps, const gchar * desc,
-    GstMessageType type)
-{
-  gchar *full = g_strdup_printf ("videotestsrc num-buffers=2 ! %s ! %s ! "
-      "fakesink", caps, desc);
-  GError *err = NULL;
-  GstElement *p = gst_parse_launch (full, &err);
-  GstBus *bus;
-  GstMessage *msg;
-
-  fail_unless (p != NULL && err == NULL, "%s: %s", full, err ? err->message :
-      "no pipeline");
-  bus = gst_element_get_bus (p);
-  gst_element_set_state (p, GST_STATE_PLAYING);
-  msg = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND, type |
-      GST_MESSAGE_EOS);
-  gst_element_set_state (p, GST_STATE_NULL);
-  gst_object_unref (bus);
-  gst_object_unref (p);
-  g_free (full);
-  return msg;
-}
-
-static GstMessage *
-first_message (const gchar * desc, GstMessageType type)
-{
-  return first_message_after ("video/x-raw, width=160, height=120", desc,
-      type);
-}
-
 /* An impossible donut is an error naming the radii; one off the frame is
  * a warning, and the frames still flow. */
 GST_START_TEST (test_polar_bad_geometry)

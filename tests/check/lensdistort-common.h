@@ -217,6 +217,40 @@ check_properties_while_playing (const gchar * desc, const gchar * ref_desc,
 }
 
 
+/* The first message of @type (or EOS) from "videotestsrc ! @caps ! @desc !
+ * fakesink"; a pipeline that does not parse fails the test. */
+static inline GstMessage *
+first_message_after (const gchar * caps, const gchar * desc,
+    GstMessageType type)
+{
+  gchar *full = g_strdup_printf ("videotestsrc num-buffers=2 ! %s ! %s ! "
+      "fakesink", caps, desc);
+  GError *err = NULL;
+  GstElement *p = gst_parse_launch (full, &err);
+  GstBus *bus;
+  GstMessage *msg;
+
+  fail_unless (p != NULL && err == NULL, "%s: %s", full, err ? err->message :
+      "no pipeline");
+  bus = gst_element_get_bus (p);
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  msg = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND, type |
+      GST_MESSAGE_EOS);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (p);
+  g_free (full);
+  return msg;
+}
+
+/* The same after 160x120 test frames. */
+static inline GstMessage *
+first_message (const gchar * desc, GstMessageType type)
+{
+  return first_message_after ("video/x-raw, width=160, height=120", desc,
+      type);
+}
+
 /* ---- injected faults (CO_FAULT_INJECT, common/gstcobasefilter.c) ---- */
 
 /* The first ERROR on @bus within @timeout (NULL: none). */
