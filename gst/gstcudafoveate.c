@@ -57,10 +57,6 @@ enum
 };
 
 #define FORMATS "{ RGBA, BGRA, RGBx, BGRx, RGB, GRAY8, NV12, I420 }"
-/* the widest blur, pixels: its table (every level up to it, 1/32 pixel
- * apart) is a few megabytes */
-#define MAX_SIGMA 128
-
 G_DEFINE_TYPE_WITH_CODE (GstCudaFoveate, gst_cuda_foveate,
     GST_TYPE_CO_BASE_FILTER,
     GST_DEBUG_CATEGORY_INIT (gst_cuda_foveate_debug, "cudafoveate", 0,
@@ -233,8 +229,7 @@ prepare (GstCudaFoveate * self, const CoFrame * in)
   GstCoFoveaSettings s;
   CoFovea *f = &self->fovea;
   gboolean dirty;
-  gint lo, hi, n, taps, shift;
-  gfloat dmax, smin, sig_hi;
+  gfloat sig_hi;
   gsize bytes;
   guint8 *host;
   gboolean map_changed;
@@ -250,15 +245,17 @@ prepare (GstCudaFoveate * self, const CoFrame * in)
   if (!dirty)
     return TRUE;
 
-  memset (f, 0, sizeof *f);
-  f->m = s.model;
-  f->ln_ct = logf (1.0f / s.model.ct0);
-  f->fx = (gfloat) (s.fixation_x * in->width - 0.5);
-  f->fy = (gfloat) (s.fixation_y * in->height - 0.5);
-  f->d_corner = 0.5f * sqrtf ((gfloat) in->width * in->width +
-      (gfloat) in->height * in->height);
-  f->d_corner_x = 0.5f * in->width;
-  f->d_corner_y = 0.5f * in->height;
+  sig_hi = co_fovea_plan (f, &s.model, in->format, in->width, in->height,
+      s.fixation_x, s.fixation_y, s.fragment);
+  if (!(sig_hi <= CO_FOVEA_MAX_SIGMA)) {
+    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, ("The widest blur would be "
+            "sigma %.0f pixels, more than %.0f: lower strength (%g) or "
+            "corner-eccentricity (%g)", sig_hi, CO_FOVEA_MAX_SIGMA,
+            s.model.strength, s.model.e_corner), ("%dx%d frame, fixation "
+            "%g,%g, pixels-per-degree %g", in->width, in->height, f->fx,
+            f->fy, s.model.ppd));
+    return FALSE;
+  }
   f->show = s.show_map;
   {
     /* red on the map: the level of the farthest corner (or of the map's
@@ -269,52 +266,17 @@ prepare (GstCudaFoveate * self, const CoFrame * in)
         co_fovea_eccentricity (&s.model, sqrtf (dx * dx + dy * dy),
         f->d_corner);
     f->show_hi = (gint) floorf (co_fovea_sigma (&s.model, e,
-            logf (1.0f / s.model.ct0)) * CO_FOVEA_Q + 0.5f);
+            f->ln_ct) * CO_FOVEA_Q + 0.5f);
   }
   if (self->map_path) {
     f->map = self->map_mem;
     f->map_w = self->map_w;
     f->map_h = self->map_h;
   }
-  f->fragment = s.fragment;
   f->direct = g_getenv ("CO_FOVEA_DIRECT") != NULL;
-  /* every level a fragment centre can take: from the fixation in the most
-   * subsampled plane to beyond the farthest corner */
-  shift = co_format_n_planes (in->format) > 1 ? 1 : 0;
-  smin = co_fovea_sigma (&f->m, 0.0f, f->ln_ct) / (1 << shift);
-  {
-    /* fragment centres lie at most half a fragment outside the frame */
-    gfloat dx = MAX (f->fx + 0.5f, in->width - 0.5f - f->fx) +
-        0.5f * s.fragment + 1.0f;
-    gfloat dy = MAX (f->fy + 0.5f, in->height - 0.5f - f->fy) +
-        0.5f * s.fragment + 1.0f;
-    dmax = sqrtf (dx * dx + dy * dy);
-  }
-  lo = MAX ((gint) floorf (smin * CO_FOVEA_Q + 0.5f) - 1,
-      (gint) ceilf (s.model.min_sigma * CO_FOVEA_Q));
-  lo = MAX (lo, 0);
-  sig_hi = co_fovea_sigma (&f->m, co_fovea_eccentricity (&f->m, dmax,
-          f->d_corner), f->ln_ct);
-  if (!(sig_hi <= MAX_SIGMA)) {
-    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, ("The widest blur would be "
-            "sigma %.0f pixels, more than %d: lower strength (%g) or "
-            "corner-eccentricity (%g)", sig_hi, MAX_SIGMA, s.model.strength,
-            s.model.e_corner), ("%dx%d frame, fixation %g,%g, "
-            "pixels-per-degree %g", in->width, in->height, f->fx, f->fy,
-            s.model.ppd));
-    return FALSE;
-  }
-  hi = (gint) floorf (sig_hi * CO_FOVEA_Q + 0.5f) + 1;
-  n = MAX (hi - lo + 1, 0);
-  taps = co_fovea_table_size (lo, n);
-  f->lo = lo;
-  f->n = n;
-  f->rmax = co_fovea_radius ((gfloat) (lo + n - 1) / CO_FOVEA_Q);
-  bytes = GST_ROUND_UP_16 ((n + 1) * sizeof (gint32)) + taps * sizeof (gfloat);
-
+  bytes = co_fovea_table_bytes (f);
   host = g_malloc (bytes);
-  co_fovea_table (lo, n, (gint32 *) host, (gfloat *) (host +
-          GST_ROUND_UP_16 ((n + 1) * sizeof (gint32))));
+  co_fovea_fill_table (f, host);
   if (!gst_co_base_filter_ensure (base, &self->table, &self->table_size,
           bytes)) {
     g_free (host);
@@ -331,11 +293,10 @@ prepare (GstCudaFoveate * self, const CoFrame * in)
     memcpy (self->table, host, bytes);
   }
   g_free (host);
-  f->off = (const gint32 *) self->table;
-  f->w = (const gfloat *) ((guint8 *) self->table +
-      GST_ROUND_UP_16 ((n + 1) * sizeof (gint32)));
-  GST_DEBUG_OBJECT (self, "fixation %.1f,%.1f: levels %d..%d, %d taps, "
-      "widest radius %d", f->fx, f->fy, lo, lo + n - 1, taps, f->rmax);
+  co_fovea_bind_table (f, self->table);
+  GST_DEBUG_OBJECT (self, "fixation %.1f,%.1f: levels %d..%d, %"
+      G_GSIZE_FORMAT " table bytes, widest radius %d", f->fx, f->fy, f->lo,
+      f->lo + f->n - 1, bytes, f->rmax);
   return TRUE;
 }
 

@@ -4,22 +4,28 @@
  * paper's), the horizontal pass into a shared float tile over the
  * fragment's rows and r more above and below, then the vertical pass; the
  * sums of foveate_math.h in the order of the C reference, so the bytes are
- * the same.  A kernel too wide for shared memory takes the direct path (each
- * pixel sums its own horizontal passes) rather than a clipped blur.
+ * the same.  A kernel too wide for shared memory takes the direct path
+ * (each pixel sums its own horizontal passes) rather than a clipped blur.
  */
 #include <cuda_runtime.h>
 #include "foveate_math.h"
 
-#define BLOCK 256
 #define SHARED_DEFAULT (48 * 1024)
 
-/* The fragment's input, r pixels round it (the frame's edges repeated),
- * is read once into shared memory as floats; the horizontal pass sums it
- * into a second float tile, the vertical pass writes the frame.  A thread
- * does all C channels of a pixel (a float4 for four), each channel's sum
- * in co_fovea_hsum's and co_fovea_vsum's order, so the bytes are the C
- * reference's.  Shared memory: the half kernel mirrored (2r + 1 taps), the
- * input tile, the horizontal sums. */
+/* A fragment's blur in shared memory.  The input, r pixels round it (the
+ * frame's edges repeated), is read once as one word per pixel (its C
+ * bytes); the horizontal pass sums it into a float tile, the vertical pass
+ * writes the frame.  A thread makes K = 4 outputs of a pass, all C
+ * channels, sliding a window of inputs through registers four taps at a
+ * time: one shared read per input and one per four taps, rather than one
+ * per tap and output.  The taps are the kernel mirrored (-r .. r), then
+ * zeros up to a multiple of four: each sum keeps co_fovea_hsum's and
+ * co_fovea_vsum's order, and a zero tap adds +0 exactly, so the bytes are
+ * the C reference's.  Radius is a run-time value: the code stays small
+ * enough for the instruction cache when neighbouring fragments differ. */
+#define K 4
+#define LOADS 4
+
 template < int C > struct Px
 {
   float v[C];
@@ -35,6 +41,7 @@ template < int C > __device__ static inline Px < C > load_px (const float *p)
     x.v[2] = q.z;
     x.v[3] = q.w;
   } else {
+#pragma unroll
     for (int c = 0; c < C; c++)
       x.v[c] = p[c];
   }
@@ -47,24 +54,115 @@ store_px (float *p, const Px < C > &x)
   if (C == 4)
     *(float4 *) p = make_float4 (x.v[0], x.v[1], x.v[2], x.v[3]);
   else
+#pragma unroll
     for (int c = 0; c < C; c++)
       p[c] = x.v[c];
 }
 
+/* A byte to its float without I2F (a quarter-rate instruction on the SM):
+ * the byte as the low mantissa of 2^23, less 2^23, exact. */
+template < int C > __device__ static inline Px < C > unpack (uint32_t v)
+{
+  Px < C > x;
+#pragma unroll
+  for (int c = 0; c < C; c++)
+    x.v[c] = __uint_as_float (__byte_perm (v, 0x4b000000u, 0x7540u | c)) -
+        8388608.0f;
+  return x;
+}
+
+/* acc[o] += w x[o] (fused), four outputs, every channel */
+template < int C > __device__ static inline void
+tap (Px < C > *acc, float w, const Px < C > &x0, const Px < C > &x1,
+    const Px < C > &x2, const Px < C > &x3)
+{
+#pragma unroll
+  for (int c = 0; c < C; c++) {
+    acc[0].v[c] = co_fovea_mac (acc[0].v[c], w, x0.v[c]);
+    acc[1].v[c] = co_fovea_mac (acc[1].v[c], w, x1.v[c]);
+    acc[2].v[c] = co_fovea_mac (acc[2].v[c], w, x2.v[c]);
+    acc[3].v[c] = co_fovea_mac (acc[3].v[c], w, x3.v[c]);
+  }
+}
+
+/* K outputs of one pass: output o is the sum over taps k of w[k] times
+ * the input at t + (o + k) * step, in tap order; inputs slide through four
+ * registers, one new one a tap.  The sums go to @out (@ostep floats apart)
+ * or, without it, stay in @acc. */
+template < int C > __device__ static inline void
+slide (const float *w, int nt, const float *t, int step, float *out,
+    int ostep, Px < C > *acc = NULL)
+{
+  Px < C > s[K], a, b, c, d;
+
+  if (!acc)
+    acc = s;
+#pragma unroll
+  for (int o = 0; o < K; o++)
+#pragma unroll
+    for (int ch = 0; ch < C; ch++)
+      acc[o].v[ch] = 0.0f;
+  a = load_px < C > (t);
+  b = load_px < C > (t + step);
+  c = load_px < C > (t + 2 * step);
+  for (int k = 0; k < nt; k += 4) {
+    const float4 wk = *(const float4 *) (w + k);
+    const float *u = t + (k + 3) * step;
+    /* taps k .. k + 3: output o reads inputs k + o .. k + o + 3 */
+    d = load_px < C > (u);
+    tap < C > (acc, wk.x, a, b, c, d);
+    a = load_px < C > (u + step);
+    tap < C > (acc, wk.y, b, c, d, a);
+    b = load_px < C > (u + 2 * step);
+    tap < C > (acc, wk.z, c, d, a, b);
+    c = load_px < C > (u + 3 * step);
+    tap < C > (acc, wk.w, d, a, b, c);
+  }
+  if (out)
+#pragma unroll
+    for (int o = 0; o < K; o++)
+      store_px < C > (out + o * ostep, acc[o]);
+}
+
+/* The layout of one fragment's shared memory at radius r: nt taps (2r + 1
+ * rounded up to four), the input tile as floats, C a pixel, ts pixels a
+ * row, then the horizontal sums, hs floats a row, as many rows.  A window
+ * reads three pixels past its last tap, hence F + nt - 1 of each. */
+struct Layout
+{
+  int nt, rows, ts, hs;
+
+  __host__ __device__ Layout (int F, int r, int C)
+  {
+    nt = (2 * r + 1 + 3) & ~3;
+    rows = F + nt - 1;
+    /* odd: the lanes of a warp, on different rows of one column, fall in
+     * different banks */
+    ts = (F + nt - 1) | 1;
+    hs = (F + 1) * C;
+  }
+  __host__ __device__ size_t bytes (int C) const
+  {
+    return sizeof (float) * ((size_t) nt + (size_t) rows * ts * C +
+        (size_t) rows * hs) + 16;
+  }
+};
+
 template < int C > __global__ static void
 fovea_tiles (CoFovea f, const uint8_t * src, int spitch, uint8_t * dst,
-    int dpitch, int width, int height, int shift, int F, int sx, int sy)
+    int dpitch, int width, int height, int shift, int F, int sx, int sy,
+    bool word)
 {
   extern __shared__ float4 smem4[];
-  float *smem = (float *) smem4;
   const int x0 = sx + blockIdx.x * F, y0 = sy + blockIdx.y * F;
-  const int xa = max (x0, 0), ya = max (y0, 0);
-  const int xb = min (x0 + F, width), yb = min (y0 + F, height);
-  const int cols = xb - xa, rows = yb - ya;
+  /* every thread works the level out: cheaper than a barrier's wait */
   const int level = co_fovea_level (&f, shift, F, x0, y0);
-  int i, c, k;
+  int i;
 
   if (level < 0) {
+    const int xa = max (x0, 0), ya = max (y0, 0);
+    const int cols = min (x0 + F, width) - xa;
+    const int rows = min (y0 + F, height) - ya;
     for (i = threadIdx.x; i < rows * cols * C; i += blockDim.x) {
       int y = ya + i / (cols * C), b = xa * C + i % (cols * C);
       dst[(size_t) y * dpitch + b] = src[(size_t) y * spitch + b];
@@ -72,49 +170,82 @@ fovea_tiles (CoFovea f, const uint8_t * src, int spitch, uint8_t * dst,
     return;
   }
   const int r = f.off[level - f.lo + 1] - f.off[level - f.lo] - 1;
-  const int n = 2 * r + 1, tw = cols + 2 * r, th = rows + 2 * r;
-  /* float4-aligned parts: the taps, the tile, the sums */
-  float *w = smem;
-  float *tile = w + ((n + 3) & ~3);
-  float *h = tile + ((th * tw * C + 3) & ~3);
+  const Layout L (F, r, C);
+  float *w = (float *) smem4;
+  float *tile = w + L.nt;
+  float *h = tile + L.rows * L.ts * C;
 
-  for (i = threadIdx.x; i < n; i += blockDim.x)
-    w[i] = f.w[f.off[level - f.lo] + (i < r ? r - i : i - r)];
-  for (i = threadIdx.x; i < th * tw; i += blockDim.x) {
-    int y = co_fovea_clampi (ya - r + i / tw, height - 1);
-    int x = co_fovea_clampi (xa - r + i % tw, width - 1);
-    const uint8_t *p = src + (size_t) y * spitch + (size_t) x * C;
-    for (c = 0; c < C; c++)
-      tile[i * C + c] = (float) p[c];
+  for (i = threadIdx.x; i < L.nt; i += blockDim.x)
+    w[i] = i > 2 * r ? 0.0f : f.w[f.off[level - f.lo] + abs (i - r)];
+  /* LOADS global reads in flight a thread before the first is used: the
+   * tile's load is the block's longest wait */
+  for (int base = threadIdx.x; base < L.rows * L.ts;
+      base += LOADS * blockDim.x) {
+    uint32_t v[LOADS][C];
+#pragma unroll
+    for (int u = 0; u < LOADS; u++) {
+      const int j = base + u * blockDim.x;
+      if (j >= L.rows * L.ts)
+        break;
+      const uint8_t *p = src + (size_t) co_fovea_clampi (y0 - r + j / L.ts,
+          height - 1) * spitch + (size_t) co_fovea_clampi (x0 - r +
+          j % L.ts, width - 1) * C;
+      if (C == 4 && word)
+        v[u][0] = *(const uint32_t *) p;
+      else
+#pragma unroll
+        for (int c = 0; c < C; c++)
+          v[u][c] = p[c];
+    }
+#pragma unroll
+    for (int u = 0; u < LOADS; u++) {
+      const int j = base + u * blockDim.x;
+      Px < C > px;
+      if (j >= L.rows * L.ts)
+        break;
+      if (C == 4 && word)
+        px = unpack < C > (v[u][0]);
+      else
+#pragma unroll
+        for (int c = 0; c < C; c++)
+          px.v[c] = (float) v[u][c];
+      store_px < C > (tile + j * C, px);
+    }
   }
   __syncthreads ();
-  for (i = threadIdx.x; i < th * cols; i += blockDim.x) {
-    const float *t = tile + ((i / cols) * tw + i % cols) * C;
-    Px < C > acc;
-    for (c = 0; c < C; c++)
-      acc.v[c] = 0.0f;
-    for (k = 0; k < n; k++) {
-      Px < C > p = load_px < C > (t + k * C);
-      for (c = 0; c < C; c++)
-        acc.v[c] += w[k] * p.v[c];
-    }
-    store_px < C > (h + i * C, acc);
-  }
+  /* horizontal: a warp a column of K outputs, its lanes down the tile's
+   * rows (no division by the row count) */
+  for (int x = threadIdx.x / 32 * K; x < F; x += blockDim.x / 32 * K)
+    for (int row = threadIdx.x % 32; row < L.rows; row += 32)
+      slide < C > (w, L.nt, tile + (row * L.ts + x) * C, C,
+          h + row * L.hs + x * C, C);
   __syncthreads ();
-  for (i = threadIdx.x; i < rows * cols; i += blockDim.x) {
-    int y = i / cols, x = i % cols;
-    const float *t = h + (y * cols + x) * C;
-    uint8_t *o = dst + (size_t) (ya + y) * dpitch + (size_t) (xa + x) * C;
-    Px < C > acc;
-    for (c = 0; c < C; c++)
-      acc.v[c] = 0.0f;
-    for (k = 0; k < n; k++) {
-      Px < C > p = load_px < C > (t + k * cols * C);
-      for (c = 0; c < C; c++)
-        acc.v[c] += w[k] * p.v[c];
+  /* vertical: K rows of one column a thread; lanes along the row (F is a
+   * power of two) */
+  const int lg = 31 - __clz (F);
+  for (i = threadIdx.x; i < F * (F / K); i += blockDim.x) {
+    const int x = i & (F - 1), y = (i >> lg) * K;
+    Px < C > acc[K];
+
+    slide < C > (w, L.nt, h + y * L.hs + x * C, L.hs, NULL, 0, acc);
+    if (x0 + x < 0 || x0 + x >= width)
+      continue;
+#pragma unroll
+    for (int o = 0; o < K; o++) {
+      const int yy = y0 + y + o;
+      if (yy < 0 || yy >= height)
+        continue;
+      uint8_t *p = dst + (size_t) yy * dpitch + (size_t) (x0 + x) * C;
+      if (C == 4 && word)
+        *(uint32_t *) p = co_fovea_round (acc[o].v[0]) |
+            co_fovea_round (acc[o].v[1]) << 8 |
+            co_fovea_round (acc[o].v[2]) << 16 |
+            (uint32_t) co_fovea_round (acc[o].v[3]) << 24;
+      else
+#pragma unroll
+        for (int ch = 0; ch < C; ch++)
+          p[ch] = co_fovea_round (acc[o].v[ch]);
     }
-    for (c = 0; c < C; c++)
-      o[c] = co_fovea_round (acc.v[c]);
   }
 }
 
@@ -143,9 +274,9 @@ fovea_direct (CoFovea f, const uint8_t * src, int spitch, uint8_t * dst,
   for (c = 0; c < bpp; c++) {
     float acc = 0.0f;
     for (k = -r; k <= r; k++)
-      acc += w[k < 0 ? -k : k] * co_fovea_hsum (src + (size_t)
-          co_fovea_clampi (y + k, height - 1) * spitch, bpp, width, x, c, w,
-          r);
+      acc = co_fovea_mac (acc, w[k < 0 ? -k : k], co_fovea_hsum (src +
+              (size_t) co_fovea_clampi (y + k, height - 1) * spitch, bpp,
+              width, x, c, w, r));
     dst[(size_t) y * dpitch + (size_t) x * bpp + c] = co_fovea_round (acc);
   }
 }
@@ -171,19 +302,23 @@ co_fovea_cuda (const CoFovea * f, const CoFrame * in, CoFrame * out,
     co_plane_size (in->width, in->height, shift, &w, &h);
     co_fovea_tiling (f, shift, w, h, &F, &sx, &sy, &nx, &ny);
     rmax = f->rmax;
-    /* the taps, the input tile, the horizontal sums, each padded to a
-     * float4 */
-    shared = sizeof (float) * ((size_t) (2 * rmax + 4) +
-        (size_t) (F + 2 * rmax) * (F + 2 * rmax) * bpp + 3 +
-        (size_t) F * (F + 2 * rmax) * bpp + 3);
+    shared = Layout (F, rmax, bpp).bytes (bpp);
     if (shared <= (size_t) shared_max && !f->direct) {
       dim3 grid (nx, ny);
+      /* the horizontal pass's rows, K outputs each, a thread apiece for
+       * the common radii */
+      int block = F <= 8 ? 64 : F <= 16 ? 128 : 256;
+      /* RGBA words straight from and to the frames where they are
+       * aligned */
+      bool word = ((uintptr_t) in->data[p] | (uintptr_t) in->pitch[p] |
+          (uintptr_t) out->data[p] | (uintptr_t) out->pitch[p]) % 4 == 0;
       /* past 48 KB a kernel must ask for its shared memory */
 #define TILES(C) ((shared <= SHARED_DEFAULT || (err = cudaFuncSetAttribute \
           (fovea_tiles < C >, cudaFuncAttributeMaxDynamicSharedMemorySize, \
           (int) shared)) == cudaSuccess) ? (void) (fovea_tiles < C > <<< \
-          grid, BLOCK, shared, st >>> (*f, in->data[p], in->pitch[p], \
-          out->data[p], out->pitch[p], w, h, shift, F, sx, sy)) : (void) 0)
+          grid, block, shared, st >>> (*f, in->data[p], in->pitch[p], \
+          out->data[p], out->pitch[p], w, h, shift, F, sx, sy, word)) : \
+          (void) 0)
       switch (bpp) {
         case 1:
           TILES (1);

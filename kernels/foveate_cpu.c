@@ -69,7 +69,81 @@ co_fovea_table (int lo, int n, int32_t * off, float *w)
   }
 }
 
+/* Offsets first, then the taps, 16-byte aligned. */
+static size_t
+taps_at (int n)
+{
+  return ((size_t) (n + 1) * sizeof (int32_t) + 15) & ~(size_t) 15;
+}
+
+float
+co_fovea_plan (CoFovea * f, const CoFoveaModel * m, CoFormat format,
+    int width, int height, double fix_x, double fix_y, int fragment)
+{
+  int lo, hi, shift;
+  float dx, dy, smin, sig_hi;
+
+  memset (f, 0, sizeof *f);
+  f->m = *m;
+  f->ln_ct = logf (1.0f / m->ct0);
+  f->fx = (float) (fix_x * width - 0.5);
+  f->fy = (float) (fix_y * height - 0.5);
+  f->d_corner = 0.5f * sqrtf ((float) width * width + (float) height *
+      height);
+  f->d_corner_x = 0.5f * width;
+  f->d_corner_y = 0.5f * height;
+  f->fragment = fragment;
+  /* every level a fragment centre can take: from the fixation in the most
+   * subsampled plane to beyond the farthest corner (fragment centres lie at
+   * most half a fragment outside the frame) */
+  shift = co_format_n_planes (format) > 1 ? 1 : 0;
+  smin = co_fovea_sigma (m, 0.0f, f->ln_ct) / (float) (1 << shift);
+  dx = fmaxf (f->fx + 0.5f, width - 0.5f - f->fx) + 0.5f * fragment + 1.0f;
+  dy = fmaxf (f->fy + 0.5f, height - 0.5f - f->fy) + 0.5f * fragment + 1.0f;
+  sig_hi = co_fovea_sigma (m, co_fovea_eccentricity (m, sqrtf (dx * dx +
+              dy * dy), f->d_corner), f->ln_ct);
+  if (!(sig_hi <= CO_FOVEA_MAX_SIGMA))
+    return sig_hi;
+  lo = (int) floorf (smin * CO_FOVEA_Q + 0.5f) - 1;
+  hi = (int) ceilf (m->min_sigma * CO_FOVEA_Q);
+  lo = lo > hi ? lo : hi;
+  lo = lo > 0 ? lo : 0;
+  hi = (int) floorf (sig_hi * CO_FOVEA_Q + 0.5f) + 1;
+  f->lo = lo;
+  f->n = hi - lo + 1 > 0 ? hi - lo + 1 : 0;
+  f->rmax = co_fovea_radius ((float) (lo + f->n - 1) / CO_FOVEA_Q);
+  return sig_hi;
+}
+
+size_t
+co_fovea_table_bytes (const CoFovea * f)
+{
+  return taps_at (f->n) + sizeof (float) * (size_t) co_fovea_table_size (f->lo,
+      f->n);
+}
+
+void
+co_fovea_fill_table (const CoFovea * f, void *table)
+{
+  co_fovea_table (f->lo, f->n, (int32_t *) table, (float *) ((uint8_t *)
+          table + taps_at (f->n)));
+}
+
+void
+co_fovea_bind_table (CoFovea * f, const void *table)
+{
+  f->off = (const int32_t *) table;
+  f->w = (const float *) ((const uint8_t *) table + taps_at (f->n));
+}
+
 /* One fragment of one plane; @h holds size x (size + 2 rmax) floats. */
+/* On x86-64 a clone of the loop for CPUs with FMA, where fmaf is one
+ * instruction; the default clone calls the library's fmaf, as exact. */
+#if defined(__x86_64__) && defined(__has_attribute)
+#if __has_attribute(target_clones)
+__attribute__((target_clones ("fma", "default")))
+#endif
+#endif
 static void
 fragment (const CoFovea * f, const uint8_t * src, int spitch, uint8_t * dst,
     int dpitch, int bpp, int width, int height, int shift, int size, int x0,

@@ -4,8 +4,9 @@
  * "CUDA-Optimized real-time rendering of a Foveated Visual System", 2020,
  * on Geisler and Perry's contrast threshold), shared by the C reference and
  * CUDA (written once, __host__ __device__, float arithmetic that both round
- * the same way: no contraction, no transcendental the two libraries could
- * round apart on the device side).
+ * the same way: the blur's multiply-adds fused on purpose, co_fovea_mac,
+ * nothing contracted behind our back, no transcendental the two libraries
+ * could round apart on the device side).
  *
  * A pixel at distance d (pixels) from the fixation point has eccentricity
  *   e = d / d_corner * e_corner            (degrees; d_corner: half the
@@ -171,6 +172,16 @@ co_fovea_clampi (int v, int hi)
   return v < 0 ? 0 : v > hi ? hi : v;
 }
 
+/* acc + w x, rounded once: the device's FFMA (half the instructions of a
+ * multiply and an add, the blur's bound on the GPU) and C's fmaf, which
+ * rounds the same (an instruction where the CPU has one; foveate_cpu.c
+ * builds a clone of its loop for such CPUs). */
+CO_HD float
+co_fovea_mac (float acc, float w, float x)
+{
+  return fmaf (w, x, acc);
+}
+
 /* The horizontal pass at (x, y) for channel @c: taps -r..r in that order,
  * the frame's edges repeated. */
 CO_HD float
@@ -181,8 +192,8 @@ co_fovea_hsum (const uint8_t * row, int bpp, int width, int x, int c,
   int k;
 
   for (k = -r; k <= r; k++)
-    acc += w[k < 0 ? -k : k] * (float) row[co_fovea_clampi (x + k, width - 1)
-        * bpp + c];
+    acc = co_fovea_mac (acc, w[k < 0 ? -k : k],
+        (float) row[co_fovea_clampi (x + k, width - 1) * bpp + c]);
   return acc;
 }
 
@@ -202,7 +213,7 @@ co_fovea_vsum (const float *h, int stride, const float *w, int r)
   int k;
 
   for (k = -r; k <= r; k++)
-    acc += w[k < 0 ? -k : k] * h[(k + r) * stride];
+    acc = co_fovea_mac (acc, w[k < 0 ? -k : k], h[(k + r) * stride]);
   return co_fovea_round (acc);
 }
 
@@ -260,6 +271,22 @@ int co_fovea_cpu (const CoFovea * f, const CoFrame * in, CoFrame * out);
  * frame use (*hi < *lo when every fragment is copied); the taps of levels
  * lo .. lo + n - 1; the table itself, @off n + 1 entries, @w that many
  * taps. */
+/* The widest blur, sigma in pixels: its table (every level up to it, 1/32
+ * pixel apart) is a few megabytes. */
+#define CO_FOVEA_MAX_SIGMA 128.0f
+
+/* Everything of @f for a frame but the blur map, show-map and the table's
+ * address: the model, the fixation (0..1 of the frame), the fragment size
+ * and the levels a fragment centre can take.  Returns the widest sigma;
+ * above CO_FOVEA_MAX_SIGMA @f is left without levels (the caller's error).
+ * Then the table: its size, its bytes into host memory, and its address
+ * (host or device) into @f. */
+float co_fovea_plan (CoFovea * f, const CoFoveaModel * m, CoFormat format,
+    int width, int height, double fix_x, double fix_y, int fragment);
+size_t co_fovea_table_bytes (const CoFovea * f);
+void co_fovea_fill_table (const CoFovea * f, void *table);
+void co_fovea_bind_table (CoFovea * f, const void *table);
+
 void co_fovea_level_range (const CoFovea * f, CoFormat format, int width,
     int height, int *lo, int *hi);
 int co_fovea_table_size (int lo, int n);
