@@ -273,7 +273,13 @@ prepare (GstCudaFoveate * self, const CoFrame * in)
     f->map_w = self->map_w;
     f->map_h = self->map_h;
   }
-  f->direct = g_getenv ("CO_FOVEA_DIRECT") != NULL;
+  {
+    /* tests: CO_FOVEA_PATH=packed or direct forces that way on the device */
+    const gchar *path = g_getenv ("CO_FOVEA_PATH");
+    f->path = !g_strcmp0 (path, "direct") ? CO_FOVEA_PATH_DIRECT :
+        !g_strcmp0 (path, "packed") ? CO_FOVEA_PATH_PACKED :
+        CO_FOVEA_PATH_AUTO;
+  }
   bytes = co_fovea_table_bytes (f);
   host = g_malloc (bytes);
   co_fovea_fill_table (f, host);

@@ -4,8 +4,10 @@
  * paper's), the horizontal pass into a shared float tile over the
  * fragment's rows and r more above and below, then the vertical pass; the
  * sums of foveate_math.h in the order of the C reference, so the bytes are
- * the same.  A kernel too wide for shared memory takes the direct path
- * (each pixel sums its own horizontal passes) rather than a clipped blur.
+ * the same.  A kernel too wide for the tile of floats in shared memory
+ * packs the tile as bytes; too wide even for that, it takes the direct
+ * path (each pixel sums its own horizontal passes) rather than a clipped
+ * blur.
  */
 #include <cuda_runtime.h>
 #include "foveate_math.h"
@@ -85,13 +87,35 @@ tap (Px < C > *acc, float w, const Px < C > &x0, const Px < C > &x1,
   }
 }
 
+/* Where a pass reads its inputs: floats, C a pixel, @step floats apart
+ * (the float tile, the horizontal sums), or one word of C bytes a pixel
+ * (the packed tile). */
+template < int C > struct Floats
+{
+  const float *p;
+  int step;
+  __device__ Px < C > operator () (int j) const
+  {
+    return load_px < C > (p + j * step);
+  }
+};
+
+template < int C > struct Words
+{
+  const uint32_t *p;
+  __device__ Px < C > operator () (int j) const
+  {
+    return unpack < C > (p[j]);
+  }
+};
+
 /* K outputs of one pass: output o is the sum over taps k of w[k] times
- * the input at t + (o + k) * step, in tap order; inputs slide through four
- * registers, one new one a tap.  The sums go to @out (@ostep floats apart)
- * or, without it, stay in @acc. */
-template < int C > __device__ static inline void
-slide (const float *w, int nt, const float *t, int step, float *out,
-    int ostep, Px < C > *acc = NULL)
+ * input o + k, in tap order; inputs slide through four registers, one new
+ * one a tap.  The sums go to @out (@ostep floats apart) or, without it,
+ * stay in @acc. */
+template < int C, class Src > __device__ static inline void
+slide (const float *w, int nt, const Src in, float *out, int ostep,
+    Px < C > *acc = NULL)
 {
   Px < C > s[K], a, b, c, d;
 
@@ -102,20 +126,19 @@ slide (const float *w, int nt, const float *t, int step, float *out,
 #pragma unroll
     for (int ch = 0; ch < C; ch++)
       acc[o].v[ch] = 0.0f;
-  a = load_px < C > (t);
-  b = load_px < C > (t + step);
-  c = load_px < C > (t + 2 * step);
+  a = in (0);
+  b = in (1);
+  c = in (2);
   for (int k = 0; k < nt; k += 4) {
     const float4 wk = *(const float4 *) (w + k);
-    const float *u = t + (k + 3) * step;
     /* taps k .. k + 3: output o reads inputs k + o .. k + o + 3 */
-    d = load_px < C > (u);
+    d = in (k + 3);
     tap < C > (acc, wk.x, a, b, c, d);
-    a = load_px < C > (u + step);
+    a = in (k + 4);
     tap < C > (acc, wk.y, b, c, d, a);
-    b = load_px < C > (u + 2 * step);
+    b = in (k + 5);
     tap < C > (acc, wk.z, c, d, a, b);
-    c = load_px < C > (u + 3 * step);
+    c = in (k + 6);
     tap < C > (acc, wk.w, d, a, b, c);
   }
   if (out)
@@ -125,14 +148,17 @@ slide (const float *w, int nt, const float *t, int step, float *out,
 }
 
 /* The layout of one fragment's shared memory at radius r: nt taps (2r + 1
- * rounded up to four), the input tile as floats, C a pixel, ts pixels a
- * row, then the horizontal sums, hs floats a row, as many rows.  A window
- * reads three pixels past its last tap, hence F + nt - 1 of each. */
+ * rounded up to four), the input tile, ts pixels a row, then the
+ * horizontal sums, hs floats a row, as many rows.  A window reads three
+ * pixels past its last tap, hence F + nt - 1 of each.  The tile holds
+ * floats, C a pixel, or, packed, a word of C bytes a pixel: a quarter of
+ * the room for the widest kernels, at the price of unpacking each input in
+ * the horizontal pass. */
 struct Layout
 {
-  int nt, rows, ts, hs;
+  int nt, rows, ts, hs, tile;   /* tile: its size in floats or words */
 
-  __host__ __device__ Layout (int F, int r, int C)
+  __host__ __device__ Layout (int F, int r, int C, bool packed)
   {
     nt = (2 * r + 1 + 3) & ~3;
     rows = F + nt - 1;
@@ -140,15 +166,17 @@ struct Layout
      * different banks */
     ts = (F + nt - 1) | 1;
     hs = (F + 1) * C;
+    /* the sums after it 16-byte aligned */
+    tile = (rows * ts * (packed ? 1 : C) + 3) & ~3;
   }
-  __host__ __device__ size_t bytes (int C) const
+  __host__ __device__ size_t bytes () const
   {
-    return sizeof (float) * ((size_t) nt + (size_t) rows * ts * C +
-        (size_t) rows * hs) + 16;
+    return sizeof (float) * ((size_t) nt + (size_t) tile + (size_t) rows *
+        hs);
   }
 };
 
-template < int C > __global__ static void
+template < int C, bool PACKED > __global__ static void
 fovea_tiles (CoFovea f, const uint8_t * src, int spitch, uint8_t * dst,
     int dpitch, int width, int height, int shift, int F, int sx, int sy,
     bool word)
@@ -170,10 +198,10 @@ fovea_tiles (CoFovea f, const uint8_t * src, int spitch, uint8_t * dst,
     return;
   }
   const int r = f.off[level - f.lo + 1] - f.off[level - f.lo] - 1;
-  const Layout L (F, r, C);
+  const Layout L (F, r, C, PACKED);
   float *w = (float *) smem4;
   float *tile = w + L.nt;
-  float *h = tile + L.rows * L.ts * C;
+  float *h = tile + L.tile;
 
   for (i = threadIdx.x; i < L.nt; i += blockDim.x)
     w[i] = i > 2 * r ? 0.0f : f.w[f.off[level - f.lo] + abs (i - r)];
@@ -203,6 +231,15 @@ fovea_tiles (CoFovea f, const uint8_t * src, int spitch, uint8_t * dst,
       Px < C > px;
       if (j >= L.rows * L.ts)
         break;
+      if (PACKED) {
+        uint32_t q = v[u][0];
+        if (!(C == 4 && word))
+#pragma unroll
+          for (int c = 1; c < C; c++)
+            q |= v[u][c] << (8 * c);
+        ((uint32_t *) tile)[j] = q;
+        continue;
+      }
       if (C == 4 && word)
         px = unpack < C > (v[u][0]);
       else
@@ -217,8 +254,13 @@ fovea_tiles (CoFovea f, const uint8_t * src, int spitch, uint8_t * dst,
    * rows (no division by the row count) */
   for (int x = threadIdx.x / 32 * K; x < F; x += blockDim.x / 32 * K)
     for (int row = threadIdx.x % 32; row < L.rows; row += 32)
-      slide < C > (w, L.nt, tile + (row * L.ts + x) * C, C,
-          h + row * L.hs + x * C, C);
+      if (PACKED)
+        slide < C > (w, L.nt, Words < C > {
+            (const uint32_t *) tile + row * L.ts + x}, h + row * L.hs + x * C,
+            C);
+      else
+        slide < C > (w, L.nt, Floats < C > {
+            tile + (row * L.ts + x) * C, C}, h + row * L.hs + x * C, C);
   __syncthreads ();
   /* vertical: K rows of one column a thread; lanes along the row (F is a
    * power of two) */
@@ -227,7 +269,8 @@ fovea_tiles (CoFovea f, const uint8_t * src, int spitch, uint8_t * dst,
     const int x = i & (F - 1), y = (i >> lg) * K;
     Px < C > acc[K];
 
-    slide < C > (w, L.nt, h + y * L.hs + x * C, L.hs, NULL, 0, acc);
+    slide < C > (w, L.nt, Floats < C > {
+        h + y * L.hs + x * C, L.hs}, NULL, 0, acc);
     if (x0 + x < 0 || x0 + x >= width)
       continue;
 #pragma unroll
@@ -298,12 +341,18 @@ co_fovea_cuda (const CoFovea * f, const CoFrame * in, CoFrame * out,
     int bpp = co_pix_bpp (co_format_plane_kind (in->format, p));
     int w, h, F, sx, sy, nx, ny, rmax;
     size_t shared;
+    bool packed;
 
     co_plane_size (in->width, in->height, shift, &w, &h);
     co_fovea_tiling (f, shift, w, h, &F, &sx, &sy, &nx, &ny);
     rmax = f->rmax;
-    shared = Layout (F, rmax, bpp).bytes (bpp);
-    if (shared <= (size_t) shared_max && !f->direct) {
+    /* floats where they fit, packed words where only they do */
+    shared = Layout (F, rmax, bpp, false).bytes ();
+    packed = shared > (size_t) shared_max ||
+        f->path == CO_FOVEA_PATH_PACKED;
+    if (packed)
+      shared = Layout (F, rmax, bpp, true).bytes ();
+    if (shared <= (size_t) shared_max && f->path != CO_FOVEA_PATH_DIRECT) {
       dim3 grid (nx, ny);
       /* the horizontal pass's rows, K outputs each, a thread apiece for
        * the common radii */
@@ -313,12 +362,13 @@ co_fovea_cuda (const CoFovea * f, const CoFrame * in, CoFrame * out,
       bool word = ((uintptr_t) in->data[p] | (uintptr_t) in->pitch[p] |
           (uintptr_t) out->data[p] | (uintptr_t) out->pitch[p]) % 4 == 0;
       /* past 48 KB a kernel must ask for its shared memory */
-#define TILES(C) ((shared <= SHARED_DEFAULT || (err = cudaFuncSetAttribute \
-          (fovea_tiles < C >, cudaFuncAttributeMaxDynamicSharedMemorySize, \
-          (int) shared)) == cudaSuccess) ? (void) (fovea_tiles < C > <<< \
-          grid, block, shared, st >>> (*f, in->data[p], in->pitch[p], \
-          out->data[p], out->pitch[p], w, h, shift, F, sx, sy, word)) : \
-          (void) 0)
+#define LAUNCH(C, P) ((shared <= SHARED_DEFAULT || (err = \
+          cudaFuncSetAttribute (fovea_tiles < C, P >, \
+          cudaFuncAttributeMaxDynamicSharedMemorySize, (int) shared)) == \
+          cudaSuccess) ? (void) (fovea_tiles < C, P > <<< grid, block, \
+          shared, st >>> (*f, in->data[p], in->pitch[p], out->data[p], \
+          out->pitch[p], w, h, shift, F, sx, sy, word)) : (void) 0)
+#define TILES(C) (packed ? LAUNCH (C, true) : LAUNCH (C, false))
       switch (bpp) {
         case 1:
           TILES (1);
@@ -334,6 +384,7 @@ co_fovea_cuda (const CoFovea * f, const CoFrame * in, CoFrame * out,
           break;
       }
 #undef TILES
+#undef LAUNCH
       if (err != cudaSuccess)
         return (int) err;
     } else {

@@ -86,6 +86,12 @@ co_fovea_radius (float sigma)
  * cumulative-size index over the levels lo .. lo + n - 1 the frame uses. */
 #define CO_FOVEA_Q 32.0f
 
+/* The device's ways through a fragment: the tile as floats where it fits
+ * shared memory, as packed bytes where only that fits, else every pixel on
+ * its own (direct). */
+enum
+{ CO_FOVEA_PATH_AUTO, CO_FOVEA_PATH_PACKED, CO_FOVEA_PATH_DIRECT };
+
 typedef struct
 {
   CoFoveaModel m;
@@ -96,8 +102,7 @@ typedef struct
   int32_t fragment;             /* plane-0 fragment size */
   int32_t lo, n;                /* the levels in the table */
   int32_t rmax;                 /* the radius of its widest kernel */
-  int32_t direct;               /* CUDA: the direct path even where the
-                                 * tiles fit shared memory (tests) */
+  int32_t path;                 /* CUDA: a CO_FOVEA_PATH forced (tests) */
   /* blur-map: a grey picture of the visual field, twice the frame's width
    * and height, centred on the fixation; its value v gives the
    * eccentricity v / 255 x e_corner (degrees) instead of the distance */

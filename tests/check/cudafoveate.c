@@ -395,8 +395,8 @@ GST_START_TEST (test_show_map)
 GST_END_TEST;
 
 /* CUDA gives the CPU's bytes: every format, fragment size, a fixation off
- * the centre, strengths up to kernels wider than a fragment, the direct
- * path; random and natural frames. */
+ * the centre, strengths up to kernels wider than a fragment, the packed
+ * tile and the direct path; random and natural frames. */
 GST_START_TEST (test_cuda_equals_cpu)
 {
   const gchar *props[] = {
@@ -417,27 +417,29 @@ GST_START_TEST (test_cuda_equals_cpu)
   for (f = 0; f < G_N_ELEMENTS (all_formats); f++) {
     if (!strcmp (all_formats[f], "GRAY16_LE"))
       continue;
-    for (i = 0; i < G_N_ELEMENTS (props) + 1; i++) {
+    for (i = 0; i < G_N_ELEMENTS (props) + 2; i++) {
       GstCaps *caps = video_caps (all_formats[f], 203, 151);
       GRand *r = g_rand_new_with_seed (f * 8 + i);
       GstVideoInfo info;
       GstBuffer *in, *a, *b;
-      gchar *p = data_path (i < G_N_ELEMENTS (props) ? props[i] : props[1]);
+      gchar *p = data_path (i < G_N_ELEMENTS (props) ? props[i] : props[2]);
       gchar *cpu = g_strdup_printf ("cudafoveate backend=cpu %s", p);
       gchar *cuda = g_strdup_printf ("cudafoveate backend=cuda %s", p);
       gint md = 0;
 
       gst_video_info_from_caps (&info, caps);
       in = make_frame (&info, r, i % 2);
-      /* the last: the direct path (no shared tile) */
-      if (i == G_N_ELEMENTS (props))
-        g_setenv ("CO_FOVEA_DIRECT", "1", TRUE);
+      /* the last two: the packed tile, the direct path (no shared tile);
+       * each taken by itself only by kernels too wide for the other */
+      if (i >= G_N_ELEMENTS (props))
+        g_setenv ("CO_FOVEA_PATH", i == G_N_ELEMENTS (props) ? "packed" :
+            "direct", TRUE);
       a = run_frame (cpu, caps, in);
       b = run_frame (cuda, caps, in);
-      g_unsetenv ("CO_FOVEA_DIRECT");
+      g_unsetenv ("CO_FOVEA_PATH");
       fail_unless (frames_equal (&info, a, b, &md), "%s %s%s: max diff %d",
-          all_formats[f], cuda, i == G_N_ELEMENTS (props) ? " (direct)" : "",
-          md);
+          all_formats[f], cuda, i < G_N_ELEMENTS (props) ? "" :
+          i == G_N_ELEMENTS (props) ? " (packed)" : " (direct)", md);
       gst_buffer_unref (a);
       gst_buffer_unref (b);
       gst_buffer_unref (in);
