@@ -205,48 +205,54 @@ fovea_tiles (CoFovea f, const uint8_t * src, int spitch, uint8_t * dst,
 
   for (i = threadIdx.x; i < L.nt; i += blockDim.x)
     w[i] = i > 2 * r ? 0.0f : f.w[f.off[level - f.lo] + abs (i - r)];
-  /* LOADS global reads in flight a thread before the first is used: the
-   * tile's load is the block's longest wait */
-  for (int base = threadIdx.x; base < L.rows * L.ts;
-      base += LOADS * blockDim.x) {
-    uint32_t v[LOADS][C];
+  /* a lane a column (one clamp), a warp a row, LOADS rows' reads in
+   * flight before the first is used: the tile's load is the block's
+   * longest wait, and dividing by the row length was a sixth of its
+   * instructions */
+  for (int col = threadIdx.x % 32; col < L.ts; col += 32) {
+    const uint8_t *column = src + (size_t) co_fovea_clampi (x0 - r + col,
+        width - 1) * C;
+    const int nw = blockDim.x / 32;
+
+    for (int row = threadIdx.x / 32; row < L.rows; row += LOADS * nw) {
+      uint32_t v[LOADS][C];
 #pragma unroll
-    for (int u = 0; u < LOADS; u++) {
-      const int j = base + u * blockDim.x;
-      if (j >= L.rows * L.ts)
-        break;
-      const uint8_t *p = src + (size_t) co_fovea_clampi (y0 - r + j / L.ts,
-          height - 1) * spitch + (size_t) co_fovea_clampi (x0 - r +
-          j % L.ts, width - 1) * C;
-      if (C == 4 && word)
-        v[u][0] = *(const uint32_t *) p;
-      else
+      for (int u = 0; u < LOADS; u++) {
+        const int rr = row + u * nw;
+        if (rr >= L.rows)
+          break;
+        const uint8_t *p = column + (size_t) co_fovea_clampi (y0 - r + rr,
+            height - 1) * spitch;
+        if (C == 4 && word)
+          v[u][0] = *(const uint32_t *) p;
+        else
 #pragma unroll
-        for (int c = 0; c < C; c++)
-          v[u][c] = p[c];
-    }
-#pragma unroll
-    for (int u = 0; u < LOADS; u++) {
-      const int j = base + u * blockDim.x;
-      Px < C > px;
-      if (j >= L.rows * L.ts)
-        break;
-      if (PACKED) {
-        uint32_t q = v[u][0];
-        if (!(C == 4 && word))
-#pragma unroll
-          for (int c = 1; c < C; c++)
-            q |= v[u][c] << (8 * c);
-        ((uint32_t *) tile)[j] = q;
-        continue;
+          for (int c = 0; c < C; c++)
+            v[u][c] = p[c];
       }
-      if (C == 4 && word)
-        px = unpack < C > (v[u][0]);
-      else
 #pragma unroll
-        for (int c = 0; c < C; c++)
-          px.v[c] = (float) v[u][c];
-      store_px < C > (tile + j * C, px);
+      for (int u = 0; u < LOADS; u++) {
+        const int j = (row + u * nw) * L.ts + col;
+        Px < C > px;
+        if (row + u * nw >= L.rows)
+          break;
+        if (PACKED) {
+          uint32_t q = v[u][0];
+          if (!(C == 4 && word))
+#pragma unroll
+            for (int c = 1; c < C; c++)
+              q |= v[u][c] << (8 * c);
+          ((uint32_t *) tile)[j] = q;
+          continue;
+        }
+        if (C == 4 && word)
+          px = unpack < C > (v[u][0]);
+        else
+#pragma unroll
+          for (int c = 0; c < C; c++)
+            px.v[c] = (float) v[u][c];
+        store_px < C > (tile + j * C, px);
+      }
     }
   }
   __syncthreads ();

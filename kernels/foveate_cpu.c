@@ -93,6 +93,19 @@ co_fovea_plan (CoFovea * f, const CoFoveaModel * m, CoFormat format,
   f->d_corner_x = 0.5f * width;
   f->d_corner_y = 0.5f * height;
   f->fragment = fragment;
+  /* co_fovea_level's constants: co_fovea_eccentricity and co_fovea_sigma
+   * as a product, sigma floored where f_px is capped at Nyquist */
+  f->ecc_per_px = m->ppd > 0.0f ? 1.0f / m->ppd : m->e_corner / f->d_corner;
+  if (m->ppd > 0.0f) {
+    f->sig_per_e = m->strength * m->alpha * m->ppd / (2.0f * CO_FOVEA_PI *
+        m->e2 * f->ln_ct);
+    f->sig_min = m->strength / CO_FOVEA_PI;
+  } else {
+    f->sig_per_e = m->strength / (CO_FOVEA_PI * m->e2);
+    f->sig_min = 0.0f;
+  }
+  f->map_per_px_x = 1.0f / (4.0f * f->d_corner_x);
+  f->map_per_px_y = 1.0f / (4.0f * f->d_corner_y);
   /* every level a fragment centre can take: from the fixation in the most
    * subsampled plane to beyond the farthest corner (fragment centres lie at
    * most half a fragment outside the frame) */

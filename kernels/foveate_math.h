@@ -99,6 +99,10 @@ typedef struct
   float fx, fy;                 /* the fixation, plane-0 pixels */
   float d_corner;               /* half the frame's diagonal, plane 0 */
   float d_corner_x, d_corner_y; /* half its width and height */
+  /* co_fovea_level's constants, from co_fovea_plan: eccentricity per
+   * pixel; sigma = max ((e + e2) sig_per_e, sig_min), co_fovea_sigma
+   * without its divisions; the blur map's scale per pixel */
+  float ecc_per_px, sig_per_e, sig_min, map_per_px_x, map_per_px_y;
   int32_t fragment;             /* plane-0 fragment size */
   int32_t lo, n;                /* the levels in the table */
   int32_t rmax;                 /* the radius of its widest kernel */
@@ -145,23 +149,21 @@ co_fovea_level (const CoFovea * f, int shift, int size, int x0, int y0)
   /* the fragment's centre in plane-0 pixels */
   float cx = ((float) x0 + 0.5f * (float) (size - 1) + 0.5f) * k - 0.5f;
   float cy = ((float) y0 + 0.5f * (float) (size - 1) + 0.5f) * k - 0.5f;
-  float dx = cx - f->fx, dy = cy - f->fy, e;
+  float dx = cx - f->fx, dy = cy - f->fy, e, sigma;
 
   if (f->map) {
     /* the map's pixel under the fragment's centre, nearest */
-    int mx = (int) floorf ((dx / (4.0f * f->d_corner_x) + 0.5f) *
-        (float) f->map_w);
-    int my = (int) floorf ((dy / (4.0f * f->d_corner_y) + 0.5f) *
-        (float) f->map_h);
+    int mx = (int) floorf ((dx * f->map_per_px_x + 0.5f) * (float) f->map_w);
+    int my = (int) floorf ((dy * f->map_per_px_y + 0.5f) * (float) f->map_h);
     mx = mx < 0 ? 0 : mx >= f->map_w ? f->map_w - 1 : mx;
     my = my < 0 ? 0 : my >= f->map_h ? f->map_h - 1 : my;
     e = (float) f->map[(size_t) my * f->map_w + mx] / 255.0f * f->m.e_corner;
   } else {
-    e = co_fovea_eccentricity (&f->m, sqrtf (dx * dx + dy * dy),
-        f->d_corner);
+    e = sqrtf (dx * dx + dy * dy) * f->ecc_per_px;
   }
-  /* sigma in this plane's pixels */
-  float sigma = co_fovea_sigma (&f->m, e, f->ln_ct) / k;
+  /* sigma in this plane's pixels (subsampled planes are halved: 4:2:0) */
+  sigma = fmaxf ((e + f->m.e2) * f->sig_per_e, f->sig_min) *
+      (shift == 0 ? 1.0f : shift == 1 ? 0.5f : 1.0f / k);
   int level = (int) floorf (sigma * CO_FOVEA_Q + 0.5f);
 
   if ((float) level / CO_FOVEA_Q < f->m.min_sigma || f->n < 1)
