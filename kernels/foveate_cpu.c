@@ -158,7 +158,7 @@ __attribute__((target_clones ("fma", "default")))
 #endif
 #endif
 static void
-fragment (const CoFovea * f, const uint8_t * src, int spitch, uint8_t * dst,
+fovea_fragment (const CoFovea * f, const uint8_t * src, int spitch, uint8_t * dst,
     int dpitch, int bpp, int width, int height, int shift, int size, int x0,
     int y0, float *h)
 {
@@ -242,7 +242,7 @@ co_fovea_cpu (const CoFovea * f, const CoFrame * in, CoFrame * out)
         continue;
       }
       for (i = 0; i < nx; i++)
-        fragment (f, in->data[p], in->pitch[p], out->data[p], out->pitch[p],
+        fovea_fragment (f, in->data[p], in->pitch[p], out->data[p], out->pitch[p],
             bpp, w, h, shift, F, sx + i * F, sy + j * F, hbuf);
       free (hbuf);
     }
