@@ -17,7 +17,6 @@
  * differs from the C reference.
  */
 #define _POSIX_C_SOURCE 200809L
-#include <dlfcn.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +25,7 @@
 #include "foveate_math.h"
 #include "foveate-baselines.h"
 #include "bench-cuda.h"
+#include "bench-npp.h"
 
 #define N_FRAMES 8
 #define BATCH 10
@@ -35,25 +35,6 @@
       fprintf (stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__,     \
           #call, cudaGetErrorString (e_)); exit (1); } } while (0)
 
-/* NPP's types, declared here: the build machine has no NPP headers */
-typedef struct
-{
-  int width, height;
-} NppiSize;
-typedef struct
-{
-  int x, y;
-} NppiPoint;
-typedef struct
-{
-  cudaStream_t hStream;
-  int nCudaDeviceId, nMultiProcessorCount, nMaxThreadsPerMultiProcessor,
-      nMaxThreadsPerBlock;
-  size_t nSharedMemPerBlock;
-  int nCudaDevAttrComputeCapabilityMajor, nCudaDevAttrComputeCapabilityMinor;
-  unsigned int nStreamFlags;
-  int nReserved0;
-} NppStreamContext;
 typedef int (*NppGaussFn) (const unsigned char *src, int sstep,
     NppiSize ssize, NppiPoint soff, unsigned char *dst, int dstep,
     NppiSize roi, int mask, int border, NppStreamContext ctx);
@@ -71,19 +52,9 @@ static NppStreamContext npp_ctx;
 static void
 load_npp (void)
 {
-  static const char *const ver[] = { ".13", ".12", ".11", "" };
-  static const char *const dir[] = { "", "/usr/local/cuda/lib64/" };
   char path[200];
-  void *h = NULL;
-  int d, i;
+  void *h = bench_npp_open ("libnppif", path, sizeof (path));
 
-  for (d = 0; d < 2 && !h; d++)
-    for (i = 0; i < 4 && !h; i++) {
-      snprintf (path, sizeof (path), "%slibnppc.so%s", dir[d], ver[i]);
-      dlopen (path, RTLD_NOW | RTLD_GLOBAL);
-      snprintf (path, sizeof (path), "%slibnppif.so%s", dir[d], ver[i]);
-      h = dlopen (path, RTLD_NOW | RTLD_LOCAL);
-    }
   if (!h) {
     printf ("NPP: libnppif not found, its rows are skipped\n");
     return;
@@ -269,20 +240,7 @@ main (int argc, char **argv)
   load_npp ();
   memset (&b, 0, sizeof b);
   CHECK (cudaStreamCreateWithFlags (&b.s, cudaStreamNonBlocking));
-  npp_ctx.hStream = b.s;
-  CHECK (cudaGetDevice (&npp_ctx.nCudaDeviceId));
-  CHECK (cudaDeviceGetAttribute (&npp_ctx.nMultiProcessorCount,
-          cudaDevAttrMultiProcessorCount, npp_ctx.nCudaDeviceId));
-  CHECK (cudaDeviceGetAttribute (&npp_ctx.nMaxThreadsPerMultiProcessor,
-          cudaDevAttrMaxThreadsPerMultiProcessor, npp_ctx.nCudaDeviceId));
-  CHECK (cudaDeviceGetAttribute (&npp_ctx.nMaxThreadsPerBlock,
-          cudaDevAttrMaxThreadsPerBlock, npp_ctx.nCudaDeviceId));
-  npp_ctx.nSharedMemPerBlock = 48 * 1024;
-  CHECK (cudaDeviceGetAttribute (&npp_ctx.nCudaDevAttrComputeCapabilityMajor,
-          cudaDevAttrComputeCapabilityMajor, npp_ctx.nCudaDeviceId));
-  CHECK (cudaDeviceGetAttribute (&npp_ctx.nCudaDevAttrComputeCapabilityMinor,
-          cudaDevAttrComputeCapabilityMinor, npp_ctx.nCudaDeviceId));
-  npp_ctx.nStreamFlags = cudaStreamNonBlocking;
+  CHECK ((cudaError_t) bench_npp_context (b.s, &npp_ctx));
 
   printf ("| frame | fixation | strength | widest radius | kernel | fragment "
       "| ms | x copy |\n|---|---|---:|---:|---|---:|---:|---:|\n");

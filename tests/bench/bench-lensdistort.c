@@ -23,6 +23,7 @@
 #include <omp.h>
 #endif
 #include "lensdistort.h"
+#include "bench-npp.h"
 
 #define N_FRAMES 8              /* rotating buffers, 8 x 8K RGBA >> 50 MB L2 */
 #define WARMUP 20
@@ -38,25 +39,6 @@
       fprintf (stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__,     \
           #call, cudaGetErrorString (e_)); exit (1); } } while (0)
 
-/* NPP's types, declared here: the build machine has no NPP headers */
-typedef struct
-{
-  int width, height;
-} NppiSize;
-typedef struct
-{
-  int x, y, width, height;
-} NppiRect;
-typedef struct
-{
-  cudaStream_t hStream;
-  int nCudaDeviceId, nMultiProcessorCount, nMaxThreadsPerMultiProcessor,
-      nMaxThreadsPerBlock;
-  size_t nSharedMemPerBlock;
-  int nCudaDevAttrComputeCapabilityMajor, nCudaDevAttrComputeCapabilityMinor;
-  unsigned int nStreamFlags;
-  int nReserved0;
-} NppStreamContext;
 typedef int (*NppRemapFn) (const unsigned char *pSrc, NppiSize oSrcSize,
     int nSrcStep, NppiRect oSrcROI, const float *pXMap, int nXMapStep,
     const float *pYMap, int nYMapStep, unsigned char *pDst, int nDstStep,
@@ -187,23 +169,9 @@ gate_fn (void *arg)
 static void
 load_npp (void)
 {
-  static const char *const ver[] = { ".13", ".12", ".11", "" };
-  static const char *const dir[] = { "", "/usr/local/cuda/lib64/" };
   char path[200];
-  void *h = NULL;
-  int d, i;
+  void *h = bench_npp_open ("libnppig", path, sizeof (path));
 
-  for (d = 0; d < 2 && !h; d++) {
-    for (i = 0; i < 4 && !h; i++) {
-      if (d > 0) {
-        /* its dependencies, should the loader's path not hold that dir */
-        snprintf (path, sizeof (path), "%slibnppc.so%s", dir[d], ver[i]);
-        dlopen (path, RTLD_NOW | RTLD_GLOBAL);
-      }
-      snprintf (path, sizeof (path), "%slibnppig.so%s", dir[d], ver[i]);
-      h = dlopen (path, RTLD_NOW | RTLD_LOCAL);
-    }
-  }
   if (!h)
     return;
   npp_remap_fn = (NppRemapFn) dlsym (h, "nppiRemap_8u_C4R_Ctx");
@@ -651,14 +619,8 @@ main (int argc, char **argv)
   (void) cudaGetLastError ();   /* or the launchers would report it */
   CHECK (cudaStreamCreateWithFlags (&s, cudaStreamNonBlocking));
   load_npp ();
-  if (npp_remap_fn) {
-    NppStreamContext c = { s, dev, prop.multiProcessorCount,
-      prop.maxThreadsPerMultiProcessor, prop.maxThreadsPerBlock,
-      prop.sharedMemPerBlock, prop.major, prop.minor, 0, 0
-    };
-    CHECK (cudaStreamGetFlags (s, &c.nStreamFlags));
-    npp_ctx = c;
-  }
+  if (npp_remap_fn)
+    CHECK ((cudaError_t) bench_npp_context (s, &npp_ctx));
   for (i = 0; i <= N_BATCH; i++)
     CHECK (cudaEventCreate (&ev[i]));
   if (csv_path) {
