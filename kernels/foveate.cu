@@ -15,9 +15,9 @@
 #define SHARED_DEFAULT (48 * 1024)
 
 /* A fragment's blur in shared memory.  The input, r pixels round it (the
- * frame's edges repeated), is read once as one word per pixel (its C
- * bytes); the horizontal pass sums it into a float tile, the vertical pass
- * writes the frame.  A thread makes K = 4 outputs of a pass, all C
+ * frame's edges repeated), is read once into a tile of floats (C a pixel;
+ * one word of C bytes a pixel where floats do not fit); the horizontal pass
+ * sums it into a float tile, the vertical pass writes the frame.  A thread makes K = 4 outputs of a pass, all C
  * channels, sliding a window of inputs through registers four taps at a
  * time: one shared read per input and one per four taps, rather than one
  * per tap and output.  The taps are the kernel mirrored (-r .. r), then
