@@ -1,0 +1,131 @@
+/* cudaoptics — LGPL-2.1-or-later
+ *
+ * Shack-Hartmann centroids (after Mocci, Busato, Bombieri, Bonora and
+ * Muradore, "Efficient implementation of the Shack-Hartmann centroid
+ * extraction for edge computing", JOSA A 37(10), 2020): the lenslet grid,
+ * which pixels each lenslet measures, and the weight a pixel gets under
+ * each centroiding method.  Shared by the C reference and CUDA.
+ *
+ * Coordinates are continuous with the frame spanning [0, width] x
+ * [0, height]: pixel (x, y) covers [x, x + 1) x [y, y + 1), its centre is
+ * (x + 0.5, y + 0.5).  Lenslet (i, j) covers [ox + i p, ox + (i + 1) p) x
+ * [oy + j p, oy + (j + 1) p) (pitch p and origin o fractional), and a pixel
+ * belongs to the lenslet its centre falls in: every pixel to one lenslet at
+ * most, whatever the pitch, so no light is counted twice.  The host turns
+ * that into integer column and row boundaries (co_sh_boundary), which the C
+ * reference and the device then share exactly.  Centroids are reported in
+ * the same coordinates: a spot centred on a lenslet is at its centre,
+ * (ox + (i + 0.5) p, oy + (j + 0.5) p).
+ */
+#ifndef CO_SHCENTROID_MATH_H
+#define CO_SHCENTROID_MATH_H
+
+#include "co_frame.h"
+#include <math.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum
+{
+  CO_SH_COG = 0,                /* centre of gravity of the weights: the
+                                 * paper's m10 / m00, m01 / m00 */
+  CO_SH_TCOG,                   /* thresholded: weight - T, 0 below T */
+  CO_SH_BRIGHTEST,              /* the N largest weights of a lenslet */
+} CoShMethod;
+
+/* A lenslet's flags: why it has (or has no) centroid. */
+#define CO_SH_VALID        0x01u        /* a centroid was measured */
+#define CO_SH_OUT_OF_PUPIL 0x02u        /* outside the pupil or the mask */
+#define CO_SH_NO_LIGHT     0x04u        /* no weight at all (m00 = 0) */
+#define CO_SH_CLIPPED      0x08u        /* not wholly inside the frame */
+
+/* The first pixel column (or row) of lenslet @i: the first whose centre is
+ * at or past o + i p, clamped to the frame (0 .. @size). */
+CO_HD int32_t
+co_sh_boundary (double o, double p, int i, int size)
+{
+  double b = ceil (o + (double) i * p - 0.5);
+
+  return b < 0.0 ? 0 : b > (double) size ? size : (int32_t) b;
+}
+
+/* Whether lenslet @i (of pitch @p from @o) lies wholly in a frame @size
+ * pixels long: light beyond the frame would be missing from its moments. */
+CO_HD int
+co_sh_inside (double o, double p, int i, int size)
+{
+  return o + (double) i * p >= 0.0 && o + (double) (i + 1) * p <= (double) size;
+}
+
+/* A circular or annular pupil over the grid: lenslet (i, j) of an nx x ny
+ * grid is in it when its centre lies within @diameter / 2 lenslets of the
+ * grid's centre and not within @obstruction / 2.  A diameter of 0 takes
+ * every lenslet. */
+CO_HD int
+co_sh_in_pupil (int i, int j, int nx, int ny, double diameter,
+    double obstruction)
+{
+  double dx = (double) i + 0.5 - 0.5 * nx, dy = (double) j + 0.5 - 0.5 * ny;
+  double r2 = dx * dx + dy * dy;
+
+  if (diameter <= 0.0)
+    return 1;
+  return r2 <= 0.25 * diameter * diameter &&
+      r2 >= 0.25 * obstruction * obstruction;
+}
+
+/* What the measurement of one frame needs, host or device pointers. */
+typedef struct
+{
+  int32_t nx, ny;               /* lenslets */
+  const int32_t *bx, *by;       /* nx + 1 and ny + 1 boundaries: lenslet
+                                 * (i, j) has columns bx[i] .. bx[i+1] - 1,
+                                 * rows by[j] .. by[j+1] - 1 */
+  const uint8_t *measure;       /* nx * ny: 0 skips a lenslet (pupil, mask,
+                                 * clipped); its flags say why */
+  int32_t margin;               /* pixels left out at each lenslet edge */
+  CoShMethod method;
+  float threshold;              /* TCOG: in weight units, or with
+                                 * threshold_fraction a fraction of the
+                                 * lenslet's largest weight */
+  int32_t threshold_fraction;
+  int32_t brightest;            /* BRIGHTEST: how many pixels */
+  const float *weight;          /* a weight per pixel value (256 or 65536),
+                                 * or NULL: the value itself */
+} CoShGrid;
+
+/* Per lenslet, nx * ny each, row by row of lenslets. */
+typedef struct
+{
+  float *cx, *cy;               /* centroid, frame coordinates */
+  float *m00;                   /* the summed weights */
+  uint8_t *flags;               /* CO_SH_* */
+} CoShResult;
+
+/* The weight of a pixel value @v: the LUT's, or the value. */
+CO_HD float
+co_sh_weight (const CoShGrid * g, uint32_t v)
+{
+  return g->weight ? g->weight[v] : (float) v;
+}
+
+/* A pixel's value, 8 or 16 bits. */
+CO_HD uint32_t
+co_sh_pixel (const CoFrame * f, int x, int y)
+{
+  const uint8_t *row = f->data[0] + (size_t) y * f->pitch[0];
+
+  return f->format == CO_FORMAT_GRAY16_LE ? (uint32_t) row[2 * x] |
+      (uint32_t) row[2 * x + 1] << 8 : row[x];
+}
+
+/* The reference (the paper's Algorithm 1, every method): moments in double,
+ * lenslet after lenslet.  Returns 0, or -1 when memory ran out. */
+int co_sh_reference (const CoShGrid * g, const CoFrame * in, CoShResult * r);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
