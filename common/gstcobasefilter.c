@@ -153,6 +153,15 @@ gst_co_base_filter_start (GstBaseTransform * bt)
   co_fault_arm (self);
   priv->always_sync = g_getenv ("CO_SYNC_EVERY_FRAME") != NULL;
 
+  if (GST_CO_BASE_FILTER_GET_CLASS (self)->host_only) {
+    if (backend == GST_CO_BACKEND_CUDA) {
+      GST_ELEMENT_ERROR (self, CORE, NOT_IMPLEMENTED,
+          ("backend=cuda was requested but %s has no CUDA path yet: use "
+              "backend=cpu or auto", G_OBJECT_TYPE_NAME (self)), (NULL));
+      return FALSE;
+    }
+    backend = GST_CO_BACKEND_CPU;
+  }
   if (backend != GST_CO_BACKEND_CPU) {
     if (co_open_device (self, device_id, &why)) {
       GST_OBJECT_LOCK (self);
@@ -211,8 +220,11 @@ gst_co_base_filter_dispose (GObject * object)
 static void
 gst_co_base_filter_before_transform (GstBaseTransform * bt, GstBuffer * buf)
 {
-  GstClockTime ts = gst_segment_to_stream_time (&bt->segment,
-      GST_FORMAT_TIME, GST_BUFFER_PTS (buf));
+  /* a source in another format (appsrc's default: bytes) has no stream
+   * time to follow */
+  GstClockTime ts = bt->segment.format == GST_FORMAT_TIME ?
+      gst_segment_to_stream_time (&bt->segment, GST_FORMAT_TIME,
+      GST_BUFFER_PTS (buf)) : GST_CLOCK_TIME_NONE;
 
   /* makes GST_PARAM_CONTROLLABLE properties follow their control sources */
   if (GST_CLOCK_TIME_IS_VALID (ts))

@@ -85,6 +85,9 @@ struct _GstCoBaseFilterClass
 
   /* set in class_init; read by the base class from instance init on */
   GstCoFilterMode mode;
+  /* No CUDA path (yet): backend=auto takes the CPU without a warning,
+   * backend=cuda is an error at start. */
+  gboolean host_only;
 
   /* Both infos parsed and supported; set up what depends on the geometry
    * (size tables from @out_info, never from a property snapshot).  Called
