@@ -11,7 +11,8 @@
 /* Result kinds of the family's elements, registered by plugin_init. */
 static const gchar *const family_kinds[] = {
   "GstCoFoveaGaze",             /* cudafoveate: the fixation a frame used */
-  NULL,                         /* cudashcentroid: to come */
+  "GstCoShCentroids",           /* cudashcentroid: centroids, slopes */
+  NULL,
 };
 
 static GMutex lock;

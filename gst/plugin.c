@@ -7,6 +7,7 @@
 #include "gstcudalensdistort.h"
 #include "gstcudaomniunwrap.h"
 #include "gstcudafoveate.h"
+#include "gstcudashcentroid.h"
 #include "gstcometa.h"
 
 /* Every element registers whether or not a GPU is present: the backend is
@@ -20,6 +21,7 @@ plugin_init (GstPlugin * plugin)
   ok &= gst_cuda_lens_distort_register (plugin);
   ok &= gst_cuda_omni_unwrap_register (plugin);
   ok &= gst_cuda_foveate_register (plugin);
+  ok &= gst_cuda_sh_centroid_register (plugin);
   return ok;
 }
 

@@ -13,11 +13,7 @@
 
 #include "gstcocalibration.h"
 
-#define CO_FUZZ_FAIL(...) G_STMT_START {                                \
-    fprintf (stderr, "fuzz contract broken: " __VA_ARGS__);             \
-    fputc ('\n', stderr);                                               \
-    abort ();                                                           \
-  } G_STMT_END
+#include "fuzz-fail.h"
 
 /* A failure: exactly one GError of the calibration domain with a message.
  * A success: no error, finite values in the ranges the header promises. */

@@ -1,0 +1,818 @@
+/* cudaoptics — LGPL-2.1-or-later */
+/**
+ * SECTION:element-cudashcentroid
+ * @title: cudashcentroid
+ *
+ * Shack-Hartmann wavefront-sensor centroids (after Mocci, Busato, Bombieri,
+ * Bonora and Muradore, "Efficient implementation of the Shack-Hartmann
+ * centroid extraction for edge computing", JOSA A 2020).  Frames pass
+ * through unchanged (or with the lenslet grid and the centroids drawn on
+ * them, #GstCudaShCentroid:overlay); each one yields a centroid per lenslet
+ * of the grid #GstCudaShCentroid:pitch, #GstCudaShCentroid:origin-x and
+ * #GstCudaShCentroid:origin-y describe, and its slope against a reference
+ * (the lenslets' centres, a file, or frames captured with the
+ * #GstCudaShCentroid::capture-reference action signal).
+ *
+ * Every buffer carries a `GstCoShCentroids` result
+ * (include/cudaoptics/co-results.h): `lenslets-x`, `lenslets-y`, the
+ * arrays `centroid-x`, `centroid-y`, `slope-x`, `slope-y`, `intensity`
+ * (little-endian 32-bit floats, GBytes, lenslet rows one after another)
+ * and `flags` (bytes: 1 measured, 2 outside the pupil or the mask, 4 no
+ * light, 8 not wholly in the frame), `valid` (how many were measured),
+ * `slope-units` ("pixels" or "radians"), `timestamp` and `frame`.  Every
+ * #GstCudaShCentroid:message-interval frames the same structure is posted
+ * as an element message, for applications (Python included) that read
+ * the bus.
+ *
+ * The measurement runs on the CPU for now (the paper's Algorithm 1 in
+ * double precision, OpenMP over lenslet rows): backend=cuda is an error
+ * until its CUDA path lands.
+ *
+ * ## Example launch lines
+ * |[
+ * gst-launch-1.0 -m filesrc location=spots.png ! pngdec ! videoconvert ! video/x-raw,format=GRAY8 ! imagefreeze num-buffers=10 ! cudashcentroid pitch=20 origin-x=0.4 origin-y=0.8 method=tcog ! fakesink
+ * ]| Centroids of a spot picture, printed from the bus.
+ * |[
+ * gst-launch-1.0 v4l2src ! video/x-raw,format=GRAY8 ! cudashcentroid pitch=11.3 pupil-diameter=40 overlay=true ! videoconvert ! autovideosink
+ * ]| A live sensor with its grid and centroids drawn, a 40-lenslet pupil.
+ *
+ * Since: 0.1
+ */
+#include "gstcudashcentroid.h"
+#include "gstcoimage.h"
+#include "gstcometa.h"
+#include "gstcoshreference.h"
+
+#include <math.h>
+#include <string.h>
+
+GST_DEBUG_CATEGORY_STATIC (gst_cuda_sh_centroid_debug);
+#define GST_CAT_DEFAULT gst_cuda_sh_centroid_debug
+
+#define RESULT_KIND "GstCoShCentroids"
+#define FORMATS "{ GRAY8, GRAY16_LE }"
+
+enum
+{
+  PROP_0,
+  PROP_PITCH,
+  PROP_ORIGIN_X,
+  PROP_ORIGIN_Y,
+  PROP_LENSLETS_X,
+  PROP_LENSLETS_Y,
+  PROP_PUPIL_DIAMETER,
+  PROP_CENTRAL_OBSTRUCTION,
+  PROP_MASK_FILE,
+  PROP_METHOD,
+  PROP_THRESHOLD,
+  PROP_THRESHOLD_MODE,
+  PROP_WINDOW_MARGIN,
+  PROP_GAMMA,
+  PROP_BRIGHTEST,
+  PROP_REFERENCE_FILE,
+  PROP_REFERENCE_FRAMES,
+  PROP_PIXEL_SIZE,
+  PROP_FOCAL_LENGTH,
+  PROP_MESSAGE_INTERVAL,
+  PROP_OVERLAY,
+};
+
+enum
+{
+  SIGNAL_CAPTURE_REFERENCE,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
+G_DEFINE_TYPE_WITH_CODE (GstCudaShCentroid, gst_cuda_sh_centroid,
+    GST_TYPE_CO_BASE_FILTER,
+    GST_DEBUG_CATEGORY_INIT (gst_cuda_sh_centroid_debug, "cudashcentroid", 0,
+        "cudaoptics Shack-Hartmann centroids"));
+
+static GType
+gst_co_sh_method_get_type (void)
+{
+  static gsize type = 0;
+  static const GEnumValue values[] = {
+    {CO_SH_COG, "Centre of gravity of the lenslet (the paper's)", "cog"},
+    {CO_SH_TCOG, "Thresholded centre of gravity: the threshold subtracted, "
+          "nothing below it", "tcog"},
+    {CO_SH_BRIGHTEST, "Centre of gravity of the brightest pixels",
+        "brightest"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type, g_enum_register_static ("GstCoShMethod",
+            values));
+  return (GType) type;
+}
+
+static GType
+gst_co_sh_threshold_mode_get_type (void)
+{
+  static gsize type = 0;
+  static const GEnumValue values[] = {
+    {0, "In pixel values (after gamma)", "absolute"},
+    {1, "A fraction of each lenslet's largest value", "relative"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type,
+        g_enum_register_static ("GstCoShThresholdMode", values));
+  return (GType) type;
+}
+
+/* ---- the grid for a frame size ---- */
+
+static void
+clear_grid (GstCudaShCentroid * self)
+{
+  g_clear_pointer (&self->bx, g_free);
+  g_clear_pointer (&self->by, g_free);
+  g_clear_pointer (&self->measure, g_free);
+  g_clear_pointer (&self->why, g_free);
+  g_clear_pointer (&self->lut, g_free);
+  g_clear_pointer (&self->cx, g_free);
+  g_clear_pointer (&self->cy, g_free);
+  g_clear_pointer (&self->m00, g_free);
+  g_clear_pointer (&self->flags, g_free);
+  g_clear_pointer (&self->ref_x, g_free);
+  g_clear_pointer (&self->ref_y, g_free);
+  g_clear_pointer (&self->cap_x, g_free);
+  g_clear_pointer (&self->cap_y, g_free);
+  g_clear_pointer (&self->cap_n, g_free);
+  g_clear_pointer (&self->reference_source, g_free);
+  self->capture_left = 0;
+  memset (&self->grid, 0, sizeof self->grid);
+}
+
+/* Reference centroids from a file (gstcoshreference.h); FALSE with *why. */
+static gboolean
+read_reference (const gchar * path, gint n, gdouble * rx, gdouble * ry,
+    gchar ** why)
+{
+  gchar *text = NULL;
+  gsize size = 0;
+  GError *err = NULL;
+  gint k;
+
+  if (!g_file_get_contents (path, &text, &size, &err)) {
+    *why = g_strdup (err->message);
+    g_error_free (err);
+    return FALSE;
+  }
+  k = gst_co_sh_parse_reference (text, size, n, rx, ry, why);
+  g_free (text);
+  if (k >= 0 && k != n)
+    *why = g_strdup_printf ("%d reference centroids for %d lenslets", k, n);
+  return k == n;
+}
+
+/* Builds the grid, the weights and the reference for the negotiated size
+ * from the snapshot; FALSE after posting an error. */
+static gboolean
+build_grid (GstCudaShCentroid * self, gint width, gint height)
+{
+  const GstCoShSettings *s = &self->snap;
+  gint nx = s->lenslets_x, ny = s->lenslets_y, i, j, n, levels;
+  guint8 *mask = NULL;
+  gint mw = 0, mh = 0;
+  gchar *why = NULL;
+
+  clear_grid (self);
+  if (nx == 0)
+    nx = (gint) floor ((width - s->origin_x) / s->pitch + 1e-9);
+  if (ny == 0)
+    ny = (gint) floor ((height - s->origin_y) / s->pitch + 1e-9);
+  if (nx < 1 || ny < 1) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("No lenslet of pitch %g "
+            "pixels fits the %dx%d frame from origin %g,%g", s->pitch, width,
+            height, s->origin_x, s->origin_y), (NULL));
+    return FALSE;
+  }
+  if (s->mask_file && *s->mask_file) {
+    mask = gst_co_decode_gray (s->mask_file, &mw, &mh, &why);
+    if (!mask) {
+      GST_ELEMENT_ERROR (self, RESOURCE, READ, ("Could not read the lenslet "
+              "mask \"%s\"", s->mask_file), ("%s", why));
+      g_free (why);
+      return FALSE;
+    }
+    if (mw != nx || mh != ny) {
+      GST_ELEMENT_ERROR (self, RESOURCE, READ, ("The lenslet mask \"%s\" is "
+              "%dx%d, the grid %dx%d lenslets: it needs one pixel per "
+              "lenslet", s->mask_file, mw, mh, nx, ny), (NULL));
+      g_free (mask);
+      return FALSE;
+    }
+  }
+  n = nx * ny;
+  self->width = width;
+  self->height = height;
+  self->bx = g_new (gint32, nx + 1);
+  self->by = g_new (gint32, ny + 1);
+  self->measure = g_new0 (guint8, n);
+  self->why = g_new0 (guint8, n);
+  self->cx = g_new0 (gfloat, n);
+  self->cy = g_new0 (gfloat, n);
+  self->m00 = g_new0 (gfloat, n);
+  self->flags = g_new0 (guint8, n);
+  self->ref_x = g_new (gdouble, n);
+  self->ref_y = g_new (gdouble, n);
+  for (i = 0; i <= nx; i++)
+    self->bx[i] = co_sh_boundary (s->origin_x, s->pitch, i, width);
+  for (j = 0; j <= ny; j++)
+    self->by[j] = co_sh_boundary (s->origin_y, s->pitch, j, height);
+  for (j = 0; j < ny; j++)
+    for (i = 0; i < nx; i++) {
+      gint k = j * nx + i;
+      guint8 why_not = 0;
+      if (!co_sh_inside (s->origin_x, s->pitch, i, width) ||
+          !co_sh_inside (s->origin_y, s->pitch, j, height))
+        why_not |= CO_SH_CLIPPED;
+      if (!co_sh_in_pupil (i, j, nx, ny, s->pupil_diameter,
+              s->central_obstruction) || (mask && !mask[k]))
+        why_not |= CO_SH_OUT_OF_PUPIL;
+      self->measure[k] = !why_not;
+      self->why[k] = why_not;
+      self->ref_x[k] = s->origin_x + (i + 0.5) * s->pitch;
+      self->ref_y[k] = s->origin_y + (j + 0.5) * s->pitch;
+    }
+  g_free (mask);
+  self->reference_source = g_strdup ("centres");
+  if (s->reference_file && *s->reference_file) {
+    if (!read_reference (s->reference_file, n, self->ref_x, self->ref_y,
+            &why)) {
+      GST_ELEMENT_ERROR (self, RESOURCE, READ, ("Could not read the "
+              "reference centroids \"%s\"", s->reference_file), ("%s", why));
+      g_free (why);
+      return FALSE;
+    }
+    g_free (self->reference_source);
+    self->reference_source = g_strdup (s->reference_file);
+  }
+  levels = GST_VIDEO_INFO_FORMAT (&GST_CO_BASE_FILTER (self)->in_info) ==
+      GST_VIDEO_FORMAT_GRAY16_LE ? 65536 : 256;
+  if (s->gamma != 1.0) {
+    /* v^gamma, scaled so the largest value keeps its own */
+    gdouble top = levels - 1;
+    self->lut = g_new (gfloat, levels);
+    for (i = 0; i < levels; i++)
+      self->lut[i] = (gfloat) (top * pow (i / top, s->gamma));
+  }
+  self->grid.nx = nx;
+  self->grid.ny = ny;
+  self->grid.bx = self->bx;
+  self->grid.by = self->by;
+  self->grid.measure = self->measure;
+  self->grid.margin = s->window_margin;
+  self->grid.method = s->method;
+  self->grid.threshold = (gfloat) s->threshold;
+  self->grid.threshold_fraction = s->threshold_relative;
+  self->grid.brightest = s->brightest;
+  self->grid.weight = self->lut;
+  GST_INFO_OBJECT (self, "%dx%d lenslets of %g pixels from %g,%g on %dx%d",
+      nx, ny, s->pitch, s->origin_x, s->origin_y, width, height);
+  return TRUE;
+}
+
+/* ---- one frame ---- */
+
+/* The overlay: lenslet borders at half the largest value, centroids as a
+ * cross at the largest, on the frame itself (ANALYSE writes in place). */
+static void
+draw_overlay (GstCudaShCentroid * self, CoFrame * f)
+{
+  const gboolean wide = f->format == CO_FORMAT_GRAY16_LE;
+  const guint32 top = wide ? 65535 : 255;
+  const CoShGrid *g = &self->grid;
+  gint i, j, x, y, k;
+
+#define PUT(px, py, v) do { guint8 *p_ = f->data[0] + (gsize) (py) * \
+      f->pitch[0]; if (wide) { p_[2 * (px)] = (v) & 0xff; \
+        p_[2 * (px) + 1] = (v) >> 8; } else p_[px] = (guint8) (v); } while (0)
+  for (i = 0; i <= g->nx; i++)
+    if (g->bx[i] < f->width)
+      for (y = g->by[0]; y < g->by[g->ny]; y++)
+        PUT (g->bx[i], y, top / 2);
+  for (j = 0; j <= g->ny; j++)
+    if (g->by[j] < f->height)
+      for (x = g->bx[0]; x < g->bx[g->nx]; x++)
+        PUT (x, g->by[j], top / 2);
+  for (k = 0; k < g->nx * g->ny; k++) {
+    gint cx, cy, d;
+    if (!(self->flags[k] & CO_SH_VALID))
+      continue;
+    cx = (gint) floor (self->cx[k]);
+    cy = (gint) floor (self->cy[k]);
+    for (d = -2; d <= 2; d++) {
+      if (cx + d >= 0 && cx + d < f->width && cy >= 0 && cy < f->height)
+        PUT (cx + d, cy, top);
+      if (cy + d >= 0 && cy + d < f->height && cx >= 0 && cx < f->width)
+        PUT (cx, cy + d, top);
+    }
+  }
+#undef PUT
+}
+
+static GstFlowReturn
+gst_cuda_sh_centroid_process (GstCoBaseFilter * base, const CoFrame * in,
+    CoFrame * out)
+{
+  GstCudaShCentroid *self = GST_CUDA_SH_CENTROID (base);
+  CoShResult r;
+  gboolean dirty;
+  gint capture, n;
+
+  GST_OBJECT_LOCK (self);
+  dirty = self->dirty || !self->bx || self->width != in->width ||
+      self->height != in->height;
+  self->dirty = FALSE;
+  capture = self->capture_request;
+  self->capture_request = 0;
+  g_free (self->snap.mask_file);
+  g_free (self->snap.reference_file);
+  self->snap = self->set;
+  self->snap.mask_file = g_strdup (self->set.mask_file);
+  self->snap.reference_file = g_strdup (self->set.reference_file);
+  GST_OBJECT_UNLOCK (self);
+  if (dirty && !build_grid (self, in->width, in->height))
+    return GST_FLOW_ERROR;
+  n = self->grid.nx * self->grid.ny;
+  if (capture > 0) {
+    g_free (self->cap_x);
+    g_free (self->cap_y);
+    g_free (self->cap_n);
+    self->cap_x = g_new0 (gdouble, n);
+    self->cap_y = g_new0 (gdouble, n);
+    self->cap_n = g_new0 (gint, n);
+    self->capture_left = self->capture_total = capture;
+  }
+  memcpy (self->flags, self->why, n);
+  r.cx = self->cx;
+  r.cy = self->cy;
+  r.m00 = self->m00;
+  r.flags = self->flags;
+  if (co_sh_reference (&self->grid, in, &r) != 0) {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("Out of memory measuring "
+            "centroids"), (NULL));
+    return GST_FLOW_ERROR;
+  }
+  if (out)
+    draw_overlay (self, out);
+  return GST_FLOW_OK;
+}
+
+static GBytes *
+floats (const gfloat * v, gint n, gdouble scale, const gdouble * minus)
+{
+  gfloat *a = g_new (gfloat, n);
+  gint k;
+
+  for (k = 0; k < n; k++) {
+    gfloat f = minus ? (gfloat) ((v[k] - minus[k]) * scale) : v[k];
+    if (G_BYTE_ORDER == G_BIG_ENDIAN) {
+      guint32 u;
+      memcpy (&u, &f, 4);
+      u = GUINT32_SWAP_LE_BE (u);
+      memcpy (&f, &u, 4);
+    }
+    a[k] = f;
+  }
+  return g_bytes_new_take (a, sizeof (gfloat) * n);
+}
+
+/* capture-reference: the frame's valid centroids into the sums; the mean
+ * becomes the reference after the last frame. */
+static void
+capture_frame (GstCudaShCentroid * self)
+{
+  gint n = self->grid.nx * self->grid.ny, k, missing = 0;
+
+  for (k = 0; k < n; k++)
+    if (self->flags[k] & CO_SH_VALID) {
+      self->cap_x[k] += self->cx[k];
+      self->cap_y[k] += self->cy[k];
+      self->cap_n[k]++;
+    }
+  if (--self->capture_left > 0)
+    return;
+  for (k = 0; k < n; k++) {
+    if (!self->cap_n[k]) {
+      missing++;
+      continue;
+    }
+    self->ref_x[k] = self->cap_x[k] / self->cap_n[k];
+    self->ref_y[k] = self->cap_y[k] / self->cap_n[k];
+  }
+  g_free (self->reference_source);
+  self->reference_source = g_strdup ("captured");
+  gst_element_post_message (GST_ELEMENT (self),
+      gst_message_new_element (GST_OBJECT (self),
+          gst_structure_new ("cudashcentroid-reference", "frames", G_TYPE_INT,
+              self->capture_total, "lenslets", G_TYPE_INT, n, "missing",
+              G_TYPE_INT, missing, NULL)));
+  GST_INFO_OBJECT (self, "reference captured over %d frames (%d lenslets "
+      "never measured keep theirs)", self->capture_total, missing);
+}
+
+static GstFlowReturn
+gst_cuda_sh_centroid_finish (GstCoBaseFilter * base, GstBuffer * inbuf,
+    GstBuffer * outbuf)
+{
+  GstCudaShCentroid *self = GST_CUDA_SH_CENTROID (base);
+  const GstCoShSettings *s = &self->snap;
+  gint n = self->grid.nx * self->grid.ny, k, valid = 0;
+  gboolean radians = s->pixel_size > 0.0 && s->focal_length > 0.0;
+  /* pixels to radians: micrometres over millimetres */
+  gdouble scale = radians ? s->pixel_size * 1e-3 / s->focal_length : 1.0;
+  GstStructure *st;
+
+  if (self->capture_left > 0)
+    capture_frame (self);
+  for (k = 0; k < n; k++)
+    valid += (self->flags[k] & CO_SH_VALID) != 0;
+  st = gst_co_buffer_add_results (outbuf, RESULT_KIND);
+  if (!st)
+    return GST_FLOW_OK;
+  {
+    gdouble *rx = self->ref_x, *ry = self->ref_y;
+    GBytes *b[6];
+    b[0] = floats (self->cx, n, 1.0, NULL);
+    b[1] = floats (self->cy, n, 1.0, NULL);
+    b[2] = floats (self->cx, n, scale, rx);
+    b[3] = floats (self->cy, n, scale, ry);
+    b[4] = floats (self->m00, n, 1.0, NULL);
+    b[5] = g_bytes_new (self->flags, n);
+    /* an invalid lenslet's slope is 0, not its centre's offset */
+    {
+      gfloat *sx = (gfloat *) g_bytes_get_data (b[2], NULL);
+      gfloat *sy = (gfloat *) g_bytes_get_data (b[3], NULL);
+      for (k = 0; k < n; k++)
+        if (!(self->flags[k] & CO_SH_VALID))
+          sx[k] = sy[k] = 0.0f;
+    }
+    gst_structure_set (st, "lenslets-x", G_TYPE_INT, self->grid.nx,
+        "lenslets-y", G_TYPE_INT, self->grid.ny, "valid", G_TYPE_INT, valid,
+        "centroid-x", G_TYPE_BYTES, b[0], "centroid-y", G_TYPE_BYTES, b[1],
+        "slope-x", G_TYPE_BYTES, b[2], "slope-y", G_TYPE_BYTES, b[3],
+        "intensity", G_TYPE_BYTES, b[4], "flags", G_TYPE_BYTES, b[5],
+        "slope-units", G_TYPE_STRING, radians ? "radians" : "pixels",
+        "reference", G_TYPE_STRING, self->reference_source,
+        "timestamp", G_TYPE_UINT64, (guint64) GST_BUFFER_PTS (outbuf),
+        "frame", G_TYPE_UINT64, self->frames, NULL);
+    for (k = 0; k < 6; k++)
+      g_bytes_unref (b[k]);
+  }
+  if (s->message_interval && self->frames % s->message_interval == 0)
+    gst_element_post_message (GST_ELEMENT (self),
+        gst_message_new_element (GST_OBJECT (self), gst_structure_copy (st)));
+  self->frames++;
+  return GST_FLOW_OK;
+}
+
+static void
+gst_cuda_sh_centroid_release (GstCoBaseFilter * base)
+{
+  GstCudaShCentroid *self = GST_CUDA_SH_CENTROID (base);
+
+  clear_grid (self);
+  self->frames = 0;
+}
+
+/* ---- properties ---- */
+
+static void
+capture_reference (GstCudaShCentroid * self)
+{
+  GST_OBJECT_LOCK (self);
+  self->capture_request = self->set.reference_frames;
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_cuda_sh_centroid_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstCudaShCentroid *self = GST_CUDA_SH_CENTROID (object);
+  GstCoShSettings *s = &self->set;
+  gboolean grid = TRUE;
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_PITCH:
+      s->pitch = g_value_get_double (value);
+      break;
+    case PROP_ORIGIN_X:
+      s->origin_x = g_value_get_double (value);
+      break;
+    case PROP_ORIGIN_Y:
+      s->origin_y = g_value_get_double (value);
+      break;
+    case PROP_LENSLETS_X:
+      s->lenslets_x = g_value_get_int (value);
+      break;
+    case PROP_LENSLETS_Y:
+      s->lenslets_y = g_value_get_int (value);
+      break;
+    case PROP_PUPIL_DIAMETER:
+      s->pupil_diameter = g_value_get_double (value);
+      break;
+    case PROP_CENTRAL_OBSTRUCTION:
+      s->central_obstruction = g_value_get_double (value);
+      break;
+    case PROP_MASK_FILE:
+      g_free (s->mask_file);
+      s->mask_file = g_value_dup_string (value);
+      break;
+    case PROP_METHOD:
+      s->method = (CoShMethod) g_value_get_enum (value);
+      break;
+    case PROP_THRESHOLD:
+      s->threshold = g_value_get_double (value);
+      break;
+    case PROP_THRESHOLD_MODE:
+      s->threshold_relative = g_value_get_enum (value) == 1;
+      break;
+    case PROP_WINDOW_MARGIN:
+      s->window_margin = g_value_get_int (value);
+      break;
+    case PROP_GAMMA:
+      s->gamma = g_value_get_double (value);
+      break;
+    case PROP_BRIGHTEST:
+      s->brightest = g_value_get_int (value);
+      break;
+    case PROP_REFERENCE_FILE:
+      g_free (s->reference_file);
+      s->reference_file = g_value_dup_string (value);
+      break;
+    case PROP_REFERENCE_FRAMES:
+      s->reference_frames = g_value_get_int (value);
+      grid = FALSE;
+      break;
+    case PROP_PIXEL_SIZE:
+      s->pixel_size = g_value_get_double (value);
+      grid = FALSE;
+      break;
+    case PROP_FOCAL_LENGTH:
+      s->focal_length = g_value_get_double (value);
+      grid = FALSE;
+      break;
+    case PROP_MESSAGE_INTERVAL:
+      s->message_interval = g_value_get_uint (value);
+      grid = FALSE;
+      break;
+    case PROP_OVERLAY:
+      s->overlay = g_value_get_boolean (value);
+      grid = FALSE;
+      break;
+    default:
+      grid = FALSE;
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  self->dirty |= grid;
+  GST_OBJECT_UNLOCK (self);
+  /* the frames are written only while the overlay is on */
+  if (prop_id == PROP_OVERLAY)
+    gst_co_base_filter_set_writes (GST_CO_BASE_FILTER (self),
+        g_value_get_boolean (value));
+}
+
+static void
+gst_cuda_sh_centroid_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstCudaShCentroid *self = GST_CUDA_SH_CENTROID (object);
+  const GstCoShSettings *s = &self->set;
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_PITCH:
+      g_value_set_double (value, s->pitch);
+      break;
+    case PROP_ORIGIN_X:
+      g_value_set_double (value, s->origin_x);
+      break;
+    case PROP_ORIGIN_Y:
+      g_value_set_double (value, s->origin_y);
+      break;
+    case PROP_LENSLETS_X:
+      g_value_set_int (value, s->lenslets_x);
+      break;
+    case PROP_LENSLETS_Y:
+      g_value_set_int (value, s->lenslets_y);
+      break;
+    case PROP_PUPIL_DIAMETER:
+      g_value_set_double (value, s->pupil_diameter);
+      break;
+    case PROP_CENTRAL_OBSTRUCTION:
+      g_value_set_double (value, s->central_obstruction);
+      break;
+    case PROP_MASK_FILE:
+      g_value_set_string (value, s->mask_file);
+      break;
+    case PROP_METHOD:
+      g_value_set_enum (value, s->method);
+      break;
+    case PROP_THRESHOLD:
+      g_value_set_double (value, s->threshold);
+      break;
+    case PROP_THRESHOLD_MODE:
+      g_value_set_enum (value, s->threshold_relative ? 1 : 0);
+      break;
+    case PROP_WINDOW_MARGIN:
+      g_value_set_int (value, s->window_margin);
+      break;
+    case PROP_GAMMA:
+      g_value_set_double (value, s->gamma);
+      break;
+    case PROP_BRIGHTEST:
+      g_value_set_int (value, s->brightest);
+      break;
+    case PROP_REFERENCE_FILE:
+      g_value_set_string (value, s->reference_file);
+      break;
+    case PROP_REFERENCE_FRAMES:
+      g_value_set_int (value, s->reference_frames);
+      break;
+    case PROP_PIXEL_SIZE:
+      g_value_set_double (value, s->pixel_size);
+      break;
+    case PROP_FOCAL_LENGTH:
+      g_value_set_double (value, s->focal_length);
+      break;
+    case PROP_MESSAGE_INTERVAL:
+      g_value_set_uint (value, s->message_interval);
+      break;
+    case PROP_OVERLAY:
+      g_value_set_boolean (value, s->overlay);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_cuda_sh_centroid_finalize (GObject * object)
+{
+  GstCudaShCentroid *self = GST_CUDA_SH_CENTROID (object);
+
+  clear_grid (self);
+  g_free (self->set.mask_file);
+  g_free (self->set.reference_file);
+  g_free (self->snap.mask_file);
+  g_free (self->snap.reference_file);
+  G_OBJECT_CLASS (gst_cuda_sh_centroid_parent_class)->finalize (object);
+}
+
+static void
+gst_cuda_sh_centroid_class_init (GstCudaShCentroidClass * klass)
+{
+  GObjectClass *oc = G_OBJECT_CLASS (klass);
+  GstElementClass *ec = GST_ELEMENT_CLASS (klass);
+  GstCoBaseFilterClass *fc = GST_CO_BASE_FILTER_CLASS (klass);
+
+  oc->set_property = gst_cuda_sh_centroid_set_property;
+  oc->get_property = gst_cuda_sh_centroid_get_property;
+  oc->finalize = gst_cuda_sh_centroid_finalize;
+
+  g_object_class_install_property (oc, PROP_PITCH,
+      g_param_spec_double ("pitch", "Pitch",
+          "Lenslet pitch in pixels (fractional; at least 3: a lenslet needs "
+          "3x3 pixels)", 3.0, 4096.0, 20.0, GST_CO_PARAM_LIVE));
+  g_object_class_install_property (oc, PROP_ORIGIN_X,
+      g_param_spec_double ("origin-x", "Origin x",
+          "Left edge of the first lenslet, pixels (fractional; pixel x spans "
+          "x .. x+1)", -4096.0, 65536.0, 0.0, GST_CO_PARAM_LIVE));
+  g_object_class_install_property (oc, PROP_ORIGIN_Y,
+      g_param_spec_double ("origin-y", "Origin y",
+          "Top edge of the first lenslet, pixels (fractional)", -4096.0,
+          65536.0, 0.0, GST_CO_PARAM_LIVE));
+  g_object_class_install_property (oc, PROP_LENSLETS_X,
+      g_param_spec_int ("lenslets-x", "Lenslets x",
+          "Lenslets across (0: as many as fit the frame; more are flagged "
+          "not wholly in the frame)", 0, 4096, 0, GST_CO_PARAM_LIVE));
+  g_object_class_install_property (oc, PROP_LENSLETS_Y,
+      g_param_spec_int ("lenslets-y", "Lenslets y",
+          "Lenslets down (0: as many as fit)", 0, 4096, 0, GST_CO_PARAM_LIVE));
+  g_object_class_install_property (oc, PROP_PUPIL_DIAMETER,
+      g_param_spec_double ("pupil-diameter", "Pupil diameter",
+          "A circular pupil centred on the grid, in lenslets: lenslets whose "
+          "centre lies outside are not measured (0: every lenslet)", 0.0,
+          8192.0, 0.0, GST_CO_PARAM_LIVE));
+  g_object_class_install_property (oc, PROP_CENTRAL_OBSTRUCTION,
+      g_param_spec_double ("central-obstruction", "Central obstruction",
+          "The pupil's central obstruction, a diameter in lenslets", 0.0,
+          8192.0, 0.0, GST_CO_PARAM_LIVE));
+  g_object_class_install_property (oc, PROP_MASK_FILE,
+      g_param_spec_string ("mask-file", "Mask file",
+          "A grey picture with one pixel per lenslet: 0 skips that lenslet "
+          "(any format GStreamer decodes); with the pupil, both must admit "
+          "a lenslet", NULL, GST_CO_PARAM_LIVE));
+  g_object_class_install_property (oc, PROP_METHOD,
+      g_param_spec_enum ("method", "Method", "How a centroid is computed",
+          gst_co_sh_method_get_type (), CO_SH_COG, GST_CO_PARAM_LIVE));
+  g_object_class_install_property (oc, PROP_THRESHOLD,
+      g_param_spec_double ("threshold", "Threshold",
+          "tcog: subtracted from every weight, nothing below it counts "
+          "(see threshold-mode)", 0.0, 65535.0, 0.2, GST_CO_PARAM_LIVE));
+  g_object_class_install_property (oc, PROP_THRESHOLD_MODE,
+      g_param_spec_enum ("threshold-mode", "Threshold mode",
+          "The threshold in pixel values, or relative to each lenslet's "
+          "largest", gst_co_sh_threshold_mode_get_type (), 1,
+          GST_CO_PARAM_LIVE));
+  g_object_class_install_property (oc, PROP_WINDOW_MARGIN,
+      g_param_spec_int ("window-margin", "Window margin",
+          "Pixels left out at every lenslet edge (crosstalk from the "
+          "neighbours)", 0, 1024, 0, GST_CO_PARAM_LIVE));
+  g_object_class_install_property (oc, PROP_GAMMA,
+      g_param_spec_double ("gamma", "Gamma",
+          "Weights are (v / max)^gamma x max before any threshold (1: the "
+          "values themselves)", 0.1, 10.0, 1.0, GST_CO_PARAM_LIVE));
+  g_object_class_install_property (oc, PROP_BRIGHTEST,
+      g_param_spec_int ("brightest", "Brightest",
+          "brightest: how many of each lenslet's largest weights count "
+          "(ties to the earlier pixel)", 1, 1 << 20, 9, GST_CO_PARAM_LIVE));
+  g_object_class_install_property (oc, PROP_REFERENCE_FILE,
+      g_param_spec_string ("reference-file", "Reference file",
+          "Reference centroids slopes are taken from: one \"x y\" line per "
+          "lenslet, row after row, '#' comments (none: the lenslets' "
+          "centres)", NULL, GST_CO_PARAM_LIVE));
+  g_object_class_install_property (oc, PROP_REFERENCE_FRAMES,
+      g_param_spec_int ("reference-frames", "Reference frames",
+          "capture-reference averages this many frames", 1, 100000, 10,
+          GST_CO_PARAM_LIVE));
+  g_object_class_install_property (oc, PROP_PIXEL_SIZE,
+      g_param_spec_double ("pixel-size", "Pixel size",
+          "Sensor pixel size in micrometres; with lenslet-focal-length, "
+          "slopes are in radians", 0.0, 1000.0, 0.0, GST_CO_PARAM_LIVE));
+  g_object_class_install_property (oc, PROP_FOCAL_LENGTH,
+      g_param_spec_double ("lenslet-focal-length", "Lenslet focal length",
+          "Lenslet focal length in millimetres; with pixel-size, slopes are "
+          "in radians", 0.0, 10000.0, 0.0, GST_CO_PARAM_LIVE));
+  g_object_class_install_property (oc, PROP_MESSAGE_INTERVAL,
+      g_param_spec_uint ("message-interval", "Message interval",
+          "Post the results as an element message every this many frames "
+          "(0: never; the buffers always carry them)", 0, G_MAXUINT, 1,
+          GST_CO_PARAM_LIVE));
+  g_object_class_install_property (oc, PROP_OVERLAY,
+      g_param_spec_boolean ("overlay", "Overlay",
+          "Draw the lenslet grid and the centroids on the frames", FALSE,
+          GST_CO_PARAM_LIVE));
+
+  /**
+   * GstCudaShCentroid::capture-reference:
+   *
+   * Averages the centroids of the next #GstCudaShCentroid:reference-frames
+   * frames into the reference slopes are measured from, then posts a
+   * `cudashcentroid-reference` element message.
+   */
+  signals[SIGNAL_CAPTURE_REFERENCE] = g_signal_new_class_handler
+      ("capture-reference", G_TYPE_FROM_CLASS (klass),
+      G_SIGNAL_RUN_LAST | G_SIGNAL_ACTION, G_CALLBACK (capture_reference),
+      NULL, NULL, NULL, G_TYPE_NONE, 0);
+
+  gst_element_class_set_static_metadata (ec, "Shack-Hartmann centroids",
+      "Filter/Analyzer/Video",
+      "Centroids and slopes of a Shack-Hartmann wavefront sensor's frames",
+      "cudaoptics");
+  gst_co_base_filter_class_add_video_templates (ec, FORMATS, 32768);
+
+  fc->mode = GST_CO_FILTER_ANALYSE;
+  fc->host_only = TRUE;
+  fc->process = GST_DEBUG_FUNCPTR (gst_cuda_sh_centroid_process);
+  fc->finish = GST_DEBUG_FUNCPTR (gst_cuda_sh_centroid_finish);
+  fc->release = GST_DEBUG_FUNCPTR (gst_cuda_sh_centroid_release);
+  gst_type_mark_as_plugin_api (gst_co_sh_method_get_type (), 0);
+  gst_type_mark_as_plugin_api (gst_co_sh_threshold_mode_get_type (), 0);
+}
+
+static void
+gst_cuda_sh_centroid_init (GstCudaShCentroid * self)
+{
+  GstCoShSettings *s = &self->set;
+
+  s->pitch = 20.0;
+  s->method = CO_SH_COG;
+  s->threshold = 0.2;
+  s->threshold_relative = TRUE;
+  s->gamma = 1.0;
+  s->brightest = 9;
+  s->reference_frames = 10;
+  s->message_interval = 1;
+  self->dirty = TRUE;
+}
+
+gboolean
+gst_cuda_sh_centroid_register (GstPlugin * plugin)
+{
+  return gst_element_register (plugin, "cudashcentroid", GST_RANK_NONE,
+      GST_TYPE_CUDA_SH_CENTROID);
+}

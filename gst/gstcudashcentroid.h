@@ -1,0 +1,64 @@
+/* cudaoptics — LGPL-2.1-or-later */
+#ifndef __GST_CUDA_SH_CENTROID_H__
+#define __GST_CUDA_SH_CENTROID_H__
+
+#include "gstcobasefilter.h"
+#include "shcentroid_math.h"
+
+G_BEGIN_DECLS
+
+#define GST_TYPE_CUDA_SH_CENTROID (gst_cuda_sh_centroid_get_type ())
+G_DECLARE_FINAL_TYPE (GstCudaShCentroid, gst_cuda_sh_centroid, GST,
+    CUDA_SH_CENTROID, GstCoBaseFilter)
+
+/* The properties, copied under the object lock. */
+typedef struct
+{
+  gdouble pitch, origin_x, origin_y;
+  gint lenslets_x, lenslets_y;  /* 0: as many as fit */
+  gdouble pupil_diameter, central_obstruction;  /* lenslets */
+  CoShMethod method;
+  gdouble threshold;
+  gboolean threshold_relative;
+  gint window_margin;
+  gdouble gamma;
+  gint brightest;
+  gdouble pixel_size;           /* micrometres */
+  gdouble focal_length;         /* millimetres */
+  guint message_interval;       /* frames; 0: none */
+  gboolean overlay;
+  gint reference_frames;
+  gchar *mask_file, *reference_file;
+} GstCoShSettings;
+
+struct _GstCudaShCentroid
+{
+  GstCoBaseFilter parent;
+
+  GstCoShSettings set;          /* under the object lock */
+  gboolean dirty;               /* under the object lock: a new grid */
+  gint capture_request;         /* under the object lock: frames to average */
+  GstCoShSettings snap;         /* the frame's (strings not copied) */
+
+  /* the grid for the negotiated size */
+  gint width, height;
+  gint32 *bx, *by;
+  guint8 *measure, *why;        /* per lenslet: measured; else its flags */
+  gfloat *lut;                  /* gamma's weights, or NULL */
+  CoShGrid grid;
+  /* the frame's results, and the reference slopes are taken from */
+  gfloat *cx, *cy, *m00;
+  guint8 *flags;
+  gdouble *ref_x, *ref_y;
+  gchar *reference_source;      /* "centres", a file, or "captured" */
+  /* capture-reference: sums over the frames still to come */
+  gint capture_left, capture_total;
+  gdouble *cap_x, *cap_y;
+  gint *cap_n;
+  guint64 frames;
+};
+
+gboolean gst_cuda_sh_centroid_register (GstPlugin * plugin);
+
+G_END_DECLS
+#endif
