@@ -41,7 +41,8 @@ rm -rf "$plugdir"; mkdir -p "$plugdir"
 # coreelements (fakesink, capsfilter, filesrc, identity), videotestsrc,
 # videoconvertscale (videoconvert in 1.22; videoconvert before), videofilter
 # (videoflip: check-churn), imagefreeze, jpeg and app (example.py,
-# compare-opencv.py), png (cudafoveate's photographs and blur maps).  A test
+# compare-opencv.py), png (cudafoveate's photographs and blur maps,
+# cudashcentroid's mask).  A test
 # that needs another plugin fails with "no element": add it here.
 for p in coreelements videotestsrc videoconvertscale videoconvert imagefreeze jpeg app videofilter png; do
   [ -f "$sysdir/libgst$p.so" ] && ln -s "$sysdir/libgst$p.so" "$plugdir/"

@@ -485,6 +485,92 @@ GST_START_TEST (test_pupil)
 
 GST_END_TEST;
 
+static void expect_error_saying (const gchar * caps, const gchar * props,
+    const gchar * words);
+
+/* A PNG of @w x @h grey pixels at @path, written by pngenc. */
+static void
+write_png (const gchar * path, const guint8 * pix, gint w, gint h)
+{
+  gchar *desc = g_strdup_printf ("appsrc name=src caps=\"video/x-raw,"
+      "format=GRAY8,width=%d,height=%d,framerate=1/1\" format=time ! "
+      "videoconvert ! pngenc ! filesink location=%s", w, h, path);
+  GstElement *p = gst_parse_launch (desc, NULL), *src;
+  /* appsrc's GRAY8 rows are 4-byte aligned */
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, (gsize) GST_ROUND_UP_4 (w)
+      * h, NULL);
+  GstBus *bus;
+  GstMessage *m;
+  GstFlowReturn fr;
+  gint y;
+
+  fail_unless (p != NULL, "%s", desc);
+  for (y = 0; y < h; y++)
+    gst_buffer_fill (buf, (gsize) y * GST_ROUND_UP_4 (w), pix + (gsize) y * w,
+        w);
+  src = gst_bin_get_by_name (GST_BIN (p), "src");
+  bus = gst_element_get_bus (p);
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  GST_BUFFER_PTS (buf) = 0;
+  g_signal_emit_by_name (src, "push-buffer", buf, &fr);
+  g_signal_emit_by_name (src, "end-of-stream", &fr);
+  m = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND, GST_MESSAGE_EOS |
+      GST_MESSAGE_ERROR);
+  fail_unless (m && GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS, "pngenc failed");
+  gst_message_unref (m);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_buffer_unref (buf);
+  gst_object_unref (bus);
+  gst_object_unref (src);
+  gst_object_unref (p);
+  g_free (desc);
+}
+
+/* A mask picture, one pixel per lenslet: its zeros are skipped and
+ * flagged, the rest measured; a mask of another size is an error. */
+GST_START_TEST (test_mask)
+{
+  gdouble tx[400], ty[400];
+  gint nx, ny, k;
+  GstBuffer *in = spots_frame (8, 61, 0.0, tx, ty, &nx, &ny), *out;
+  gchar *dir = g_dir_make_tmp ("shmask-XXXXXX", NULL);
+  gchar *path = g_build_filename (dir, "mask.png", NULL), *desc;
+  guint8 *mask = g_malloc (nx * ny);
+  GstHarness *h;
+  const guint8 *flags;
+
+  memset (mask, 255, nx * ny);
+  mask[2 * nx + 3] = 0;
+  mask[nx * ny - 1] = 0;
+  write_png (path, mask, nx, ny);
+  desc = g_strdup_printf ("cudashcentroid pitch=20 origin-x=0.37 "
+      "origin-y=0.81 mask-file=%s", path);
+  h = gst_harness_new_parse (desc);
+  gst_harness_set_src_caps (h, gray_caps (8, W, H));
+  out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+  flags = field_flags (gst_co_buffer_get_results (out, "GstCoShCentroids"),
+      nx * ny);
+  for (k = 0; k < nx * ny; k++)
+    fail_unless_equals_int (flags[k], mask[k] ? CO_SH_VALID :
+        CO_SH_OUT_OF_PUPIL);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+  g_free (desc);
+  /* the grid of a smaller pitch has more lenslets than the mask pixels */
+  desc = g_strdup_printf ("pitch=10 mask-file=%s", path);
+  expect_error_saying ("video/x-raw,format=GRAY8,width=400,height=300", desc,
+      "needs one pixel per lenslet");
+  g_free (desc);
+  g_unlink (path);
+  g_rmdir (dir);
+  g_free (path);
+  g_free (dir);
+  g_free (mask);
+  gst_buffer_unref (in);
+}
+
+GST_END_TEST;
+
 /* A dark frame: every lenslet flagged "no light", no NaN; a white one:
  * every centroid at its lenslet's pixel centre. */
 GST_START_TEST (test_dark_and_white)
@@ -607,6 +693,7 @@ cudashcentroid_suite (void)
   tcase_add_test (tc, test_slopes);
   tcase_add_test (tc, test_reference_file);
   tcase_add_test (tc, test_pupil);
+  tcase_add_test (tc, test_mask);
   tcase_add_test (tc, test_dark_and_white);
   tcase_add_test (tc, test_grid_while_playing);
   tcase_add_test (tc, test_bad_input);
