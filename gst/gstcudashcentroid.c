@@ -75,6 +75,7 @@ enum
   PROP_FOCAL_LENGTH,
   PROP_MESSAGE_INTERVAL,
   PROP_OVERLAY,
+  PROP_OVERLAY_SCALE,
 };
 
 enum
@@ -281,38 +282,51 @@ build_grid (GstCudaShCentroid * self, gint width, gint height)
 
 /* ---- one frame ---- */
 
-/* The overlay: lenslet borders at half the largest value, centroids as a
- * cross at the largest, on the frame itself (ANALYSE writes in place). */
+/* The overlay, on the frame itself (ANALYSE writes in place): lenslet
+ * borders at half the largest value; for every measured lenslet a line
+ * from its reference point along its slope, overlay-scale times as long,
+ * and the centroid marked by four ticks round it (the spot stays
+ * visible), both at the largest value. */
 static void
 draw_overlay (GstCudaShCentroid * self, CoFrame * f)
 {
   const gboolean wide = f->format == CO_FORMAT_GRAY16_LE;
   const guint32 top = wide ? 65535 : 255;
   const CoShGrid *g = &self->grid;
-  gint i, j, x, y, k;
+  const gdouble gain = self->snap.overlay_scale;
+  gint i, j, x, y, k, d, t;
 
-#define PUT(px, py, v) do { guint8 *p_ = f->data[0] + (gsize) (py) * \
-      f->pitch[0]; if (wide) { p_[2 * (px)] = (v) & 0xff; \
-        p_[2 * (px) + 1] = (v) >> 8; } else p_[px] = (guint8) (v); } while (0)
+#define PUT(px, py, v) do { gint x_ = (px), y_ = (py); if (x_ >= 0 && \
+      y_ >= 0 && x_ < f->width && y_ < f->height) { guint8 *p_ = \
+      f->data[0] + (gsize) y_ * f->pitch[0]; if (wide) { \
+        p_[2 * x_] = (v) & 0xff; p_[2 * x_ + 1] = (v) >> 8; } else \
+        p_[x_] = (guint8) (v); } } while (0)
   for (i = 0; i <= g->nx; i++)
-    if (g->bx[i] < f->width)
-      for (y = g->by[0]; y < g->by[g->ny]; y++)
-        PUT (g->bx[i], y, top / 2);
+    for (y = g->by[0]; y < g->by[g->ny]; y++)
+      PUT (g->bx[i], y, top / 2);
   for (j = 0; j <= g->ny; j++)
-    if (g->by[j] < f->height)
-      for (x = g->bx[0]; x < g->bx[g->nx]; x++)
-        PUT (x, g->by[j], top / 2);
+    for (x = g->bx[0]; x < g->bx[g->nx]; x++)
+      PUT (x, g->by[j], top / 2);
   for (k = 0; k < g->nx * g->ny; k++) {
-    gint cx, cy, d;
+    gdouble rx = self->ref_x[k], ry = self->ref_y[k];
+    gdouble ex, ey;
+    gint cx, cy, steps;
+
     if (!(self->flags[k] & CO_SH_VALID))
       continue;
+    ex = gain * (self->cx[k] - rx);
+    ey = gain * (self->cy[k] - ry);
+    steps = (gint) ceil (MAX (fabs (ex), fabs (ey)));
+    for (t = 0; t <= steps && steps < 4096; t++)
+      PUT ((gint) floor (rx + (steps ? ex * t / steps : 0.0)),
+          (gint) floor (ry + (steps ? ey * t / steps : 0.0)), top);
     cx = (gint) floor (self->cx[k]);
     cy = (gint) floor (self->cy[k]);
-    for (d = -2; d <= 2; d++) {
-      if (cx + d >= 0 && cx + d < f->width && cy >= 0 && cy < f->height)
-        PUT (cx + d, cy, top);
-      if (cy + d >= 0 && cy + d < f->height && cx >= 0 && cx < f->width)
-        PUT (cx, cy + d, top);
+    for (d = 3; d <= 4; d++) {
+      PUT (cx - d, cy, top);
+      PUT (cx + d, cy, top);
+      PUT (cx, cy - d, top);
+      PUT (cx, cy + d, top);
     }
   }
 #undef PUT
@@ -570,6 +584,10 @@ gst_cuda_sh_centroid_set_property (GObject * object, guint prop_id,
       s->overlay = g_value_get_boolean (value);
       grid = FALSE;
       break;
+    case PROP_OVERLAY_SCALE:
+      s->overlay_scale = g_value_get_double (value);
+      grid = FALSE;
+      break;
     default:
       grid = FALSE;
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -651,6 +669,9 @@ gst_cuda_sh_centroid_get_property (GObject * object, guint prop_id,
       break;
     case PROP_OVERLAY:
       g_value_set_boolean (value, s->overlay);
+      break;
+    case PROP_OVERLAY_SCALE:
+      g_value_set_double (value, s->overlay_scale);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -764,7 +785,12 @@ gst_cuda_sh_centroid_class_init (GstCudaShCentroidClass * klass)
           GST_CO_PARAM_LIVE));
   g_object_class_install_property (oc, PROP_OVERLAY,
       g_param_spec_boolean ("overlay", "Overlay",
-          "Draw the lenslet grid and the centroids on the frames", FALSE,
+          "Draw the lenslet grid, the centroids and the slopes on the "
+          "frames", FALSE, GST_CO_PARAM_LIVE));
+  g_object_class_install_property (oc, PROP_OVERLAY_SCALE,
+      g_param_spec_double ("overlay-scale", "Overlay scale",
+          "The overlay's slope lines are this many times the slope (from "
+          "each lenslet's reference point)", 0.0, 1000.0, 4.0,
           GST_CO_PARAM_LIVE));
 
   /**
@@ -807,6 +833,7 @@ gst_cuda_sh_centroid_init (GstCudaShCentroid * self)
   s->brightest = 9;
   s->reference_frames = 10;
   s->message_interval = 1;
+  s->overlay_scale = 4.0;
   self->dirty = TRUE;
 }
 

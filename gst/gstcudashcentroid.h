@@ -27,6 +27,7 @@ typedef struct
   gdouble focal_length;         /* millimetres */
   guint message_interval;       /* frames; 0: none */
   gboolean overlay;
+  gdouble overlay_scale;        /* slope lines: times the slope */
   gint reference_frames;
   gchar *mask_file, *reference_file;
 } GstCoShSettings;

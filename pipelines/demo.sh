@@ -21,6 +21,10 @@
 #                         it, fixated on the building's entrance, with the
 #                         fragments drawn in the colour of their blur
 #                         (show-map; bottom)
+#   shcentroid.png        a synthetic Shack-Hartmann frame (samples/
+#                         sh-spots.png, written by pipelines/sh-sample.py)
+#                         and cudashcentroid's overlay of it: the lenslet
+#                         grid, the centroids and the slopes (6x)
 # Usage: bash pipelines/demo.sh [OUTPUT_DIR]      (default pipelines/out)
 set -eu
 cd "$(dirname "$0")/.."
@@ -84,6 +88,14 @@ gst-launch-1.0 -q \
   t. ! queue ! mix.sink_0 \
   t. ! queue ! cudafoveate fixation-x=0.62 fixation-y=0.7 strength=3 show-map=true ! mix.sink_1
 
+gst-launch-1.0 -q \
+  compositor name=mix background=black sink_1::xpos=648 ! videoconvert ! pngenc ! \
+    filesink location="$out/shcentroid.png" \
+  filesrc location="$s/sh-spots.png" ! pngdec ! videoconvert ! video/x-raw,format=GRAY8 ! tee name=t \
+  t. ! queue ! videoconvert ! mix.sink_0 \
+  t. ! queue ! cudashcentroid pitch=24 origin-x=8.5 origin-y=6.25 pupil-diameter=18 \
+    method=tcog overlay=true overlay-scale=6 ! videoconvert ! mix.sink_1
+
 echo "wrote $out/camera-undistort.png, $out/hmd-stereo.png, $out/omni-polar.png," \
   "$out/omni-geometry.svg, $out/omni-mirror.jpg and its unwraps $out/omni-*.jpg," \
-  "$out/foveate.jpg"
+  "$out/foveate.jpg, $out/shcentroid.png"

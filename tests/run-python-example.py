@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-# Runs pipelines/example.py; exits 77 (skipped) where PyGObject is missing.
+# Runs pipelines/example.py (or the pipelines/ script named as the
+# argument); exits 77 (skipped) where PyGObject is missing.
 import os
 import runpy
 import sys
@@ -14,4 +15,6 @@ except ImportError:
     print("PyGObject (python3-gi) is not installed: skipping")
     sys.exit(77)
 here = os.path.dirname(os.path.abspath(__file__))
-runpy.run_path(os.path.join(here, "..", "pipelines", "example.py"), run_name="__main__")
+script = sys.argv[1] if len(sys.argv) > 1 else "example.py"
+sys.argv = [script]
+runpy.run_path(os.path.join(here, "..", "pipelines", script), run_name="__main__")
