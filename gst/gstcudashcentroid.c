@@ -68,6 +68,7 @@ enum
   PROP_THRESHOLD_MODE,
   PROP_WINDOW_MARGIN,
   PROP_GAMMA,
+  PROP_LUT_FILE,
   PROP_BRIGHTEST,
   PROP_REFERENCE_FILE,
   PROP_REFERENCE_FRAMES,
@@ -172,6 +173,48 @@ read_reference (const gchar * path, gint n, gdouble * rx, gdouble * ry,
   return k == n;
 }
 
+/* A weight per pixel value from a file of @levels little-endian 32-bit
+ * floats (256 for GRAY8, 65536 for GRAY16_LE: what numpy's
+ * a.astype("<f4").tofile() writes), each finite and not negative; NULL
+ * with *why. */
+static gfloat *
+read_lut (const gchar * path, gint levels, gchar ** why)
+{
+  gchar *data = NULL;
+  gsize size = 0;
+  GError *err = NULL;
+  gfloat *lut;
+  gint i;
+
+  if (!g_file_get_contents (path, &data, &size, &err)) {
+    *why = g_strdup (err->message);
+    g_error_free (err);
+    return NULL;
+  }
+  if (size != (gsize) levels * 4) {
+    *why = g_strdup_printf ("%" G_GSIZE_FORMAT " bytes: the frames need %d "
+        "weights, %d bytes of little-endian floats", size, levels, levels * 4);
+    g_free (data);
+    return NULL;
+  }
+  lut = g_new (gfloat, levels);
+  for (i = 0; i < levels; i++) {
+    guint32 u;
+    memcpy (&u, data + 4 * i, 4);
+    u = GUINT32_FROM_LE (u);
+    memcpy (&lut[i], &u, 4);
+    if (!isfinite (lut[i]) || lut[i] < 0.0f) {
+      *why = g_strdup_printf ("weight %d is %g: weights are finite and not "
+          "negative", i, lut[i]);
+      g_free (lut);
+      g_free (data);
+      return NULL;
+    }
+  }
+  g_free (data);
+  return lut;
+}
+
 /* Builds the grid, the weights and the reference for the negotiated size
  * from the snapshot; FALSE after posting an error. */
 static gboolean
@@ -257,7 +300,14 @@ build_grid (GstCudaShCentroid * self, gint width, gint height)
   }
   levels = GST_VIDEO_INFO_FORMAT (&GST_CO_BASE_FILTER (self)->in_info) ==
       GST_VIDEO_FORMAT_GRAY16_LE ? 65536 : 256;
-  if (s->gamma != 1.0) {
+  if (s->lut_file && *s->lut_file) {
+    if (!(self->lut = read_lut (s->lut_file, levels, &why))) {
+      GST_ELEMENT_ERROR (self, RESOURCE, READ, ("Could not read the weight "
+              "table \"%s\"", s->lut_file), ("%s", why));
+      g_free (why);
+      return FALSE;
+    }
+  } else if (s->gamma != 1.0) {
     /* v^gamma, scaled so the largest value keeps its own */
     gdouble top = levels - 1;
     self->lut = g_new (gfloat, levels);
@@ -349,9 +399,11 @@ gst_cuda_sh_centroid_process (GstCoBaseFilter * base, const CoFrame * in,
   self->capture_request = 0;
   g_free (self->snap.mask_file);
   g_free (self->snap.reference_file);
+  g_free (self->snap.lut_file);
   self->snap = self->set;
   self->snap.mask_file = g_strdup (self->set.mask_file);
   self->snap.reference_file = g_strdup (self->set.reference_file);
+  self->snap.lut_file = g_strdup (self->set.lut_file);
   GST_OBJECT_UNLOCK (self);
   if (dirty && !build_grid (self, in->width, in->height))
     return GST_FLOW_ERROR;
@@ -557,6 +609,10 @@ gst_cuda_sh_centroid_set_property (GObject * object, guint prop_id,
     case PROP_GAMMA:
       s->gamma = g_value_get_double (value);
       break;
+    case PROP_LUT_FILE:
+      g_free (s->lut_file);
+      s->lut_file = g_value_dup_string (value);
+      break;
     case PROP_BRIGHTEST:
       s->brightest = g_value_get_int (value);
       break;
@@ -649,6 +705,9 @@ gst_cuda_sh_centroid_get_property (GObject * object, guint prop_id,
     case PROP_GAMMA:
       g_value_set_double (value, s->gamma);
       break;
+    case PROP_LUT_FILE:
+      g_value_set_string (value, s->lut_file);
+      break;
     case PROP_BRIGHTEST:
       g_value_set_int (value, s->brightest);
       break;
@@ -690,6 +749,8 @@ gst_cuda_sh_centroid_finalize (GObject * object)
   g_free (self->set.reference_file);
   g_free (self->snap.mask_file);
   g_free (self->snap.reference_file);
+  g_free (self->set.lut_file);
+  g_free (self->snap.lut_file);
   G_OBJECT_CLASS (gst_cuda_sh_centroid_parent_class)->finalize (object);
 }
 
@@ -757,6 +818,11 @@ gst_cuda_sh_centroid_class_init (GstCudaShCentroidClass * klass)
       g_param_spec_double ("gamma", "Gamma",
           "Weights are (v / max)^gamma x max before any threshold (1: the "
           "values themselves)", 0.1, 10.0, 1.0, GST_CO_PARAM_LIVE));
+  g_object_class_install_property (oc, PROP_LUT_FILE,
+      g_param_spec_string ("lut-file", "Weight table file",
+          "A weight per pixel value instead of gamma: 256 (GRAY8) or 65536 "
+          "(GRAY16_LE) little-endian 32-bit floats, finite, not negative",
+          NULL, GST_CO_PARAM_LIVE));
   g_object_class_install_property (oc, PROP_BRIGHTEST,
       g_param_spec_int ("brightest", "Brightest",
           "brightest: how many of each lenslet's largest weights count "

@@ -29,7 +29,7 @@ typedef struct
   gboolean overlay;
   gdouble overlay_scale;        /* slope lines: times the slope */
   gint reference_frames;
-  gchar *mask_file, *reference_file;
+  gchar *mask_file, *reference_file, *lut_file;
 } GstCoShSettings;
 
 struct _GstCudaShCentroid

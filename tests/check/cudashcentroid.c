@@ -571,6 +571,85 @@ GST_START_TEST (test_mask)
 
 GST_END_TEST;
 
+/* lut-file: the weights of a file (here v above 60 as itself, 0 below)
+ * give the reference's centroids with that table; a table of the wrong
+ * length, or with a negative weight, is an error. */
+GST_START_TEST (test_lut_file)
+{
+  gdouble tx[400], ty[400];
+  gint nx, ny, i, j, k;
+  GstBuffer *in = spots_frame (8, 71, 0.0, tx, ty, &nx, &ny), *out;
+  gchar *path = NULL, *desc;
+  gint fd = g_file_open_tmp ("shlut-XXXXXX.f32", &path, NULL);
+  gfloat lut[256], rx[400], ry[400], rm[400];
+  guint8 rf[400], measure[400];
+  gint32 bx[64], by[64];
+  CoShResult r = { rx, ry, rm, rf };
+  CoShGrid g;
+  CoFrame f;
+  GstMapInfo map;
+  GstHarness *h;
+  const gfloat *cx;
+
+  for (i = 0; i < 256; i++)
+    lut[i] = i > 60 ? (gfloat) i : 0.0f;  /* little-endian hosts only */
+  fail_unless (fd >= 0 && g_file_set_contents (path, (const gchar *) lut,
+          sizeof lut, NULL));
+  g_close (fd, NULL);
+  desc = g_strdup_printf ("cudashcentroid pitch=20 origin-x=0.37 "
+      "origin-y=0.81 lut-file=%s", path);
+  h = gst_harness_new_parse (desc);
+  gst_harness_set_src_caps (h, gray_caps (8, W, H));
+  out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+  cx = field_floats (gst_co_buffer_get_results (out, "GstCoShCentroids"),
+      "centroid-x", nx * ny);
+  memset (&g, 0, sizeof g);
+  for (i = 0; i <= nx; i++)
+    bx[i] = co_sh_boundary (0.37, 20.0, i, W);
+  for (j = 0; j <= ny; j++)
+    by[j] = co_sh_boundary (0.81, 20.0, j, H);
+  memset (measure, 1, sizeof measure);
+  g.nx = nx;
+  g.ny = ny;
+  g.bx = bx;
+  g.by = by;
+  g.measure = measure;
+  g.weight = lut;
+  gst_buffer_map (in, &map, GST_MAP_READ);
+  memset (&f, 0, sizeof f);
+  f.data[0] = map.data;
+  f.pitch[0] = W;
+  f.width = W;
+  f.height = H;
+  f.format = CO_FORMAT_GRAY8;
+  fail_unless (co_sh_reference (&g, &f, &r) == 0);
+  gst_buffer_unmap (in, &map);
+  for (k = 0; k < nx * ny; k++)
+    fail_unless (cx[k] == rx[k], "lenslet %d: %g against %g", k, cx[k],
+        rx[k]);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+  g_free (desc);
+
+  /* GRAY16 frames need 65536 weights */
+  desc = g_strdup_printf ("lut-file=%s", path);
+  expect_error_saying ("video/x-raw,format=GRAY16_LE,width=100,height=80",
+      desc, "Could not read the weight table");
+  g_free (desc);
+  lut[7] = -1.0f;
+  fail_unless (g_file_set_contents (path, (const gchar *) lut, sizeof lut,
+          NULL));
+  desc = g_strdup_printf ("lut-file=%s", path);
+  expect_error_saying ("video/x-raw,format=GRAY8,width=100,height=80", desc,
+      "Could not read the weight table");
+  g_free (desc);
+  g_unlink (path);
+  g_free (path);
+  gst_buffer_unref (in);
+}
+
+GST_END_TEST;
+
 /* A dark frame: every lenslet flagged "no light", no NaN; a white one:
  * every centroid at its lenslet's pixel centre. */
 GST_START_TEST (test_dark_and_white)
@@ -694,6 +773,7 @@ cudashcentroid_suite (void)
   tcase_add_test (tc, test_reference_file);
   tcase_add_test (tc, test_pupil);
   tcase_add_test (tc, test_mask);
+  tcase_add_test (tc, test_lut_file);
   tcase_add_test (tc, test_dark_and_white);
   tcase_add_test (tc, test_grid_while_playing);
   tcase_add_test (tc, test_bad_input);
