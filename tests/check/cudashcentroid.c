@@ -89,6 +89,47 @@ field_flags (const GstStructure * s, gint n)
   return f;
 }
 
+/* The reference itself on @in (an nx x ny grid of pitch 20 from
+ * (0.37, 0.81), every lenslet measured, tcog's and brightest's defaults):
+ * its centroids into @r (nx * ny each). */
+static void
+reference_on (GstBuffer * in, gint bits, gint nx, gint ny, CoShMethod method,
+    const gfloat * weight, CoShResult * r)
+{
+  gint32 bx[64], by[64];
+  guint8 measure[400];
+  CoShGrid g;
+  CoFrame f;
+  GstMapInfo map;
+  gint i;
+
+  memset (&g, 0, sizeof g);
+  for (i = 0; i <= nx; i++)
+    bx[i] = co_sh_boundary (0.37, 20.0, i, W);
+  for (i = 0; i <= ny; i++)
+    by[i] = co_sh_boundary (0.81, 20.0, i, H);
+  memset (measure, 1, sizeof measure);
+  g.nx = nx;
+  g.ny = ny;
+  g.bx = bx;
+  g.by = by;
+  g.measure = measure;
+  g.method = method;
+  g.threshold = 0.2f;
+  g.threshold_fraction = 1;
+  g.brightest = 9;
+  g.weight = weight;
+  gst_buffer_map (in, &map, GST_MAP_READ);
+  memset (&f, 0, sizeof f);
+  f.data[0] = map.data;
+  f.pitch[0] = W * (bits / 8);
+  f.width = W;
+  f.height = H;
+  f.format = bits == 16 ? CO_FORMAT_GRAY16_LE : CO_FORMAT_GRAY8;
+  fail_unless (co_sh_reference (&g, &f, r) == 0);
+  gst_buffer_unmap (in, &map);
+}
+
 /* The element's results for one frame equal the reference's on the same
  * pixels, and the truth within the method's bound. */
 static void
@@ -96,7 +137,7 @@ check_results (gint bits, const gchar * props, CoShMethod method,
     gdouble bound)
 {
   gdouble tx[400], ty[400];
-  gint nx, ny, n, i, j, k, valid = 0, lx = 0, ly = 0;
+  gint nx, ny, n, k, valid = 0, lx = 0, ly = 0;
   GstBuffer *in = spots_frame (bits, 3, 0.0, tx, ty, &nx, &ny), *out;
   gchar *desc = g_strdup_printf ("cudashcentroid pitch=20 origin-x=0.37 "
       "origin-y=0.81 %s", props);
@@ -104,14 +145,9 @@ check_results (gint bits, const gchar * props, CoShMethod method,
   const GstStructure *s;
   const gfloat *cx, *cy, *m00;
   const guint8 *flags;
-  gint32 bx[64], by[64];
-  guint8 measure[400];
   gfloat rx[400], ry[400], rm[400];
   guint8 rf[400];
-  CoShGrid g;
   CoShResult r = { rx, ry, rm, rf };
-  CoFrame f;
-  GstMapInfo map;
   gdouble e2 = 0.0;
 
   gst_harness_set_src_caps (h, gray_caps (bits, W, H));
@@ -128,32 +164,7 @@ check_results (gint bits, const gchar * props, CoShMethod method,
   cy = field_floats (s, "centroid-y", n);
   m00 = field_floats (s, "intensity", n);
   flags = field_flags (s, n);
-
-  /* the reference, called directly */
-  memset (&g, 0, sizeof g);
-  for (i = 0; i <= nx; i++)
-    bx[i] = co_sh_boundary (0.37, 20.0, i, W);
-  for (j = 0; j <= ny; j++)
-    by[j] = co_sh_boundary (0.81, 20.0, j, H);
-  memset (measure, 1, sizeof measure);
-  g.nx = nx;
-  g.ny = ny;
-  g.bx = bx;
-  g.by = by;
-  g.measure = measure;
-  g.method = method;
-  g.threshold = 0.2f;
-  g.threshold_fraction = 1;
-  g.brightest = 9;
-  gst_buffer_map (in, &map, GST_MAP_READ);
-  memset (&f, 0, sizeof f);
-  f.data[0] = map.data;
-  f.pitch[0] = W * (bits / 8);
-  f.width = W;
-  f.height = H;
-  f.format = bits == 16 ? CO_FORMAT_GRAY16_LE : CO_FORMAT_GRAY8;
-  fail_unless (co_sh_reference (&g, &f, &r) == 0);
-  gst_buffer_unmap (in, &map);
+  reference_on (in, bits, nx, ny, method, NULL, &r);
   for (k = 0; k < n; k++) {
     fail_unless_equals_int (flags[k], CO_SH_VALID);
     fail_unless (cx[k] == rx[k] && cy[k] == ry[k] && m00[k] == rm[k],
@@ -577,17 +588,13 @@ GST_END_TEST;
 GST_START_TEST (test_lut_file)
 {
   gdouble tx[400], ty[400];
-  gint nx, ny, i, j, k;
+  gint nx, ny, i, k;
   GstBuffer *in = spots_frame (8, 71, 0.0, tx, ty, &nx, &ny), *out;
   gchar *path = NULL, *desc;
   gint fd = g_file_open_tmp ("shlut-XXXXXX.f32", &path, NULL);
   gfloat lut[256], rx[400], ry[400], rm[400];
-  guint8 rf[400], measure[400];
-  gint32 bx[64], by[64];
+  guint8 rf[400];
   CoShResult r = { rx, ry, rm, rf };
-  CoShGrid g;
-  CoFrame f;
-  GstMapInfo map;
   GstHarness *h;
   const gfloat *cx;
 
@@ -603,27 +610,7 @@ GST_START_TEST (test_lut_file)
   out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
   cx = field_floats (gst_co_buffer_get_results (out, "GstCoShCentroids"),
       "centroid-x", nx * ny);
-  memset (&g, 0, sizeof g);
-  for (i = 0; i <= nx; i++)
-    bx[i] = co_sh_boundary (0.37, 20.0, i, W);
-  for (j = 0; j <= ny; j++)
-    by[j] = co_sh_boundary (0.81, 20.0, j, H);
-  memset (measure, 1, sizeof measure);
-  g.nx = nx;
-  g.ny = ny;
-  g.bx = bx;
-  g.by = by;
-  g.measure = measure;
-  g.weight = lut;
-  gst_buffer_map (in, &map, GST_MAP_READ);
-  memset (&f, 0, sizeof f);
-  f.data[0] = map.data;
-  f.pitch[0] = W;
-  f.width = W;
-  f.height = H;
-  f.format = CO_FORMAT_GRAY8;
-  fail_unless (co_sh_reference (&g, &f, &r) == 0);
-  gst_buffer_unmap (in, &map);
+  reference_on (in, 8, nx, ny, CO_SH_COG, lut, &r);
   for (k = 0; k < nx * ny; k++)
     fail_unless (cx[k] == rx[k], "lenslet %d: %g against %g", k, cx[k],
         rx[k]);
