@@ -125,6 +125,14 @@ co_sh_pixel (const CoFrame * f, int x, int y)
  * lenslet after lenslet.  Returns 0, or -1 when memory ran out. */
 int co_sh_reference (const CoShGrid * g, const CoFrame * in, CoShResult * r);
 
+/* The same on the device (kernels/shcentroid.cu), on @stream: @g, @why
+ * (the flags of the lenslets @g does not measure), @in and @r in device
+ * memory; centroids within 1e-4 pixel of the reference's.  Returns a
+ * cudaError_t.  A first version, not yet run on a GPU: cudashcentroid does
+ * not call it yet. */
+int co_sh_cuda (const CoShGrid * g, const uint8_t * why, const CoFrame * in,
+    CoShResult * r, void *stream);
+
 #ifdef __cplusplus
 }
 #endif

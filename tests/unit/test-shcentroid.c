@@ -11,8 +11,12 @@
 #include <glib.h>
 #include <math.h>
 #include <stdlib.h>
+#include "config.h"
 #include "shcentroid_math.h"
 #include "../sh-spots.h"
+#ifdef HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
 
 typedef struct
 {
@@ -279,6 +283,157 @@ test_spots (void)
       }
 }
 
+/* ---- the device against the reference ---- */
+
+#ifdef HAVE_CUDA
+static void
+ok (cudaError_t e, const char *what)
+{
+  if (e != cudaSuccess)
+    g_error ("%s: %s", what, cudaGetErrorString (e));
+}
+
+static void *
+upload (const void *host, size_t n)
+{
+  void *d = NULL;
+
+  ok (cudaMalloc (&d, n ? n : 4), "cudaMalloc");
+  ok (cudaMemcpy (d, host, n, cudaMemcpyHostToDevice), "upload");
+  return d;
+}
+
+/* Every method (tcog absolute and relative, brightest 9 and 1, a weight
+ * table, a window margin), 8 and 16 bits, a pupil's skipped lenslets: the
+ * device's centroids within 1e-4 pixel of the reference's, the same flags,
+ * intensities within 1e-5 relative. */
+static void
+test_cuda_equals_reference (void)
+{
+  const int w = 640, h = 480;
+  int n_dev = 0;
+  guint bits, v;
+
+  if (cudaGetDeviceCount (&n_dev) != cudaSuccess || n_dev < 1) {
+    g_test_skip ("no usable CUDA device");
+    return;
+  }
+  for (bits = 8; bits <= 16; bits += 8)
+    for (v = 0; v < 7; v++) {
+      ShSpots s = { 11.37, 0.6, 0.3, 0, 0, 1.1, bits == 8 ? 1500.0 :
+        6000.0, 10.0, 2.0, 0.2, (int) bits
+      };
+      size_t pitch = (size_t) w * (bits / 8), nl;
+      uint8_t *img = g_malloc (pitch * h);
+      double *tx, *ty;
+      float *lut = NULL, *dcx, *dcy, *dm;
+      uint8_t *dflags, *why;
+      CoFrame f = gray (img, w, h, bits), df = f;
+      CoShGrid dg;
+      CoShResult dr, hr;
+      Grid G;
+      int k;
+
+      s.nx = (int) ((w - s.ox) / s.pitch);
+      s.ny = (int) ((h - s.oy) / s.pitch);
+      nl = (size_t) s.nx * s.ny;
+      tx = g_new (double, nl);
+      ty = g_new (double, nl);
+      sh_spots_draw (&s, 90 + v, w, h, img, (int) pitch, tx, ty);
+      grid_init (&G, s.pitch, s.ox, s.oy, s.nx, s.ny, w, h);
+      /* a pupil: the corners unmeasured */
+      for (k = 0; k < (int) nl; k++)
+        if (!co_sh_in_pupil (k % s.nx, k / s.nx, s.nx, s.ny, s.ny, 0.0)) {
+          G.measure[k] = 0;
+          G.flags[k] = CO_SH_OUT_OF_PUPIL;
+        }
+      why = g_malloc (nl);
+      memcpy (why, G.flags, nl);
+      G.g.method = v == 0 ? CO_SH_COG : v <= 2 ? CO_SH_TCOG : v <= 4 ?
+          CO_SH_BRIGHTEST : CO_SH_COG;
+      G.g.threshold = v == 1 ? 0.3f : 40.0f;
+      G.g.threshold_fraction = v == 1;
+      G.g.brightest = v == 3 ? 9 : 1;
+      G.g.margin = v == 6 ? 1 : 0;
+      if (v == 5) {
+        int levels = bits == 16 ? 65536 : 256, q;
+        lut = g_new (float, levels);
+        for (q = 0; q < levels; q++)
+          lut[q] = sqrtf ((float) q);
+        G.g.weight = lut;
+      }
+      g_assert_cmpint (co_sh_reference (&G.g, &f, &G.r), ==, 0);
+
+      dg = G.g;
+      dg.bx = upload (G.bx, sizeof (int32_t) * (s.nx + 1));
+      dg.by = upload (G.by, sizeof (int32_t) * (s.ny + 1));
+      dg.measure = upload (G.measure, nl);
+      dg.weight = lut ? upload (lut, sizeof (float) * (bits == 16 ? 65536 :
+              256)) : NULL;
+      df.data[0] = upload (img, pitch * h);
+      ok (cudaMalloc ((void **) &dcx, sizeof (float) * nl), "cx");
+      ok (cudaMalloc ((void **) &dcy, sizeof (float) * nl), "cy");
+      ok (cudaMalloc ((void **) &dm, sizeof (float) * nl), "m00");
+      ok (cudaMalloc ((void **) &dflags, nl), "flags");
+      dr.cx = dcx;
+      dr.cy = dcy;
+      dr.m00 = dm;
+      dr.flags = dflags;
+      {
+        uint8_t *dwhy = upload (why, nl);
+        ok ((cudaError_t) co_sh_cuda (&dg, dwhy, &df, &dr, NULL), "launch");
+        ok (cudaDeviceSynchronize (), "kernel");
+        ok (cudaFree (dwhy), "free");
+      }
+      hr.cx = g_new (float, nl);
+      hr.cy = g_new (float, nl);
+      hr.m00 = g_new (float, nl);
+      hr.flags = g_new (uint8_t, nl);
+      ok (cudaMemcpy (hr.cx, dcx, sizeof (float) * nl,
+              cudaMemcpyDeviceToHost), "cx back");
+      ok (cudaMemcpy (hr.cy, dcy, sizeof (float) * nl,
+              cudaMemcpyDeviceToHost), "cy back");
+      ok (cudaMemcpy (hr.m00, dm, sizeof (float) * nl,
+              cudaMemcpyDeviceToHost), "m00 back");
+      ok (cudaMemcpy (hr.flags, dflags, nl, cudaMemcpyDeviceToHost),
+          "flags back");
+      {
+        double worst = 0.0;
+        for (k = 0; k < (int) nl; k++) {
+          g_assert_cmpint (hr.flags[k], ==, G.flags[k]);
+          worst = MAX (worst, MAX (fabs (hr.cx[k] - G.cx[k]),
+                  fabs (hr.cy[k] - G.cy[k])));
+          if (G.m00[k] > 0.0f)
+            g_assert_cmpfloat (fabs (hr.m00[k] - G.m00[k]) / G.m00[k], <,
+                1e-5);
+        }
+        g_print ("%2u-bit variant %u: worst |GPU - reference| %.2e pixels\n",
+            bits, v, worst);
+        g_assert_cmpfloat (worst, <, 1e-4);
+      }
+      ok (cudaFree ((void *) dg.bx), "free");
+      ok (cudaFree ((void *) dg.by), "free");
+      ok (cudaFree ((void *) dg.measure), "free");
+      ok (cudaFree ((void *) dg.weight), "free");
+      ok (cudaFree (df.data[0]), "free");
+      ok (cudaFree (dcx), "free");
+      ok (cudaFree (dcy), "free");
+      ok (cudaFree (dm), "free");
+      ok (cudaFree (dflags), "free");
+      g_free (hr.cx);
+      g_free (hr.cy);
+      g_free (hr.m00);
+      g_free (hr.flags);
+      g_free (why);
+      g_free (lut);
+      grid_clear (&G);
+      g_free (tx);
+      g_free (ty);
+      g_free (img);
+    }
+}
+#endif
+
 int
 main (int argc, char **argv)
 {
@@ -287,5 +442,9 @@ main (int argc, char **argv)
   g_test_add_func ("/shcentroid/exact", test_exact);
   g_test_add_func ("/shcentroid/methods", test_methods);
   g_test_add_func ("/shcentroid/spots", test_spots);
+#ifdef HAVE_CUDA
+  g_test_add_func ("/shcentroid/cuda-equals-reference",
+      test_cuda_equals_reference);
+#endif
   return g_test_run ();
 }
