@@ -397,13 +397,25 @@ gst_cuda_sh_centroid_process (GstCoBaseFilter * base, const CoFrame * in,
   self->dirty = FALSE;
   capture = self->capture_request;
   self->capture_request = 0;
-  g_free (self->snap.mask_file);
-  g_free (self->snap.reference_file);
-  g_free (self->snap.lut_file);
-  self->snap = self->set;
-  self->snap.mask_file = g_strdup (self->set.mask_file);
-  self->snap.reference_file = g_strdup (self->set.reference_file);
-  self->snap.lut_file = g_strdup (self->set.lut_file);
+  {
+    /* the file names are read only when the grid is rebuilt: copied then,
+     * not on every frame */
+    gchar *mask = self->snap.mask_file, *ref = self->snap.reference_file;
+    gchar *lut = self->snap.lut_file;
+
+    self->snap = self->set;
+    if (dirty) {
+      g_free (mask);
+      g_free (ref);
+      g_free (lut);
+      mask = g_strdup (self->set.mask_file);
+      ref = g_strdup (self->set.reference_file);
+      lut = g_strdup (self->set.lut_file);
+    }
+    self->snap.mask_file = mask;
+    self->snap.reference_file = ref;
+    self->snap.lut_file = lut;
+  }
   GST_OBJECT_UNLOCK (self);
   if (dirty && !build_grid (self, in->width, in->height))
     return GST_FLOW_ERROR;
