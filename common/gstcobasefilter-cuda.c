@@ -178,6 +178,43 @@ gst_co_base_filter_ensure (GstCoBaseFilter * self, gpointer * mem,
   return TRUE;
 }
 
+/* Asynchronous on self->stream with the CUDA backend: a host source must
+ * stay untouched until the frame's synchronisation (pinned or not), and a
+ * host destination (gst_co_base_filter_alloc_host) is complete when finish
+ * runs.  A plain copy on the CPU backend. */
+static gboolean
+copy_mem (GstCoBaseFilter * self, gpointer dst, gconstpointer src, gsize size,
+    gboolean to_device, const gchar * what)
+{
+  if (size == 0)
+    return TRUE;
+  if (!self->device) {
+    memcpy (dst, src, size);
+    return TRUE;
+  }
+#ifdef HAVE_CUDA
+  return gst_co_base_filter_cuda_ok (self, (int) cudaMemcpyAsync (dst, src,
+          size, to_device ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost,
+          (cudaStream_t) self->stream), what);
+#else
+  return FALSE;
+#endif
+}
+
+gboolean
+gst_co_base_filter_upload (GstCoBaseFilter * self, gpointer dst,
+    gconstpointer src, gsize size, const gchar * what)
+{
+  return copy_mem (self, dst, src, size, TRUE, what);
+}
+
+gboolean
+gst_co_base_filter_download (GstCoBaseFilter * self, gpointer dst,
+    gconstpointer src, gsize size, const gchar * what)
+{
+  return copy_mem (self, dst, src, size, FALSE, what);
+}
+
 /* ---- context sharing ---- */
 
 void

@@ -161,6 +161,17 @@ gboolean gst_co_base_filter_ensure (GstCoBaseFilter * self, gpointer * mem,
  * Complete when finish runs. */
 gpointer gst_co_base_filter_alloc_host (GstCoBaseFilter * self, gsize size);
 void     gst_co_base_filter_free_host  (GstCoBaseFilter * self, gpointer mem);
+/* Host to memory of gst_co_base_filter_alloc, and back (into
+ * gst_co_base_filter_alloc_host's memory, complete when finish runs): on
+ * self->stream with the CUDA backend (the device pushed, as in process and
+ * set_info; a pageable source is staged by the driver), memcpy on the CPU
+ * backend.  FALSE after posting an element error naming @what. */
+gboolean gst_co_base_filter_upload   (GstCoBaseFilter * self, gpointer dst,
+                                      gconstpointer src, gsize size,
+                                      const gchar * what);
+gboolean gst_co_base_filter_download (GstCoBaseFilter * self, gpointer dst,
+                                      gconstpointer src, gsize size,
+                                      const gchar * what);
 /* For subclasses checking kernel launches: posts an element error. */
 gboolean gst_co_base_filter_cuda_ok (GstCoBaseFilter * self, int err,
                                      const gchar * what);

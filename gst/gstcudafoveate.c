@@ -129,12 +129,8 @@ load_map (GstCudaFoveate * self, gboolean * changed)
   }
   ok = gst_co_base_filter_ensure (base, &self->map_mem, &self->map_size,
       (gsize) w * h);
-  if (ok && base->device)
-    ok = gst_co_base_filter_cuda_ok (base, co_fovea_upload_cuda
-        (self->map_mem, pix, (gsize) w * h, base->stream),
-        "uploading the blur map");
-  else if (ok)
-    memcpy (self->map_mem, pix, (gsize) w * h);
+  ok = ok && gst_co_base_filter_upload (base, self->map_mem, pix,
+      (gsize) w * h, "uploading the blur map");
   g_free (pix);
   if (!ok) {
     g_free (path);
@@ -215,15 +211,11 @@ prepare (GstCudaFoveate * self, const CoFrame * in)
     g_free (host);
     return FALSE;
   }
-  if (base->device) {
-    /* from pageable memory: staged before the call returns */
-    if (!gst_co_base_filter_cuda_ok (base, co_fovea_upload_cuda (self->table,
-                host, bytes, base->stream), "uploading the foveation filters")) {
-      g_free (host);
-      return FALSE;
-    }
-  } else {
-    memcpy (self->table, host, bytes);
+  /* from pageable memory: staged before the call returns */
+  if (!gst_co_base_filter_upload (base, self->table, host, bytes,
+          "uploading the foveation filters")) {
+    g_free (host);
+    return FALSE;
   }
   g_free (host);
   co_fovea_bind_table (f, self->table);

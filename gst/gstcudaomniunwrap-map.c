@@ -371,20 +371,17 @@ gst_cuda_omni_unwrap_map_cuda (GstCoRemapFilter * remap, const CoLut * lut,
   dev = sv->dev;
   /* cudaMemcpyAsync from pageable memory returns once the bytes are
    * staged: the host tables may go right after */
-  ok = ok && gst_co_base_filter_cuda_ok (base, co_omni_upload_cuda
-      (self->dev_trig, t->trig, n_trig, base->stream),
-      "uploading the unwrap tables");
+  ok = ok && gst_co_base_filter_upload (base, self->dev_trig, t->trig,
+      n_trig, "uploading the unwrap tables");
   if (ok && !keep && self->snap.projection == GST_CO_OMNI_POLAR) {
     gfloat *rho = g_new (gfloat, pl->height);
     rows_cpu (self, pl, g, t, rho);
-    ok = gst_co_base_filter_cuda_ok (base, co_omni_upload_cuda (dev, rho,
-            (gsize) pl->height * sizeof (gfloat), base->stream),
-        "uploading the unwrap tables");
+    ok = gst_co_base_filter_upload (base, dev, rho,
+        (gsize) pl->height * sizeof (gfloat), "uploading the unwrap tables");
     g_free (rho);
   } else if (ok && !keep) {
-    ok = gst_co_base_filter_cuda_ok (base, co_omni_upload_cuda (dev + n_rho,
-            t->ax, (gsize) t->n_ax * sizeof (gdouble), base->stream),
-        "uploading the unwrap tables") &&
+    ok = gst_co_base_filter_upload (base, dev + n_rho, t->ax,
+        (gsize) t->n_ax * sizeof (gdouble), "uploading the unwrap tables") &&
         gst_co_base_filter_cuda_ok (base, co_omni_solve_cuda (&self->window,
             &self->view, (const gdouble *) (dev + n_rho), t->n_ax, pl->height,
             scale, (gfloat *) dev, (gint *) (dev + n_rho + n_ax),

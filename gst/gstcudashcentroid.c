@@ -50,6 +50,8 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_sh_centroid_debug);
 #define GST_CAT_DEFAULT gst_cuda_sh_centroid_debug
 
 #define RESULT_KIND "GstCoShCentroids"
+/* cx, cy, m00 (floats), then flags (bytes), for @n lenslets */
+#define RESULT_BYTES(n) ((gsize) (n) * (3 * sizeof (gfloat) + 1))
 #define FORMATS "{ GRAY8, GRAY16_LE }"
 
 enum
@@ -137,10 +139,12 @@ clear_grid (GstCudaShCentroid * self)
   g_clear_pointer (&self->measure, g_free);
   g_clear_pointer (&self->why, g_free);
   g_clear_pointer (&self->lut, g_free);
-  g_clear_pointer (&self->cx, g_free);
-  g_clear_pointer (&self->cy, g_free);
-  g_clear_pointer (&self->m00, g_free);
-  g_clear_pointer (&self->flags, g_free);
+  gst_co_base_filter_free_host (GST_CO_BASE_FILTER (self), self->results);
+  gst_co_base_filter_free (GST_CO_BASE_FILTER (self), self->dev);
+  self->results = NULL;
+  self->dev = NULL;
+  self->cx = self->cy = self->m00 = NULL;
+  self->flags = NULL;
   g_clear_pointer (&self->ref_x, g_free);
   g_clear_pointer (&self->ref_y, g_free);
   g_clear_pointer (&self->cap_x, g_free);
@@ -217,6 +221,8 @@ read_lut (const gchar * path, gint levels, gchar ** why)
 
 /* Builds the grid, the weights and the reference for the negotiated size
  * from the snapshot; FALSE after posting an error. */
+static gboolean upload_grid (GstCudaShCentroid * self, gint levels);
+
 static gboolean
 build_grid (GstCudaShCentroid * self, gint width, gint height)
 {
@@ -260,10 +266,14 @@ build_grid (GstCudaShCentroid * self, gint width, gint height)
   self->by = g_new (gint32, ny + 1);
   self->measure = g_new0 (guint8, n);
   self->why = g_new0 (guint8, n);
-  self->cx = g_new0 (gfloat, n);
-  self->cy = g_new0 (gfloat, n);
-  self->m00 = g_new0 (gfloat, n);
-  self->flags = g_new0 (guint8, n);
+  self->results = gst_co_base_filter_alloc_host (GST_CO_BASE_FILTER (self),
+      RESULT_BYTES (n));
+  if (!self->results)
+    return FALSE;
+  self->cx = self->results;
+  self->cy = self->cx + n;
+  self->m00 = self->cy + n;
+  self->flags = (guint8 *) (self->m00 + n);
   self->ref_x = g_new (gdouble, n);
   self->ref_y = g_new (gdouble, n);
   for (i = 0; i <= nx; i++)
@@ -325,69 +335,70 @@ build_grid (GstCudaShCentroid * self, gint width, gint height)
   self->grid.threshold_fraction = s->threshold_relative;
   self->grid.brightest = s->brightest;
   self->grid.weight = self->lut;
+  co_sh_plan (&self->grid, levels == 65536 ? 2 : 1);
+  self->ref_changed = TRUE;
   GST_INFO_OBJECT (self, "%dx%d lenslets of %g pixels from %g,%g on %dx%d",
       nx, ny, s->pitch, s->origin_x, s->origin_y, width, height);
-  return TRUE;
+  return GST_CO_BASE_FILTER (self)->device ? upload_grid (self, levels) :
+      TRUE;
+}
+
+/* CUDA: the grid's tables into one device block, laid out widest first:
+ * references (double), results (floats, then flags: the block read back
+ * in one copy), the weight table (float), boundaries (int32), measure and
+ * why (bytes). */
+static gboolean
+upload_grid (GstCudaShCentroid * self, gint levels)
+{
+  GstCoBaseFilter *base = GST_CO_BASE_FILTER (self);
+  const CoShGrid *g = &self->grid;
+  const gint n = g->nx * g->ny;
+  const gsize refs = 2 * sizeof (gdouble) * n;
+  const gsize res = GST_ROUND_UP_8 (RESULT_BYTES (n));
+  const gsize lut = g->weight ? sizeof (gfloat) * levels : 0;
+  const gsize bounds = sizeof (gint32) * (g->nx + g->ny + 2);
+  guint8 *d;
+
+  self->dev = d = gst_co_base_filter_alloc (base, refs + res + lut + bounds +
+      2 * (gsize) n);
+  if (!d)
+    return FALSE;
+  self->dref_x = (gdouble *) d;
+  self->dref_y = self->dref_x + n;
+  self->dres.cx = (gfloat *) (d + refs);
+  self->dres.cy = self->dres.cx + n;
+  self->dres.m00 = self->dres.cy + n;
+  self->dres.flags = (guint8 *) (self->dres.m00 + n);
+  self->dgrid = *g;
+  self->dgrid.weight = g->weight ? (const gfloat *) (d + refs + res) : NULL;
+  self->dgrid.bx = (const gint32 *) (d + refs + res + lut);
+  self->dgrid.by = self->dgrid.bx + g->nx + 1;
+  self->dgrid.measure = d + refs + res + lut + bounds;
+  self->dwhy = self->dgrid.measure + n;
+  return gst_co_base_filter_upload (base, (gpointer) self->dgrid.bx, g->bx,
+      sizeof (gint32) * (g->nx + 1), "uploading the lenslet grid") &&
+      gst_co_base_filter_upload (base, (gpointer) self->dgrid.by, g->by,
+      sizeof (gint32) * (g->ny + 1), "uploading the lenslet grid") &&
+      gst_co_base_filter_upload (base, (gpointer) self->dgrid.measure,
+      self->measure, n, "uploading the lenslet grid") &&
+      gst_co_base_filter_upload (base, (gpointer) self->dwhy, self->why, n,
+      "uploading the lenslet grid") &&
+      gst_co_base_filter_upload (base, (gpointer) self->dgrid.weight,
+      g->weight, lut, "uploading the weight table");
 }
 
 /* ---- one frame ---- */
 
-/* The overlay, on the frame itself (ANALYSE writes in place): lenslet
- * borders at half the largest value; for every measured lenslet a line
- * from its reference point along its slope, overlay-scale times as long,
- * and the centroid marked by four ticks round it (the spot stays
- * visible), both at the largest value. */
-static void
-draw_overlay (GstCudaShCentroid * self, CoFrame * f)
-{
-  const gboolean wide = f->format == CO_FORMAT_GRAY16_LE;
-  const guint32 top = wide ? 65535 : 255;
-  const CoShGrid *g = &self->grid;
-  const gdouble gain = self->snap.overlay_scale;
-  gint i, j, x, y, k, d, t;
-
-#define PUT(px, py, v) do { gint x_ = (px), y_ = (py); if (x_ >= 0 && \
-      y_ >= 0 && x_ < f->width && y_ < f->height) { guint8 *p_ = \
-      f->data[0] + (gsize) y_ * f->pitch[0]; if (wide) { \
-        p_[2 * x_] = (v) & 0xff; p_[2 * x_ + 1] = (v) >> 8; } else \
-        p_[x_] = (guint8) (v); } } while (0)
-  for (i = 0; i <= g->nx; i++)
-    for (y = g->by[0]; y < g->by[g->ny]; y++)
-      PUT (g->bx[i], y, top / 2);
-  for (j = 0; j <= g->ny; j++)
-    for (x = g->bx[0]; x < g->bx[g->nx]; x++)
-      PUT (x, g->by[j], top / 2);
-  for (k = 0; k < g->nx * g->ny; k++) {
-    gdouble rx = self->ref_x[k], ry = self->ref_y[k];
-    gdouble ex, ey;
-    gint cx, cy, steps;
-
-    if (!(self->flags[k] & CO_SH_VALID))
-      continue;
-    ex = gain * (self->cx[k] - rx);
-    ey = gain * (self->cy[k] - ry);
-    steps = (gint) ceil (MAX (fabs (ex), fabs (ey)));
-    for (t = 0; t <= steps && steps < 4096; t++)
-      PUT ((gint) floor (rx + (steps ? ex * t / steps : 0.0)),
-          (gint) floor (ry + (steps ? ey * t / steps : 0.0)), top);
-    cx = (gint) floor (self->cx[k]);
-    cy = (gint) floor (self->cy[k]);
-    for (d = 3; d <= 4; d++) {
-      PUT (cx - d, cy, top);
-      PUT (cx + d, cy, top);
-      PUT (cx, cy - d, top);
-      PUT (cx, cy + d, top);
-    }
-  }
-#undef PUT
-}
-
+/* One frame: the centroids (and the overlay) on the active backend.  On
+ * CUDA, three calls on the element's stream (measure, draw, read back) and
+ * no wait: the base class synchronises once before finish. */
 static GstFlowReturn
 gst_cuda_sh_centroid_process (GstCoBaseFilter * base, const CoFrame * in,
     CoFrame * out)
 {
   GstCudaShCentroid *self = GST_CUDA_SH_CENTROID (base);
   CoShResult r;
+  CoShMarks marks;
   gboolean dirty;
   gint capture, n;
 
@@ -429,6 +440,32 @@ gst_cuda_sh_centroid_process (GstCoBaseFilter * base, const CoFrame * in,
     self->cap_n = g_new0 (gint, n);
     self->capture_left = self->capture_total = capture;
   }
+  marks.gain = self->snap.overlay_scale;
+  if (base->device) {
+    /* the overlay's references follow a capture or a new file */
+    if (out && self->ref_changed) {
+      if (!gst_co_base_filter_upload (base, self->dref_x, self->ref_x,
+              sizeof (gdouble) * n, "uploading the reference centroids") ||
+          !gst_co_base_filter_upload (base, self->dref_y, self->ref_y,
+              sizeof (gdouble) * n, "uploading the reference centroids"))
+        return GST_FLOW_ERROR;
+      self->ref_changed = FALSE;
+    }
+    marks.cx = self->dres.cx;
+    marks.cy = self->dres.cy;
+    marks.flags = self->dres.flags;
+    marks.rx = self->dref_x;
+    marks.ry = self->dref_y;
+    /* one read-back of every result: finish reads them after the frame's
+     * synchronisation */
+    return gst_co_base_filter_cuda_ok (base, co_sh_cuda (&self->dgrid,
+            self->dwhy, in, &self->dres, base->stream), "measuring centroids")
+        && (!out || gst_co_base_filter_cuda_ok (base,
+            co_sh_overlay_cuda (&self->dgrid, &marks, out, base->stream),
+            "drawing the overlay")) && gst_co_base_filter_download (base,
+        self->results, self->dres.cx, RESULT_BYTES (n),
+        "reading the centroids back") ? GST_FLOW_OK : GST_FLOW_ERROR;
+  }
   memcpy (self->flags, self->why, n);
   r.cx = self->cx;
   r.cy = self->cy;
@@ -439,8 +476,14 @@ gst_cuda_sh_centroid_process (GstCoBaseFilter * base, const CoFrame * in,
             "centroids"), (NULL));
     return GST_FLOW_ERROR;
   }
-  if (out)
-    draw_overlay (self, out);
+  if (out) {
+    marks.cx = self->cx;
+    marks.cy = self->cy;
+    marks.flags = self->flags;
+    marks.rx = self->ref_x;
+    marks.ry = self->ref_y;
+    co_sh_overlay (&self->grid, &marks, out);
+  }
   return GST_FLOW_OK;
 }
 
@@ -488,6 +531,7 @@ capture_frame (GstCudaShCentroid * self)
   }
   g_free (self->reference_source);
   self->reference_source = g_strdup ("captured");
+  self->ref_changed = TRUE;
   gst_element_post_message (GST_ELEMENT (self),
       gst_message_new_element (GST_OBJECT (self),
           gst_structure_new ("cudashcentroid-reference", "frames", G_TYPE_INT,
@@ -890,7 +934,6 @@ gst_cuda_sh_centroid_class_init (GstCudaShCentroidClass * klass)
   gst_co_base_filter_class_add_video_templates (ec, FORMATS, 32768);
 
   fc->mode = GST_CO_FILTER_ANALYSE;
-  fc->host_only = TRUE;
   fc->process = GST_DEBUG_FUNCPTR (gst_cuda_sh_centroid_process);
   fc->finish = GST_DEBUG_FUNCPTR (gst_cuda_sh_centroid_finish);
   fc->release = GST_DEBUG_FUNCPTR (gst_cuda_sh_centroid_release);

@@ -47,10 +47,20 @@ struct _GstCudaShCentroid
   guint8 *measure, *why;        /* per lenslet: measured; else its flags */
   gfloat *lut;                  /* gamma's weights, or NULL */
   CoShGrid grid;
-  /* the frame's results, and the reference slopes are taken from */
+  /* the frame's results (one block from gst_co_base_filter_alloc_host:
+   * pinned, written by the device, on the CUDA backend), and the reference
+   * slopes are taken from */
+  gpointer results;
   gfloat *cx, *cy, *m00;
   guint8 *flags;
   gdouble *ref_x, *ref_y;
+  gboolean ref_changed;         /* the device's copy is stale */
+  /* CUDA: the grid, the references and the results in one device block */
+  guint8 *dev;
+  CoShGrid dgrid;
+  CoShResult dres;
+  const guint8 *dwhy;
+  gdouble *dref_x, *dref_y;
   gchar *reference_source;      /* "centres", a file, or "captured" */
   /* capture-reference: sums over the frames still to come */
   gint capture_left, capture_total;

@@ -435,9 +435,3 @@ co_fovea_show_cuda (const CoFovea * f, CoFrame * out, void *stream)
   return (int) cudaGetLastError ();
 }
 
-extern "C" int
-co_fovea_upload_cuda (void *dst, const void *src, size_t n, void *stream)
-{
-  return (int) cudaMemcpyAsync (dst, src, n, cudaMemcpyHostToDevice,
-      (cudaStream_t) stream);
-}

@@ -267,9 +267,6 @@ co_fovea_level_argb (const CoFovea * f, int level)
  * Returns a cudaError_t. */
 int co_fovea_show_cuda (const CoFovea * f, CoFrame * out, void *stream);
 
-/* Host bytes to device memory on @stream.  Returns a cudaError_t. */
-int co_fovea_upload_cuda (void *dst, const void *src, size_t n, void *stream);
-
 /* The C reference of co_fovea_cuda: the same bytes.  Returns 0, or -1 when
  * memory ran out. */
 int co_fovea_cpu (const CoFovea * f, const CoFrame * in, CoFrame * out);

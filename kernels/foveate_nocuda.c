@@ -13,11 +13,6 @@ co_fovea_cuda (const CoFovea * f, const CoFrame * in, CoFrame * out,
   return 35;                    /* cudaErrorInsufficientDriver */
 }
 
-int
-co_fovea_upload_cuda (void *dst, const void *src, size_t n, void *stream)
-{
-  return 35;
-}
 
 int
 co_fovea_show_cuda (const CoFovea * f, CoFrame * out, void *stream)

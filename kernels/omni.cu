@@ -34,12 +34,6 @@ co_omni_fill_cuda (const CoOmniView * p, const float *rho, int n_rho,
   return (int) cudaGetLastError ();
 }
 
-extern "C" int
-co_omni_upload_cuda (void *dst, const void *src, size_t n, void *stream)
-{
-  return (int) cudaMemcpyAsync (dst, src, n, cudaMemcpyHostToDevice,
-      (cudaStream_t) stream);
-}
 
 /* One thread per column, down the rows, each from the root of the row
  * above (the paper's propagation; its sequential first row is replaced by

@@ -112,9 +112,6 @@ co_omni_fill_px (const CoOmniView * p, const float *rho, int n_rho,
       scale, &x[(size_t) r * pitch + c], &y[(size_t) r * pitch + c]);
 }
 
-/* Host bytes to device memory on @stream.  Returns a cudaError_t. */
-int co_omni_upload_cuda (void *dst, const void *src, size_t n, void *stream);
-
 /* polar: the image radius at t, NaN outside the donut. */
 CO_HD float
 co_omni_polar_radius (const CoOmniView * p, float t)

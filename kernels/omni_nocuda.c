@@ -17,11 +17,6 @@ co_omni_fill_cuda (const CoOmniView * p, const float *rho, int n_rho,
   return NO_DRIVER;
 }
 
-int
-co_omni_upload_cuda (void *dst, const void *src, size_t n, void *stream)
-{
-  return NO_DRIVER;
-}
 
 int
 co_omni_solve_cuda (const CoOmniRows * s, const CoOmniView * v,

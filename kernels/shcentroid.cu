@@ -1,27 +1,92 @@
 /* cudaoptics — LGPL-2.1-or-later
  *
- * cudashcentroid on the device, a first version (correctness first; NOT
- * yet run on a GPU, and cudashcentroid does not call it until it has): one
- * block per lenslet, threads over its pixels (a warp a row, lanes along
- * it), per-thread moments in float about the lenslet's first pixel (so a
- * float keeps 1e-4 pixel), a warp-shuffle then shared-memory reduction,
- * the division in double.  tcog with a relative threshold takes a first
- * pass for the largest weight; brightest N takes N passes, each finding
- * the largest (weight, earlier pixel) key below the last, then keeps the
- * pixels at or above the N-th.  The paper's packed pixel groups, several
- * lenslets per warp and a CUDA graph come after this is verified.
+ * cudashcentroid on the device, after the paper's data levels: pixel
+ * groups (4 pixels of GRAY8 or 2 of GRAY16_LE read as one 32-bit word),
+ * a group of lanes per lenslet (G lanes along a row times R row slices, S =
+ * G R lanes, powers of two from co_sh_plan's widest lenslet), several
+ * lenslets per warp, and an XOR-butterfly over the S lanes that reduces
+ * every lenslet of the warp at once: no shared memory, no barrier.  Pixels
+ * of a word outside the lenslet count as zero (the paper's straddling
+ * groups).  Each lane sums its few pixels in float about the lenslet's
+ * first pixel (exact products, few terms); the butterfly adds in double,
+ * so the centroids keep 1e-4 pixel for lenslets far wider than the paper's.
+ *
+ * tcog with a relative threshold takes a first pass for the largest
+ * weight.  Brightest N finds the N-th largest (weight, earlier pixel) key:
+ * N passes of "the largest key below the last" for small N, a bitwise
+ * search of the 64-bit key (64 passes of a count) past that, so any N
+ * costs a bounded time.
  */
 #include <cuda_runtime.h>
 #include "shcentroid_math.h"
 
 #define THREADS 128
-#define WARPS (THREADS / 32)
+#define BITWISE_FROM 64         /* brightest N: N passes below this */
 
-__device__ static inline float
-weight_at (const CoShGrid & g, const CoFrame & f, int x, int y)
+/* Where one lane's pixels are: the lenslet, and the lane's words. */
+struct Lane
 {
-  return co_sh_weight (&g, co_sh_pixel (&f, x, y));
+  int x0, x1, y0, y1;           /* the measured pixels, [x0, x1) x [y0, y1) */
+  int col, slice;               /* word column (of G) and row slice (of R) */
+  int G, R;
+};
+
+/* Calls fn (x, y, weight) for every pixel of the lane's words. */
+template < bool WIDE, bool WORD, class Fn > __device__ static inline void
+each (const CoShGrid & g, const CoFrame & f, const Lane & l, Fn fn)
+{
+  const int per = WIDE ? 2 : 4;
+  const int w0 = l.x0 / per, w1 = (l.x1 - 1) / per;
+
+#pragma unroll 4
+  for (int y = l.y0 + l.slice; y < l.y1; y += l.R) {
+    const uint8_t *row = f.data[0] + (size_t) y * f.pitch[0];
+    for (int wi = w0 + l.col; wi <= w1; wi += l.G) {
+      uint32_t word;
+      if (WORD)
+        word = __ldg ((const uint32_t *) row + wi);
+      else {
+        /* the bytes of the word that lie in the frame */
+        const int b0 = wi * 4, nb = min (4, f.width * (WIDE ? 2 : 1) - b0);
+        word = 0;
+        for (int b = 0; b < nb; b++)
+          word |= (uint32_t) __ldg (row + b0 + b) << (8 * b);
+      }
+#pragma unroll
+      for (int p = 0; p < per; p++) {
+        const int x = wi * per + p;
+        const uint32_t v = WIDE ? (word >> (16 * p)) & 0xffffu :
+            (word >> (8 * p)) & 0xffu;
+        if (x >= l.x0 && x < l.x1)
+          fn (x, y, co_sh_weight (&g, v));
+      }
+    }
+  }
 }
+
+/* Over the S lanes of each lenslet (aligned groups of the warp). */
+template < class T, class Op > __device__ static inline T
+reduce (T v, int S, Op op)
+{
+  for (int o = S / 2; o > 0; o /= 2)
+    v = op (v, __shfl_xor_sync (0xffffffffu, v, o));
+  return v;
+}
+
+struct Add
+{
+  template < class T > __device__ T operator () (T a, T b) const
+  {
+    return a + b;
+  }
+};
+struct Max
+{
+  template < class T > __device__ T operator () (T a, T b) const
+  {
+    return a > b ? a : b;
+  }
+};
 
 /* (weight, earlier pixel first) as one orderable key: weights are never
  * negative, so their bits order as unsigned integers */
@@ -32,135 +97,183 @@ key_of (float w, int at)
       (0xffffffffu - (unsigned) at);
 }
 
-template < class T, class Op > __device__ static T
-block_reduce (T v, Op op, T * shared)
+/* The N-th largest key of the lenslet, or 0 when it has N pixels or fewer
+ * (all of them count).  Every lane of the warp runs the same passes. */
+template < bool WIDE, bool WORD > __device__ static unsigned long long
+nth_key (const CoShGrid & g, const CoFrame & f, const Lane & l, int S,
+    int passes)
 {
-  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const int w = l.x1 - l.x0, n = max (w, 0) * max (l.y1 - l.y0, 0);
+  const unsigned long long N = (unsigned long long) g.brightest;
 
-  for (int o = 16; o > 0; o /= 2)
-    v = op (v, __shfl_xor_sync (0xffffffffu, v, o));
-  __syncthreads ();             /* shared is reused between calls */
-  if (lane == 0)
-    shared[warp] = v;
-  __syncthreads ();
-  v = shared[0];
-  for (int w = 1; w < WARPS; w++)
-    v = op (v, shared[w]);
-  return v;
+  if (passes < BITWISE_FROM) {
+    unsigned long long last = ~0ull;
+    for (int q = 0; q < passes; q++) {
+      unsigned long long best = 0;
+      each < WIDE, WORD > (g, f, l, [&] (int x, int y, float v) {
+        unsigned long long k = key_of (v, (y - l.y0) * w + (x - l.x0));
+        if (k < last && k > best)
+          best = k;
+      });
+      last = reduce (best, S, Max ());
+    }
+    return (unsigned long long) n > N ? last : 0;
+  }
+  /* the largest T with at least N keys >= T, bit by bit */
+  unsigned long long t = 0;
+  for (int b = 63; b >= 0; b--) {
+    const unsigned long long cand = t | 1ull << b;
+    unsigned int count = 0;
+    each < WIDE, WORD > (g, f, l, [&] (int x, int y, float v) {
+      count += key_of (v, (y - l.y0) * w + (x - l.x0)) >= cand;
+    });
+    if (reduce (count, S, Add ()) >= N)
+      t = cand;
+  }
+  return (unsigned long long) n > N ? t : 0;
 }
 
-struct Add
+template < bool WIDE, bool WORD > __global__ static void
+lenslets (CoShGrid g, const uint8_t * why, CoFrame f, CoShResult r, int lgG,
+    int lgR, int passes)
 {
-  __device__ float operator () (float a, float b) const
-  {
-    return a + b;
-  }
-};
-struct Max
-{
-  __device__ float operator () (float a, float b) const
-  {
-    return fmaxf (a, b);
-  }
-};
-struct MaxKey
-{
-  __device__ unsigned long long operator () (unsigned long long a,
-      unsigned long long b) const
-  {
-    return a > b ? a : b;
-  }
-};
-
-__global__ static void
-lenslets (CoShGrid g, const uint8_t * why, CoFrame f, CoShResult r)
-{
-  __shared__ float sf[WARPS];
-  __shared__ unsigned long long sk[WARPS];
-  const int k = blockIdx.x, i = k % g.nx, j = k / g.nx;
-  const int x0 = g.bx[i] + g.margin, x1 = g.bx[i + 1] - g.margin;
-  const int y0 = g.by[j] + g.margin, y1 = g.by[j + 1] - g.margin;
-  const int w = x1 - x0, lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const int S = 1 << (lgG + lgR), lane = threadIdx.x % 32;
+  const int k = (blockIdx.x * blockDim.x + threadIdx.x) / S;
+  const int n = g.nx * g.ny, u = lane % S;
+  const bool real = k < n && g.measure[k];
+  Lane l;
   float t = 0.0f, m00 = 0.0f, m10 = 0.0f, m01 = 0.0f;
   unsigned long long cut = 0;
-  int x, y;
 
-  if (!g.measure[k]) {
-    if (threadIdx.x == 0) {
-      r.cx[k] = r.cy[k] = r.m00[k] = 0.0f;
-      r.flags[k] = why[k];
-    }
-    return;
+  l.G = 1 << lgG;
+  l.R = 1 << lgR;
+  l.col = u & (l.G - 1);
+  l.slice = u >> lgG;
+  l.x0 = l.x1 = l.y0 = l.y1 = 0;
+  if (real) {
+    const int i = k % g.nx, j = k / g.nx;
+    l.x0 = g.bx[i] + g.margin;
+    l.x1 = g.bx[i + 1] - g.margin;
+    l.y0 = g.by[j] + g.margin;
+    l.y1 = g.by[j + 1] - g.margin;
   }
-  if (w <= 0 || y1 <= y0) {
-    if (threadIdx.x == 0) {
-      r.cx[k] = r.cy[k] = r.m00[k] = 0.0f;
-      r.flags[k] = CO_SH_NO_LIGHT;
-    }
-    return;
-  }
+  /* every lane goes through every shuffle: lanes past the grid or on an
+   * unmeasured lenslet walk an empty one */
+  if (l.x1 <= l.x0 || l.y1 <= l.y0)
+    l.x1 = l.x0, l.y1 = l.y0;
   if (g.method == CO_SH_TCOG) {
     if (g.threshold_fraction) {
       float v = 0.0f;
-      for (y = y0 + warp; y < y1; y += WARPS)
-        for (x = x0 + lane; x < x1; x += 32)
-          v = fmaxf (v, weight_at (g, f, x, y));
-      t = g.threshold * block_reduce (v, Max (), sf);
+      each < WIDE, WORD > (g, f, l, [&] (int, int, float w) {
+        v = fmaxf (v, w);
+      });
+      t = g.threshold * reduce (v, S, Max ());
     } else {
       t = g.threshold;
     }
-  } else if (g.method == CO_SH_BRIGHTEST &&
-      g.brightest < w * (y1 - y0)) {
-    /* the N-th largest key: each pass the largest below the last */
-    unsigned long long last = ~0ull;
-    for (int n = 0; n < g.brightest; n++) {
-      unsigned long long best = 0;
-      for (y = y0 + warp; y < y1; y += WARPS)
-        for (x = x0 + lane; x < x1; x += 32) {
-          unsigned long long key = key_of (weight_at (g, f, x, y),
-              (y - y0) * w + (x - x0));
-          if (key < last && key > best)
-            best = key;
-        }
-      last = block_reduce (best, MaxKey (), sk);
-    }
-    cut = last;
+  } else if (g.method == CO_SH_BRIGHTEST) {
+    cut = nth_key < WIDE, WORD > (g, f, l, S, passes);
   }
-  for (y = y0 + warp; y < y1; y += WARPS)
-    for (x = x0 + lane; x < x1; x += 32) {
-      float v = weight_at (g, f, x, y);
-      if (cut && key_of (v, (y - y0) * w + (x - x0)) < cut)
-        continue;
+  {
+    const int w = l.x1 - l.x0;
+    each < WIDE, WORD > (g, f, l, [&] (int x, int y, float v) {
+      if (cut && key_of (v, (y - l.y0) * w + (x - l.x0)) < cut)
+        return;
       v -= t;
       if (v <= 0.0f)
-        continue;
+        return;
       m00 += v;
-      m10 += v * ((float) (x - x0) + 0.5f);
-      m01 += v * ((float) (y - y0) + 0.5f);
-    }
-  m00 = block_reduce (m00, Add (), sf);
-  m10 = block_reduce (m10, Add (), sf);
-  m01 = block_reduce (m01, Add (), sf);
-  if (threadIdx.x == 0) {
-    if (m00 > 0.0f) {
-      r.cx[k] = (float) ((double) x0 + (double) m10 / m00);
-      r.cy[k] = (float) ((double) y0 + (double) m01 / m00);
-      r.m00[k] = m00;
-      r.flags[k] = CO_SH_VALID;
-    } else {
-      r.cx[k] = r.cy[k] = r.m00[k] = 0.0f;
-      r.flags[k] = CO_SH_NO_LIGHT;
-    }
+      m10 = fmaf (v, (float) (x - l.x0) + 0.5f, m10);
+      m01 = fmaf (v, (float) (y - l.y0) + 0.5f, m01);
+    });
   }
+  const double s00 = reduce ((double) m00, S, Add ());
+  const double s10 = reduce ((double) m10, S, Add ());
+  const double s01 = reduce ((double) m01, S, Add ());
+  if (k >= n || u != 0)
+    return;
+  if (!g.measure[k]) {
+    r.cx[k] = r.cy[k] = r.m00[k] = 0.0f;
+    r.flags[k] = why[k];
+  } else if (s00 > 0.0) {
+    r.cx[k] = (float) ((double) l.x0 + s10 / s00);
+    r.cy[k] = (float) ((double) l.y0 + s01 / s00);
+    r.m00[k] = (float) s00;
+    r.flags[k] = CO_SH_VALID;
+  } else {
+    r.cx[k] = r.cy[k] = r.m00[k] = 0.0f;
+    r.flags[k] = CO_SH_NO_LIGHT;
+  }
+}
+
+static int
+lg_ceil (int v)
+{
+  int l = 0;
+
+  while ((1 << l) < v)
+    l++;
+  return l;
 }
 
 extern "C" int
 co_sh_cuda (const CoShGrid * g, const uint8_t * why, const CoFrame * in,
     CoShResult * r, void *stream)
 {
-  if (g->nx < 1 || g->ny < 1)
+  const bool wide = in->format == CO_FORMAT_GRAY16_LE;
+  const bool word = ((uintptr_t) in->data[0] | (uintptr_t) in->pitch[0]) %
+      4 == 0;
+  const int lgG = lg_ceil (g->span_words) > 5 ? 5 : lg_ceil (g->span_words);
+  const int lgR = lg_ceil (g->span_rows) > 5 - lgG ? 5 - lgG :
+      lg_ceil (g->span_rows);
+  const int per_block = THREADS >> (lgG + lgR);
+  const int n = g->nx * g->ny;
+  const int pixels = g->span_words * (wide ? 2 : 4) * g->span_rows;
+  int passes = g->brightest < pixels ? g->brightest : pixels;
+  cudaStream_t st = (cudaStream_t) stream;
+
+  if (g->nx < 1 || g->ny < 1 || g->span_words < 1)
     return (int) cudaErrorInvalidValue;
-  lenslets <<< g->nx * g->ny, THREADS, 0, (cudaStream_t) stream >>> (*g, why,
-      *in, *r);
+  if (passes >= BITWISE_FROM)
+    passes = BITWISE_FROM;
+#define LAUNCH(W, A) lenslets < W, A > <<< (n + per_block - 1) / per_block, \
+      THREADS, 0, st >>> (*g, why, *in, *r, lgG, lgR, passes)
+  if (wide)
+    word ? LAUNCH (true, true) : LAUNCH (true, false);
+  else
+    word ? LAUNCH (false, true) : LAUNCH (false, false);
+#undef LAUNCH
+  return (int) cudaGetLastError ();
+}
+
+__global__ static void
+border_lines (CoShGrid g, CoFrame f)
+{
+  co_sh_line_pixel (&g, &f, blockIdx.y, blockIdx.x * blockDim.x +
+      threadIdx.x);
+}
+
+__global__ static void
+marks (CoShMarks m, CoFrame f, int n)
+{
+  const int k = blockIdx.x * blockDim.x + threadIdx.x;
+
+  if (k < n)
+    co_sh_marks (&m, &f, k);
+}
+
+extern "C" int
+co_sh_overlay_cuda (const CoShGrid * g, const CoShMarks * m,
+    const CoFrame * f, void *stream)
+{
+  cudaStream_t st = (cudaStream_t) stream;
+  /* the boundaries are on the device: no line is longer than the frame */
+  const int n = g->nx * g->ny, len = f->width > f->height ? f->width :
+      f->height;
+  dim3 lines ((len + 127) / 128, g->nx + g->ny + 2);
+
+  if (len > 0)
+    border_lines <<< lines, 128, 0, st >>> (*g, *f);
+  marks <<< (n + 127) / 128, 128, 0, st >>> (*m, *f, n);
   return (int) cudaGetLastError ();
 }

@@ -86,6 +86,28 @@ lenslet (const CoShGrid * g, const CoFrame * in, int i, int j, CoShResult * r,
   r->flags[k] = CO_SH_VALID;
 }
 
+void
+co_sh_plan (CoShGrid * g, int bytes_per_pixel)
+{
+  const int per = 4 / bytes_per_pixel;
+  int i, j;
+
+  g->span_words = g->span_rows = 0;
+  for (i = 0; i < g->nx; i++) {
+    int x0 = g->bx[i] + g->margin, x1 = g->bx[i + 1] - g->margin;
+    if (x1 > x0 && (x1 - 1) / per - x0 / per + 1 > g->span_words)
+      g->span_words = (x1 - 1) / per - x0 / per + 1;
+  }
+  for (j = 0; j < g->ny; j++)
+    if (g->by[j + 1] - g->by[j] - 2 * g->margin > g->span_rows)
+      g->span_rows = g->by[j + 1] - g->by[j] - 2 * g->margin;
+  /* a grid of empty lenslets still launches (each reports no light) */
+  if (g->span_words < 1)
+    g->span_words = 1;
+  if (g->span_rows < 1)
+    g->span_rows = 1;
+}
+
 int
 co_sh_reference (const CoShGrid * g, const CoFrame * in, CoShResult * r)
 {
@@ -108,4 +130,16 @@ co_sh_reference (const CoShGrid * g, const CoFrame * in, CoShResult * r)
     free (buf);
   }
   return failed ? -1 : 0;
+}
+
+void
+co_sh_overlay (const CoShGrid * g, const CoShMarks * m, const CoFrame * f)
+{
+  int line, t, k, len = co_sh_line_length (g);
+
+  for (line = 0; line < g->nx + g->ny + 2; line++)
+    for (t = 0; t < len; t++)
+      co_sh_line_pixel (g, f, line, t);
+  for (k = 0; k < g->nx * g->ny; k++)
+    co_sh_marks (m, f, k);
 }

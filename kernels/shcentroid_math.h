@@ -94,6 +94,9 @@ typedef struct
   int32_t brightest;            /* BRIGHTEST: how many pixels */
   const float *weight;          /* a weight per pixel value (256 or 65536),
                                  * or NULL: the value itself */
+  /* co_sh_plan: the device's lanes per lenslet follow the largest one */
+  int32_t span_words;           /* 32-bit words a row of it touches */
+  int32_t span_rows;            /* its rows */
 } CoShGrid;
 
 /* Per lenslet, nx * ny each, row by row of lenslets. */
@@ -121,15 +124,113 @@ co_sh_pixel (const CoFrame * f, int x, int y)
       (uint32_t) row[2 * x + 1] << 8 : row[x];
 }
 
+/* What the overlay draws from (cudashcentroid overlay=true): each measured
+ * lenslet's centroid and, from its reference point, a line along its
+ * slope @gain times as long. */
+typedef struct
+{
+  const float *cx, *cy;
+  const uint8_t *flags;
+  const double *rx, *ry;        /* reference points */
+  double gain;
+} CoShMarks;
+
+/* One overlay pixel, dropped outside the frame. */
+CO_HD void
+co_sh_put (const CoFrame * f, int x, int y, uint32_t v)
+{
+  uint8_t *p;
+
+  if (x < 0 || y < 0 || x >= f->width || y >= f->height)
+    return;
+  p = f->data[0] + (size_t) y * f->pitch[0];
+  if (f->format == CO_FORMAT_GRAY16_LE) {
+    p[2 * x] = (uint8_t) (v & 0xff);
+    p[2 * x + 1] = (uint8_t) (v >> 8);
+  } else {
+    p[x] = (uint8_t) v;
+  }
+}
+
+CO_HD uint32_t
+co_sh_top (const CoFrame * f)
+{
+  return f->format == CO_FORMAT_GRAY16_LE ? 65535u : 255u;
+}
+
+/* The lenslet borders: nx + 1 columns, then ny + 1 rows, each
+ * co_sh_line_length pixels long; pixel @t of line @line at half the
+ * largest value. */
+CO_HD int
+co_sh_line_length (const CoShGrid * g)
+{
+  int a = g->by[g->ny] - g->by[0], b = g->bx[g->nx] - g->bx[0];
+
+  return a > b ? a : b;
+}
+
+CO_HD void
+co_sh_line_pixel (const CoShGrid * g, const CoFrame * f, int line, int t)
+{
+  if (line <= g->nx) {
+    if (t < g->by[g->ny] - g->by[0])
+      co_sh_put (f, g->bx[line], g->by[0] + t, co_sh_top (f) / 2);
+  } else if (t < g->bx[g->nx] - g->bx[0]) {
+    co_sh_put (f, g->bx[0] + t, g->by[line - g->nx - 1], co_sh_top (f) / 2);
+  }
+}
+
+/* Lenslet @k's marks, when measured: the slope line, and four ticks round
+ * the centroid (the spot stays visible), at the largest value.  No
+ * multiply-add in the positions, so C and CUDA round them alike. */
+CO_HD void
+co_sh_marks (const CoShMarks * m, const CoFrame * f, int k)
+{
+  const uint32_t top = co_sh_top (f);
+  double rx = m->rx[k], ry = m->ry[k], ex, ey, big;
+  int steps, t, d, cx, cy;
+
+  if (!(m->flags[k] & CO_SH_VALID))
+    return;
+  ex = m->gain * ((double) m->cx[k] - rx);
+  ey = m->gain * ((double) m->cy[k] - ry);
+  big = fabs (ex) > fabs (ey) ? fabs (ex) : fabs (ey);
+  if (big < 4096.0) {
+    steps = (int) ceil (big);
+    for (t = 0; t <= steps; t++) {
+      double a = steps ? ex * t / steps : 0.0, b = steps ? ey * t / steps : 0.0;
+      co_sh_put (f, (int) floor (rx + a), (int) floor (ry + b), top);
+    }
+  }
+  cx = (int) floor (m->cx[k]);
+  cy = (int) floor (m->cy[k]);
+  for (d = 3; d <= 4; d++) {
+    co_sh_put (f, cx - d, cy, top);
+    co_sh_put (f, cx + d, cy, top);
+    co_sh_put (f, cx, cy - d, top);
+    co_sh_put (f, cx, cy + d, top);
+  }
+}
+
+/* The overlay on @f: the borders, then the marks over them.  C, and CUDA
+ * on @stream with @g, @m and @f in device memory (a cudaError_t); the same
+ * bytes from the same results. */
+void co_sh_overlay (const CoShGrid * g, const CoShMarks * m, const CoFrame * f);
+int co_sh_overlay_cuda (const CoShGrid * g, const CoShMarks * m,
+    const CoFrame * f, void *stream);
+
+/* Sets g->span_words and g->span_rows from the host boundaries (before
+ * they are swapped for device copies), for @bytes_per_pixel 1 or 2. */
+void co_sh_plan (CoShGrid * g, int bytes_per_pixel);
+
 /* The reference (the paper's Algorithm 1, every method): moments in double,
  * lenslet after lenslet.  Returns 0, or -1 when memory ran out. */
 int co_sh_reference (const CoShGrid * g, const CoFrame * in, CoShResult * r);
 
-/* The same on the device (kernels/shcentroid.cu), on @stream: @g, @why
- * (the flags of the lenslets @g does not measure), @in and @r in device
- * memory; centroids within 1e-4 pixel of the reference's.  Returns a
- * cudaError_t.  A first version, not yet run on a GPU: cudashcentroid does
- * not call it yet. */
+/* The same on the device (kernels/shcentroid.cu), on @stream: @g (planned
+ * by co_sh_plan), @why (the flags of the lenslets @g does not measure),
+ * @in and @r in device memory; centroids within 1e-4 pixel of the
+ * reference's.  Returns a cudaError_t. */
 int co_sh_cuda (const CoShGrid * g, const uint8_t * why, const CoFrame * in,
     CoShResult * r, void *stream);
 

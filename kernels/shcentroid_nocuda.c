@@ -12,3 +12,10 @@ co_sh_cuda (const CoShGrid * g, const uint8_t * why, const CoFrame * in,
 {
   return 35;                    /* cudaErrorInsufficientDriver */
 }
+
+int
+co_sh_overlay_cuda (const CoShGrid * g, const CoShMarks * m,
+    const CoFrame * f, void *stream)
+{
+  return 35;                    /* cudaErrorInsufficientDriver */
+}

@@ -303,37 +303,44 @@ upload (const void *host, size_t n)
   return d;
 }
 
-/* Every method (tcog absolute and relative, brightest 9 and 1, a weight
- * table, a window margin), 8 and 16 bits, a pupil's skipped lenslets: the
- * device's centroids within 1e-4 pixel of the reference's, the same flags,
- * intensities within 1e-5 relative. */
+/* Every method (tcog absolute and relative, brightest 9, 1 and 100 (the
+ * bitwise search), a weight table, a window margin), 8 and 16 bits, the
+ * paper's pitches and a wider one, rows 4-byte aligned (the device's
+ * 32-bit pixel groups) and not (its byte reads), a pupil's skipped
+ * lenslets: the device's centroids within 1e-4 pixel of the reference's,
+ * the same flags, intensities within 1e-5 relative. */
 static void
 test_cuda_equals_reference (void)
 {
+  static const double pitches[] = { 3.8, 11.37, 29.0, 47.5 };
   const int w = 640, h = 480;
   int n_dev = 0;
-  guint bits, v;
+  guint bits, v, q;
 
   if (cudaGetDeviceCount (&n_dev) != cudaSuccess || n_dev < 1) {
     g_test_skip ("no usable CUDA device");
     return;
   }
+  for (q = 0; q < G_N_ELEMENTS (pitches); q++)
   for (bits = 8; bits <= 16; bits += 8)
-    for (v = 0; v < 7; v++) {
-      ShSpots s = { 11.37, 0.6, 0.3, 0, 0, 1.1, bits == 8 ? 1500.0 :
-        6000.0, 10.0, 2.0, 0.2, (int) bits
+    for (v = 0; v < 8; v++) {
+      ShSpots s = { pitches[q], 0.6, 0.3, 0, 0, 1.1 * pitches[q] / 11.37,
+        bits == 8 ? 1500.0 : 6000.0, 10.0, 2.0, 0.2, (int) bits
       };
-      size_t pitch = (size_t) w * (bits / 8), nl;
+      /* odd pitches: rows not 4-byte aligned */
+      size_t pitch = (size_t) w * (bits / 8) + (q % 2), nl;
       uint8_t *img = g_malloc (pitch * h);
       double *tx, *ty;
       float *lut = NULL, *dcx, *dcy, *dm;
       uint8_t *dflags, *why;
-      CoFrame f = gray (img, w, h, bits), df = f;
+      CoFrame f = gray (img, w, h, bits), df;
       CoShGrid dg;
       CoShResult dr, hr;
       Grid G;
       int k;
 
+      f.pitch[0] = (int32_t) pitch;
+      df = f;
       s.nx = (int) ((w - s.ox) / s.pitch);
       s.ny = (int) ((h - s.oy) / s.pitch);
       nl = (size_t) s.nx * s.ny;
@@ -349,11 +356,11 @@ test_cuda_equals_reference (void)
         }
       why = g_malloc (nl);
       memcpy (why, G.flags, nl);
-      G.g.method = v == 0 ? CO_SH_COG : v <= 2 ? CO_SH_TCOG : v <= 4 ?
-          CO_SH_BRIGHTEST : CO_SH_COG;
+      G.g.method = v == 0 ? CO_SH_COG : v <= 2 ? CO_SH_TCOG : v <= 4 ||
+          v == 7 ? CO_SH_BRIGHTEST : CO_SH_COG;
       G.g.threshold = v == 1 ? 0.3f : 40.0f;
       G.g.threshold_fraction = v == 1;
-      G.g.brightest = v == 3 ? 9 : 1;
+      G.g.brightest = v == 3 ? 9 : v == 7 ? 100 : 1;
       G.g.margin = v == 6 ? 1 : 0;
       if (v == 5) {
         int levels = bits == 16 ? 65536 : 256, q;
@@ -364,6 +371,7 @@ test_cuda_equals_reference (void)
       }
       g_assert_cmpint (co_sh_reference (&G.g, &f, &G.r), ==, 0);
 
+      co_sh_plan (&G.g, bits / 8);
       dg = G.g;
       dg.bx = upload (G.bx, sizeof (int32_t) * (s.nx + 1));
       dg.by = upload (G.by, sizeof (int32_t) * (s.ny + 1));
@@ -407,8 +415,8 @@ test_cuda_equals_reference (void)
             g_assert_cmpfloat (fabs (hr.m00[k] - G.m00[k]) / G.m00[k], <,
                 1e-5);
         }
-        g_print ("%2u-bit variant %u: worst |GPU - reference| %.2e pixels\n",
-            bits, v, worst);
+        g_print ("pitch %5.2f %2u-bit variant %u: worst |GPU - reference| "
+            "%.2e pixels\n", pitches[q], bits, v, worst);
         g_assert_cmpfloat (worst, <, 1e-4);
       }
       ok (cudaFree ((void *) dg.bx), "free");
