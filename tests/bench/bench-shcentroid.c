@@ -1,0 +1,473 @@
+/* cudaoptics — LGPL-2.1-or-later
+ *
+ * cudashcentroid against the paper's Table 1 (Mocci et al. 2020): square
+ * regions of interest of 100 to 1000 pixels, lenslet pitches 3.8, 11, 20
+ * and 29, 8-bit frames of synthetic spots (tests/sh-spots.h), centre of
+ * gravity.  Side by side, in one process:
+ *   - the sequential reference (the paper's Algorithm 1, double), on one
+ *     CPU thread and on all of them (OpenMP);
+ *   - the straightforward GPU mapping, a block per lenslet
+ *     (shcentroid-baselines.cu), and cudashcentroid's kernel
+ *     (kernels/shcentroid.cu), both checked against the reference first;
+ *   - the device copy of one frame, the memory floor of the same run;
+ *   - latency over 10,000 frames, from a frame in pinned host memory to
+ *     the results in pinned host memory (upload, kernel, read-back, one
+ *     synchronisation), as plain stream calls and as one CUDA graph, and
+ *     from a frame already on the device (a camera writing GPU memory):
+ *     median, 99th percentile, worst;
+ *   - the element itself, `appsrc ! cudashcentroid ! fakesink` with system
+ *     memory frames, from a buffer's arrival on its sink pad to its push
+ *     with the results attached, on CUDA and on the CPU.
+ *
+ *   bench-shcentroid [--quick]   (exit 2 without a GPU)
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <cuda_runtime_api.h>
+#include <gst/gst.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+#include "shcentroid_math.h"
+#include "bench-app.h"
+#include "../sh-spots.h"
+
+#define REPS 200
+#define LATENCY_FRAMES 10000
+
+#define CHECK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
+      fprintf (stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, \
+          cudaGetErrorString (e_)); exit (1); } } while (0)
+
+int bench_sh_block_per_lenslet (const CoShGrid * g, const uint8_t * why,
+    const CoFrame * in, CoShResult * r, void *stream);
+
+typedef int (*Kernel) (const CoShGrid *, const uint8_t *, const CoFrame *,
+    CoShResult *, void *);
+
+static double
+now_us (void)
+{
+  struct timespec t;
+
+  clock_gettime (CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
+}
+
+static int
+by_value (const void *a, const void *b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+
+  return x < y ? -1 : x > y;
+}
+
+/* median, 99th percentile and worst of @n samples (sorted in place) */
+static void
+spread (double *v, int n, double *med, double *p99, double *worst)
+{
+  qsort (v, n, sizeof *v, by_value);
+  *med = v[n / 2];
+  *p99 = v[(int) (0.99 * (n - 1))];
+  *worst = v[n - 1];
+}
+
+/* One case: the frame, the grid, host and device. */
+typedef struct
+{
+  int size, nx, ny, n;
+  double pitch;
+  uint8_t *host;                /* pinned frame */
+  CoFrame dframe;
+  int32_t *bx, *by;
+  uint8_t *measure;
+  CoShGrid g, dg;
+  uint8_t *dwhy;
+  CoShResult ref, dres, hres;   /* hres: pinned */
+  cudaStream_t s;
+} Case;
+
+static void *
+to_device (const void *p, size_t n)
+{
+  void *d;
+
+  CHECK (cudaMalloc (&d, n));
+  CHECK (cudaMemcpy (d, p, n, cudaMemcpyHostToDevice));
+  return d;
+}
+
+static void
+case_init (Case * c, int size, double pitch, cudaStream_t s)
+{
+  ShSpots sp = { pitch, 0.3, 0.6, 0, 0, 0.12 * pitch + 0.3, 1500.0, 10.0,
+    2.0, 0.15, 8
+  };
+  double *tx, *ty;
+  uint8_t *dmem;
+  size_t n;
+  int i;
+
+  memset (c, 0, sizeof *c);
+  c->size = size;
+  c->pitch = pitch;
+  c->s = s;
+  c->nx = sp.nx = (int) floor ((size - sp.ox) / pitch);
+  c->ny = sp.ny = (int) floor ((size - sp.oy) / pitch);
+  c->n = c->nx * c->ny;
+  n = (size_t) c->n;
+  CHECK (cudaMallocHost ((void **) &c->host, (size_t) size * size));
+  tx = malloc (sizeof (double) * n);
+  ty = malloc (sizeof (double) * n);
+  sh_spots_draw (&sp, 7, size, size, c->host, size, tx, ty);
+  free (tx);
+  free (ty);
+  c->bx = malloc (sizeof (int32_t) * (c->nx + 1));
+  c->by = malloc (sizeof (int32_t) * (c->ny + 1));
+  c->measure = malloc (n);
+  memset (c->measure, 1, n);
+  for (i = 0; i <= c->nx; i++)
+    c->bx[i] = co_sh_boundary (sp.ox, pitch, i, size);
+  for (i = 0; i <= c->ny; i++)
+    c->by[i] = co_sh_boundary (sp.oy, pitch, i, size);
+  c->g.nx = c->nx;
+  c->g.ny = c->ny;
+  c->g.bx = c->bx;
+  c->g.by = c->by;
+  c->g.measure = c->measure;
+  c->g.method = CO_SH_COG;
+  c->g.brightest = 9;
+  co_sh_plan (&c->g, 1);
+  c->ref.cx = malloc (sizeof (float) * n);
+  c->ref.cy = malloc (sizeof (float) * n);
+  c->ref.m00 = malloc (sizeof (float) * n);
+  c->ref.flags = calloc (n, 1);
+  c->dg = c->g;
+  c->dg.bx = to_device (c->bx, sizeof (int32_t) * (c->nx + 1));
+  c->dg.by = to_device (c->by, sizeof (int32_t) * (c->ny + 1));
+  c->dg.measure = to_device (c->measure, n);
+  CHECK (cudaMalloc ((void **) &c->dwhy, n));
+  CHECK (cudaMemset (c->dwhy, 0, n));
+  memset (&c->dframe, 0, sizeof c->dframe);
+  c->dframe.data[0] = to_device (c->host, (size_t) size * size);
+  c->dframe.pitch[0] = size;
+  c->dframe.width = c->dframe.height = size;
+  c->dframe.format = CO_FORMAT_GRAY8;
+  /* the element's layout: the results one block, read back at once */
+  CHECK (cudaMalloc ((void **) &dmem, 13 * n));
+  c->dres.cx = (float *) dmem;
+  c->dres.cy = c->dres.cx + n;
+  c->dres.m00 = c->dres.cy + n;
+  c->dres.flags = (uint8_t *) (c->dres.m00 + n);
+  CHECK (cudaMallocHost ((void **) &dmem, 13 * n));
+  c->hres.cx = (float *) dmem;
+  c->hres.cy = c->hres.cx + n;
+  c->hres.m00 = c->hres.cy + n;
+  c->hres.flags = (uint8_t *) (c->hres.m00 + n);
+}
+
+static void
+case_clear (Case * c)
+{
+  CHECK (cudaFreeHost (c->host));
+  CHECK (cudaFreeHost (c->hres.cx));
+  CHECK (cudaFree (c->dres.cx));
+  CHECK (cudaFree ((void *) c->dg.bx));
+  CHECK (cudaFree ((void *) c->dg.by));
+  CHECK (cudaFree ((void *) c->dg.measure));
+  CHECK (cudaFree (c->dwhy));
+  CHECK (cudaFree (c->dframe.data[0]));
+  free (c->bx);
+  free (c->by);
+  free (c->measure);
+  free (c->ref.cx);
+  free (c->ref.cy);
+  free (c->ref.m00);
+  free (c->ref.flags);
+}
+
+/* ms per frame of the reference on @threads threads, median of a few */
+static double
+cpu_ms (Case * c, int threads)
+{
+  CoFrame f = c->dframe;
+  double t[9], med, p99, worst;
+  int i, reps = c->size >= 500 ? 5 : 9;
+
+  f.data[0] = c->host;
+#ifdef _OPENMP
+  omp_set_num_threads (threads);
+#endif
+  for (i = 0; i < reps; i++) {
+    double t0 = now_us ();
+    if (co_sh_reference (&c->g, &f, &c->ref) != 0)
+      exit (1);
+    t[i] = (now_us () - t0) / 1e3;
+  }
+  spread (t, reps, &med, &p99, &worst);
+  return med;
+}
+
+/* The kernel's centroids within 1e-4 pixel of the reference's. */
+static int
+agrees (Case * c, Kernel k, const char *name)
+{
+  double worst = 0.0;
+  int i;
+
+  CHECK ((cudaError_t) k (&c->dg, c->dwhy, &c->dframe, &c->dres, c->s));
+  CHECK (cudaMemcpyAsync (c->hres.cx, c->dres.cx, 13 * (size_t) c->n,
+          cudaMemcpyDeviceToHost, c->s));
+  CHECK (cudaStreamSynchronize (c->s));
+  for (i = 0; i < c->n; i++) {
+    if (c->hres.flags[i] != c->ref.flags[i]) {
+      fprintf (stderr, "%s, lenslet %d: flags %d, the reference's %d\n",
+          name, i, c->hres.flags[i], c->ref.flags[i]);
+      return 0;
+    }
+    worst = fmax (worst, fmax (fabs (c->hres.cx[i] - c->ref.cx[i]),
+            fabs (c->hres.cy[i] - c->ref.cy[i])));
+  }
+  if (worst > 1e-4)
+    fprintf (stderr, "%s: %g pixels from the reference\n", name, worst);
+  return worst <= 1e-4;
+}
+
+/* µs per launch, REPS back to back between two events */
+static double
+kernel_us (Case * c, Kernel k)
+{
+  cudaEvent_t a, b;
+  float ms;
+  int i;
+
+  CHECK (cudaEventCreate (&a));
+  CHECK (cudaEventCreate (&b));
+  for (i = 0; i < 20; i++)
+    CHECK ((cudaError_t) k (&c->dg, c->dwhy, &c->dframe, &c->dres, c->s));
+  CHECK (cudaEventRecord (a, c->s));
+  for (i = 0; i < REPS; i++)
+    CHECK ((cudaError_t) k (&c->dg, c->dwhy, &c->dframe, &c->dres, c->s));
+  CHECK (cudaEventRecord (b, c->s));
+  CHECK (cudaEventSynchronize (b));
+  CHECK (cudaEventElapsedTime (&ms, a, b));
+  CHECK (cudaEventDestroy (a));
+  CHECK (cudaEventDestroy (b));
+  return ms * 1e3 / REPS;
+}
+
+static double
+copy_us (Case * c)
+{
+  size_t bytes = (size_t) c->size * c->size;
+  cudaEvent_t a, b;
+  void *d;
+  float ms;
+  int i;
+
+  CHECK (cudaMalloc (&d, bytes));
+  CHECK (cudaEventCreate (&a));
+  CHECK (cudaEventCreate (&b));
+  CHECK (cudaEventRecord (a, c->s));
+  for (i = 0; i < REPS; i++)
+    CHECK (cudaMemcpyAsync (d, c->dframe.data[0], bytes,
+            cudaMemcpyDeviceToDevice, c->s));
+  CHECK (cudaEventRecord (b, c->s));
+  CHECK (cudaEventSynchronize (b));
+  CHECK (cudaEventElapsedTime (&ms, a, b));
+  CHECK (cudaEventDestroy (a));
+  CHECK (cudaEventDestroy (b));
+  CHECK (cudaFree (d));
+  return ms * 1e3 / REPS;
+}
+
+/* One frame's work on the stream: upload (unless already on the device),
+ * kernel, read-back. */
+static void
+frame_work (Case * c, int upload)
+{
+  if (upload)
+    CHECK (cudaMemcpyAsync (c->dframe.data[0], c->host, (size_t) c->size *
+            c->size, cudaMemcpyHostToDevice, c->s));
+  CHECK ((cudaError_t) co_sh_cuda (&c->dg, c->dwhy, &c->dframe, &c->dres,
+          c->s));
+  CHECK (cudaMemcpyAsync (c->hres.cx, c->dres.cx, 13 * (size_t) c->n,
+          cudaMemcpyDeviceToHost, c->s));
+}
+
+/* Latency of LATENCY_FRAMES frames, each from its first call to the
+ * results on the host: plain calls, or one graph launch. */
+static void
+latency (Case * c, int upload, int graph, double *med, double *p99,
+    double *worst)
+{
+  static double t[LATENCY_FRAMES];
+  cudaGraphExec_t exec = NULL;
+  int i;
+
+  if (graph) {
+    cudaGraph_t gr;
+    CHECK (cudaStreamBeginCapture (c->s, cudaStreamCaptureModeThreadLocal));
+    frame_work (c, upload);
+    CHECK (cudaStreamEndCapture (c->s, &gr));
+#if CUDART_VERSION >= 12000
+    CHECK (cudaGraphInstantiate (&exec, gr, 0));
+#else
+    CHECK (cudaGraphInstantiate (&exec, gr, NULL, NULL, 0));
+#endif
+    CHECK (cudaGraphDestroy (gr));
+  }
+  for (i = -100; i < LATENCY_FRAMES; i++) {
+    double t0 = now_us ();
+    if (graph)
+      CHECK (cudaGraphLaunch (exec, c->s));
+    else
+      frame_work (c, upload);
+    CHECK (cudaStreamSynchronize (c->s));
+    if (i >= 0)
+      t[i] = now_us () - t0;
+  }
+  if (exec)
+    CHECK (cudaGraphExecDestroy (exec));
+  spread (t, LATENCY_FRAMES, med, p99, worst);
+}
+
+/* ---- the element ---- */
+
+static GstClockTime arrived;
+static double element_t[LATENCY_FRAMES + 200];
+static int element_n;
+static GstElement *element;
+static gboolean probed;
+
+static GstPadProbeReturn
+on_sink (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  arrived = (GstClockTime) g_get_monotonic_time ();
+  return GST_PAD_PROBE_OK;
+}
+
+static GstPadProbeReturn
+on_src (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  if (element_n < (int) G_N_ELEMENTS (element_t))
+    element_t[element_n++] = (double) ((GstClockTime)
+        g_get_monotonic_time () - arrived);
+  return GST_PAD_PROBE_OK;
+}
+
+static void
+need_data (GstAppSrc * src, guint length, gpointer data)
+{
+  if (!probed && element) {
+    GstPad *sink = gst_element_get_static_pad (element, "sink");
+    GstPad *srcpad = gst_element_get_static_pad (element, "src");
+    gst_pad_add_probe (sink, GST_PAD_PROBE_TYPE_BUFFER, on_sink, NULL, NULL);
+    gst_pad_add_probe (srcpad, GST_PAD_PROBE_TYPE_BUFFER, on_src, NULL,
+        NULL);
+    gst_object_unref (sink);
+    gst_object_unref (srcpad);
+    probed = TRUE;
+  }
+  bench_push (src);
+}
+
+/* The element's latency over LATENCY_FRAMES frames after 200 of warm-up;
+ * FALSE when the pipeline failed. */
+static gboolean
+element_latency (int size, double pitch, const char *backend, double *med,
+    double *p99, double *worst)
+{
+  gchar *d = g_strdup_printf ("appsrc name=src format=time ! cudashcentroid "
+      "name=el backend=%s pitch=%g message-interval=0 ! fakesink "
+      "sync=false", backend, pitch);
+  double t;
+
+  if (!bench_test_frames (size, size, "GRAY8", "snow", FALSE))
+    return FALSE;
+  element_n = 0;
+  probed = FALSE;
+  t = bench_run (d, G_CALLBACK (need_data), &element, LATENCY_FRAMES + 200);
+  g_free (d);
+  if (t < 0 || element_n < LATENCY_FRAMES + 200)
+    return FALSE;
+  spread (element_t + 200, LATENCY_FRAMES, med, p99, worst);
+  return TRUE;
+}
+
+int
+main (int argc, char **argv)
+{
+  static const int sizes[] = { 100, 200, 500, 1000 };
+  static const double pitches[] = { 3.8, 11.0, 20.0, 29.0 };
+  const int quick = argc > 1 && !strcmp (argv[1], "--quick");
+  struct cudaDeviceProp prop;
+  cudaStream_t s;
+  int dev = 0, si, pi, threads = 1;
+
+  if (cudaGetDeviceCount (&dev) != cudaSuccess || dev < 1) {
+    fprintf (stderr, "no CUDA device\n");
+    return 2;
+  }
+  gst_init (&argc, &argv);
+  CHECK (cudaGetDeviceProperties (&prop, 0));
+  CHECK (cudaStreamCreateWithFlags (&s, cudaStreamNonBlocking));
+#ifdef _OPENMP
+  threads = omp_get_max_threads ();
+#endif
+  printf ("%s; CPU reference on 1 and %d threads\n\n", prop.name, threads);
+  printf ("| RoI | pitch | lenslets | CPU 1 thread ms | CPU %d threads ms "
+      "| GPU block per lenslet µs | cudashcentroid µs | × block | "
+      "frame copy µs | latency, host frame: median / p99 / worst µs "
+      "| as a CUDA graph | frame on the device |\n"
+      "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|\n",
+      threads);
+  for (si = quick ? 3 : 0; si < 4; si++)
+    for (pi = 0; pi < 4; pi++) {
+      Case c;
+      double cpu1, cpun, base, ours, copy, m[3], g[3], d[3];
+
+      case_init (&c, sizes[si], pitches[pi], s);
+      cpu1 = cpu_ms (&c, 1);
+      cpun = cpu_ms (&c, threads);
+      if (!agrees (&c, bench_sh_block_per_lenslet, "block per lenslet") ||
+          !agrees (&c, co_sh_cuda, "cudashcentroid"))
+        return 3;
+      base = kernel_us (&c, bench_sh_block_per_lenslet);
+      ours = kernel_us (&c, co_sh_cuda);
+      copy = copy_us (&c);
+      latency (&c, 1, 0, &m[0], &m[1], &m[2]);
+      latency (&c, 1, 1, &g[0], &g[1], &g[2]);
+      latency (&c, 0, 0, &d[0], &d[1], &d[2]);
+      printf ("| %d | %g | %d | %.3f | %.3f | %.1f | %.1f | %.1f | %.1f | "
+          "%.1f / %.1f / %.0f | %.1f / %.1f / %.0f | %.1f / %.1f / %.0f |\n",
+          c.size, c.pitch, c.n, cpu1, cpun, base, ours, base / ours, copy,
+          m[0], m[1], m[2], g[0], g[1], g[2], d[0], d[1], d[2]);
+      fflush (stdout);
+      case_clear (&c);
+    }
+  printf ("\nall kernels within 1e-4 pixel of the reference\n\n"
+      "| element, system-memory frames | pitch | backend | median µs | "
+      "p99 µs | worst µs |\n|---|---:|---|---:|---:|---:|\n");
+  for (si = quick ? 3 : 2; si < 4; si++)
+    for (pi = 1; pi < 4; pi += 2) {
+      const char *backends[] = { "cuda", "cpu" };
+      int b;
+      for (b = 0; b < 2; b++) {
+        double med, p99, worst;
+        if (!element_latency (sizes[si], pitches[pi], backends[b], &med,
+                &p99, &worst)) {
+          fprintf (stderr, "the element's pipeline failed\n");
+          return 2;
+        }
+        printf ("| %dx%d GRAY8 | %g | %s | %.1f | %.1f | %.0f |\n",
+            sizes[si], sizes[si], pitches[pi], backends[b], med, p99, worst);
+        fflush (stdout);
+      }
+    }
+  bench_clear_frames ();
+  CHECK (cudaStreamDestroy (s));
+  return 0;
+}
