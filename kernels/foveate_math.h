@@ -207,8 +207,14 @@ co_fovea_hsum (const uint8_t * row, int bpp, int width, int x, int c,
 CO_HD uint8_t
 co_fovea_round (float acc)
 {
+#ifdef __CUDA_ARCH__
+  /* min and max, not comparisons and selects (the same for the sums, never
+   * NaN) */
+  return (uint8_t) fminf (fmaxf (acc + 0.5f, 0.0f), 255.0f);
+#else
   acc += 0.5f;
   return (uint8_t) (acc < 0.0f ? 0.0f : acc > 255.0f ? 255.0f : acc);
+#endif
 }
 
 /* The vertical pass over horizontal sums h[0 .. 2r], row @stride floats

@@ -11,7 +11,7 @@
  * and 4.  Before timing, each block-wise configuration's output is compared
  * with the C reference (co_fovea_cpu) on random frames.
  *
- *   bench-foveate-kernels [--quick]
+ *   bench-foveate-kernels [--quick | --4k]
  *
  * Exit status: 0 ok, 1 a CUDA error, 2 no CUDA device, 3 the GPU output
  * differs from the C reference.
@@ -229,7 +229,9 @@ main (int argc, char **argv)
     "perfect per-pixel", "Gaussian pyramid blend", "NPP Gauss 15x15",
     "NPP Gauss, widest kernel"
   };
+  /* --quick: 1080p at strength 1; --4k: 4K at strength 1, no baselines */
   int quick = argc > 1 && !strcmp (argv[1], "--quick");
+  int only4k = argc > 1 && !strcmp (argv[1], "--4k");
   int dev = 0, s, i, f, x, k, kind;
   Bench b;
 
@@ -244,7 +246,7 @@ main (int argc, char **argv)
 
   printf ("| frame | fixation | strength | widest radius | kernel | fragment "
       "| ms | x copy |\n|---|---|---:|---:|---|---:|---:|---:|\n");
-  for (s = 0; s < (quick ? 1 : 2); s++) {
+  for (s = only4k ? 1 : 0; s < (quick ? 1 : 2); s++) {
     double copy;
     size_t row;
     uint32_t seed = 12345;
@@ -278,7 +280,7 @@ main (int argc, char **argv)
     printf ("| %dx%d | | | | device copy | | %.4f | 1.00 |\n", b.w, b.h,
         copy);
     for (x = 0; x < 2; x++)
-      for (k = 0; k < (quick ? 1 : 3); k++) {
+      for (k = 0; k < (quick || only4k ? 1 : 3); k++) {
         double fx = x ? 0.0 : 0.5, fy = x ? 0.0 : 0.5;
         for (f = 0; f < 3; f++) {
           double ms;
@@ -294,7 +296,7 @@ main (int argc, char **argv)
               b.h, x ? "corner" : "centre", strengths[k], b.f.rmax,
               names[K_BLOCK], fragments[f], ms, ms / copy);
         }
-        for (kind = K_PERFECT; kind <= K_NPPW; kind++) {
+        for (kind = K_PERFECT; kind <= K_NPPW && !only4k; kind++) {
           double ms = time_kind (&b, kind);
           printf ("| %dx%d | %s | %g | %d | %s | | %.4f | %.2f |\n", b.w,
               b.h, x ? "corner" : "centre", strengths[k], b.f.rmax,

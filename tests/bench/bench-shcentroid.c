@@ -21,7 +21,7 @@
  *     videotestsrc (in the pinned pool the element proposes) and from
  *     appsrc (pageable memory the element stages).
  *
- *   bench-shcentroid [--quick]   (exit 2 without a GPU)
+ *   bench-shcentroid [--quick | --element]   (exit 2 without a GPU)
  */
 #include <math.h>
 #include <stdio.h>
@@ -357,6 +357,13 @@ static GstPadProbeReturn
 on_sink (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 {
   arrived = (GstClockTime) g_get_monotonic_time ();
+  if (element_n == 0) {
+    /* what memory the frames come in: pinned (CoHostMemory) or not */
+    GstMemory *m = gst_buffer_peek_memory (GST_PAD_PROBE_INFO_BUFFER (info),
+        0);
+    fprintf (stderr, "frames in %s memory\n", m->allocator ?
+        m->allocator->mem_type : "unknown");
+  }
   return GST_PAD_PROBE_OK;
 }
 
@@ -442,6 +449,7 @@ main (int argc, char **argv)
   static const int sizes[] = { 100, 200, 500, 1000 };
   static const double pitches[] = { 3.8, 11.0, 20.0, 29.0 };
   const int quick = argc > 1 && !strcmp (argv[1], "--quick");
+  const int only_element = argc > 1 && !strcmp (argv[1], "--element");
   struct cudaDeviceProp prop;
   cudaStream_t s;
   int dev = 0, si, pi, threads = 1;
@@ -475,7 +483,7 @@ main (int argc, char **argv)
     latency (&c, UPLOAD, 0, q);
     case_clear (&c);
   }
-  for (si = quick ? 3 : 0; si < 4; si++)
+  for (si = quick ? 3 : only_element ? 4 : 0; si < 4; si++)
     for (pi = 0; pi < 4; pi++) {
       Case c;
       double cpu1, cpun, base, ours, copy, m[4], g[4], z[4], d[4];
