@@ -73,8 +73,9 @@ make_pool (GstCoBaseFilter * self, GstCaps * caps, guint * size, guint min,
   return pool;
 }
 
-/* Upstream gets our pool when nobody offered one: pinned memory the device
- * reads without a staging copy.  In ANALYSE mode the query went downstream
+/* Upstream gets our pool when nobody offered one: pinned memory, which
+ * crosses the bus by DMA at its full rate (read in place on integrated
+ * GPUs).  In ANALYSE mode the query went downstream
  * first (passthrough), and ours is only added when downstream had none. */
 gboolean
 co_propose_allocation (GstBaseTransform * bt, GstQuery * decide_query,
@@ -105,6 +106,16 @@ co_propose_allocation (GstBaseTransform * bt, GstQuery * decide_query,
     if (pool) {
       gst_query_add_allocation_pool (query, pool, size, 0, 0);
       gst_object_unref (pool);
+    }
+    /* the allocator too: GstBaseSrc's decide_allocation sets the pool's
+     * allocator to the query's first one, and without it the pool falls
+     * back to system memory */
+    if (pool && self->priv->host_alloc && !co_caps_is_cuda (caps, 0) &&
+        gst_query_get_n_allocation_params (query) == 0) {
+      GstAllocationParams params;
+      gst_allocation_params_init (&params);
+      gst_query_add_allocation_param (query, self->priv->host_alloc,
+          &params);
     }
   }
   if (!gst_query_find_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL))

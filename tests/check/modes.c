@@ -959,7 +959,8 @@ GST_END_TEST;
 
 /* An analyser works in place, so the allocation query goes downstream; when
  * downstream offers no pool (fakesink), the CUDA backend still gives
- * upstream its pinned pool, which the device reads without a staging copy.
+ * upstream its pinned pool and allocator (pinned frames cross the bus by
+ * DMA at its full rate, or are read in place on integrated GPUs).
  * The CPU backend adds none. */
 GST_START_TEST (test_analyse_offers_pinned_pool)
 {
@@ -968,7 +969,7 @@ GST_START_TEST (test_analyse_offers_pinned_pool)
   GstCaps *caps = video_caps ("RGBA", 64, 48);
   GstQuery *q;
   GstBufferPool *pool = NULL;
-  gboolean answered, pinned = FALSE;
+  gboolean answered, pinned = FALSE, allocator_pinned = FALSE;
   guint n_pools;
 
   if (!backend_usable (__i__)) {
@@ -988,6 +989,14 @@ GST_START_TEST (test_analyse_offers_pinned_pool)
   q = gst_query_new_allocation (caps, TRUE);
   answered = gst_pad_query (pad, q);
   n_pools = gst_query_get_n_allocation_pools (q);
+  /* the allocator as well: GstBaseSrc configures the pool with the query's
+   * first allocator (none: system memory) */
+  if (gst_query_get_n_allocation_params (q) > 0) {
+    GstAllocator *a = NULL;
+    gst_query_parse_nth_allocation_param (q, 0, &a, NULL);
+    allocator_pinned = a && !g_strcmp0 (a->mem_type, "CoHostMemory");
+    g_clear_object (&a);
+  }
   if (n_pools > 0) {
     GstBuffer *buf = NULL;
     gst_query_parse_nth_allocation_pool (q, 0, &pool, NULL, NULL, NULL);
@@ -1011,6 +1020,8 @@ GST_START_TEST (test_analyse_offers_pinned_pool)
   fail_unless (answered, "the allocation query was refused");
   fail_unless_equals_int (n_pools, __i__ ? 1 : 0);
   fail_unless (!__i__ || pinned, "the pool offered is not of pinned memory");
+  fail_unless (!__i__ || allocator_pinned, "the pinned allocator is not "
+      "offered with the pool");
 }
 
 GST_END_TEST;
