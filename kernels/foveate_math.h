@@ -208,9 +208,12 @@ CO_HD uint8_t
 co_fovea_round (float acc)
 {
 #ifdef __CUDA_ARCH__
-  /* min and max, not comparisons and selects (the same for the sums, never
-   * NaN) */
-  return (uint8_t) fminf (fmaxf (acc + 0.5f, 0.0f), 255.0f);
+  /* one saturating conversion (PTX clamps float-to-integer results to the
+   * type's range, and rzi truncates as the cast does), not a clamp by min
+   * and max, then a conversion: the kernel is issue-bound */
+  unsigned int r;
+  asm ("cvt.rzi.sat.u8.f32 %0, %1;" : "=r" (r) : "f" (acc + 0.5f));
+  return (uint8_t) r;
 #else
   acc += 0.5f;
   return (uint8_t) (acc < 0.0f ? 0.0f : acc > 255.0f ? 255.0f : acc);

@@ -11,7 +11,7 @@
  * and 4.  Before timing, each block-wise configuration's output is compared
  * with the C reference (co_fovea_cpu) on random frames.
  *
- *   bench-foveate-kernels [--quick | --4k]
+ *   bench-foveate-kernels [--quick | --4k | --profile]
  *
  * Exit status: 0 ok, 1 a CUDA error, 2 no CUDA device, 3 the GPU output
  * differs from the C reference.
@@ -232,6 +232,8 @@ main (int argc, char **argv)
   /* --quick: 1080p at strength 1; --4k: 4K at strength 1, no baselines */
   int quick = argc > 1 && !strcmp (argv[1], "--quick");
   int only4k = argc > 1 && !strcmp (argv[1], "--4k");
+  /* --profile: one launch of the 4K, fragment 16, centre case, for ncu */
+  int profile = argc > 1 && !strcmp (argv[1], "--profile");
   int dev = 0, s, i, f, x, k, kind;
   Bench b;
 
@@ -246,6 +248,33 @@ main (int argc, char **argv)
 
   printf ("| frame | fixation | strength | widest radius | kernel | fragment "
       "| ms | x copy |\n|---|---|---:|---:|---|---:|---:|---:|\n");
+  if (profile) {
+    b.w = 3840;
+    b.h = 2160;
+    {
+      size_t pitch, j, row = (size_t) b.w * 4;
+      uint8_t *host = malloc (row * b.h);
+      uint32_t seed = 12345;
+      for (j = 0; j < row * b.h; j++)
+        host[j] = (uint8_t) ((seed = seed * 1664525u + 1013904223u) >> 24);
+      CHECK (cudaMallocPitch ((void **) &b.in[0].data[0], &pitch, row, b.h));
+      b.in[0].pitch[0] = (int32_t) pitch;
+      CHECK (cudaMemcpy2D (b.in[0].data[0], pitch, host, row, row, b.h,
+              cudaMemcpyHostToDevice));
+      CHECK (cudaMallocPitch ((void **) &b.out[0].data[0], &pitch, row,
+              b.h));
+      b.out[0].pitch[0] = (int32_t) pitch;
+      b.in[0].width = b.out[0].width = b.w;
+      b.in[0].height = b.out[0].height = b.h;
+      b.in[0].format = b.out[0].format = CO_FORMAT_RGBA;
+      free (host);
+    }
+    plan (&b, 16, 0.5, 0.5, 1.0);
+    CHECK ((cudaError_t) co_fovea_cuda (&b.f, &b.in[0], &b.out[0], b.s));
+    CHECK (cudaStreamSynchronize (b.s));
+    printf ("profiled one launch\n");
+    return 0;
+  }
   for (s = only4k ? 1 : 0; s < (quick ? 1 : 2); s++) {
     double copy;
     size_t row;

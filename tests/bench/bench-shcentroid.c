@@ -12,8 +12,10 @@
  *   - the device copy of one frame, the memory floor of the same run;
  *   - latency over 10,000 frames, from a frame in pinned host memory to
  *     the results in pinned host memory (upload, kernel, read-back, one
- *     synchronisation), as plain stream calls and as one CUDA graph; with
- *     the kernel reading the pinned frame in place (no upload); and from a
+ *     synchronisation), as plain stream calls and as one CUDA graph; the
+ *     frame rewritten by the CPU before each (untimed; a source leaves it
+ *     in the CPU's caches); with the kernel reading the pinned frame in
+ *     place (no upload); and from a
  *     frame already on the device (a camera writing GPU memory): median,
  *     99th and 99.9th percentiles, worst;
  *   - the element itself, from a buffer's arrival on its sink pad to its
@@ -21,7 +23,9 @@
  *     videotestsrc (in the pinned pool the element proposes) and from
  *     appsrc (pageable memory the element stages).
  *
- *   bench-shcentroid [--quick | --element]   (exit 2 without a GPU)
+ *   bench-shcentroid [--quick | --kernels | --element]   (exit 2 without a GPU)
+ *   (--quick: 1000x1000 only; --kernels: 1000x1000 without the element;
+ *   --element: the element alone)
  */
 #include <math.h>
 #include <stdio.h>
@@ -84,6 +88,7 @@ typedef struct
   int size, nx, ny, n;
   double pitch;
   uint8_t *host;                /* pinned frame */
+  uint8_t *spare;               /* its copy, for FRESH */
   CoFrame dframe;
   int32_t *bx, *by;
   uint8_t *measure;
@@ -126,6 +131,8 @@ case_init (Case * c, int size, double pitch, cudaStream_t s)
   tx = malloc (sizeof (double) * n);
   ty = malloc (sizeof (double) * n);
   sh_spots_draw (&sp, 7, size, size, c->host, size, tx, ty);
+  c->spare = malloc ((size_t) size * size);
+  memcpy (c->spare, c->host, (size_t) size * size);
   free (tx);
   free (ty);
   c->bx = malloc (sizeof (int32_t) * (c->nx + 1));
@@ -176,6 +183,7 @@ static void
 case_clear (Case * c)
 {
   CHECK (cudaFreeHost (c->host));
+  free (c->spare);
   CHECK (cudaFreeHost (c->hres.cx));
   CHECK (cudaFree (c->dres.cx));
   CHECK (cudaFree ((void *) c->dg.bx));
@@ -288,7 +296,7 @@ copy_us (Case * c)
 }
 
 enum
-{ ON_DEVICE, UPLOAD, IN_PLACE };
+{ ON_DEVICE, UPLOAD, IN_PLACE, FRESH };
 
 /* One frame's work on the stream: the frame uploaded first (UPLOAD), read
  * where it is in pinned host memory (IN_PLACE, as the element reads frames
@@ -299,7 +307,7 @@ frame_work (Case * c, int where)
 {
   CoFrame f = c->dframe;
 
-  if (where == UPLOAD)
+  if (where == UPLOAD || where == FRESH)
     CHECK (cudaMemcpyAsync (c->dframe.data[0], c->host, (size_t) c->size *
             c->size, cudaMemcpyHostToDevice, c->s));
   if (where == IN_PLACE)
@@ -331,7 +339,12 @@ latency (Case * c, int where, int graph, double q[4])
     CHECK (cudaGraphDestroy (gr));
   }
   for (i = -100; i < LATENCY_FRAMES; i++) {
-    double t0 = now_us ();
+    double t0;
+    /* FRESH: the frame rewritten by the CPU first (untimed), as a camera
+     * driver or a source element leaves it: in the CPU's caches */
+    if (where == FRESH)
+      memcpy (c->host, c->spare, (size_t) c->size * c->size);
+    t0 = now_us ();
     if (graph)
       CHECK (cudaGraphLaunch (exec, c->s));
     else
@@ -450,6 +463,7 @@ main (int argc, char **argv)
   static const double pitches[] = { 3.8, 11.0, 20.0, 29.0 };
   const int quick = argc > 1 && !strcmp (argv[1], "--quick");
   const int only_element = argc > 1 && !strcmp (argv[1], "--element");
+  const int only_kernels = argc > 1 && !strcmp (argv[1], "--kernels");
   struct cudaDeviceProp prop;
   cudaStream_t s;
   int dev = 0, si, pi, threads = 1;
@@ -468,9 +482,9 @@ main (int argc, char **argv)
   printf ("| RoI | pitch | lenslets | CPU 1 thread ms | CPU %d threads ms "
       "| GPU block per lenslet µs | cudashcentroid µs | × block | "
       "frame copy µs | latency, host frame: median / p99 / p99.9 / worst "
-      "µs | as a CUDA graph | pinned frame read in place | frame on the "
-      "device |\n"
-      "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|---|\n",
+      "µs | as a CUDA graph | host frame just written by the CPU | pinned "
+      "frame read in place | frame on the device |\n"
+      "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|---|---|\n",
       threads);
   {
     /* the clocks up and the modules loaded before the first figure */
@@ -483,10 +497,10 @@ main (int argc, char **argv)
     latency (&c, UPLOAD, 0, q);
     case_clear (&c);
   }
-  for (si = quick ? 3 : only_element ? 4 : 0; si < 4; si++)
+  for (si = quick || only_kernels ? 3 : only_element ? 4 : 0; si < 4; si++)
     for (pi = 0; pi < 4; pi++) {
       Case c;
-      double cpu1, cpun, base, ours, copy, m[4], g[4], z[4], d[4];
+      double cpu1, cpun, base, ours, copy, m[4], g[4], w[4], z[4], d[4];
 
       case_init (&c, sizes[si], pitches[pi], s);
       cpu1 = cpu_ms (&c, 1);
@@ -499,14 +513,16 @@ main (int argc, char **argv)
       copy = copy_us (&c);
       latency (&c, UPLOAD, 0, m);
       latency (&c, UPLOAD, 1, g);
+      latency (&c, FRESH, 0, w);
       latency (&c, IN_PLACE, 0, z);
       latency (&c, ON_DEVICE, 0, d);
       printf ("| %d | %g | %d | %.3f | %.3f | %.1f | %.1f | %.1f | %.1f | "
           "%.1f / %.1f / %.1f / %.0f | %.1f / %.1f / %.1f / %.0f | "
-          "%.1f / %.1f / %.1f / %.0f | %.1f / %.1f / %.1f / %.0f |\n",
-          c.size, c.pitch, c.n, cpu1, cpun, base, ours, base / ours, copy,
-          m[0], m[1], m[2], m[3], g[0], g[1], g[2], g[3], z[0], z[1], z[2],
-          z[3], d[0], d[1], d[2], d[3]);
+          "%.1f / %.1f / %.1f / %.0f | %.1f / %.1f / %.1f / %.0f | "
+          "%.1f / %.1f / %.1f / %.0f |\n", c.size, c.pitch, c.n, cpu1, cpun,
+          base, ours, base / ours, copy, m[0], m[1], m[2], m[3], g[0], g[1],
+          g[2], g[3], w[0], w[1], w[2], w[3], z[0], z[1], z[2], z[3], d[0],
+          d[1], d[2], d[3]);
       fflush (stdout);
       case_clear (&c);
     }
@@ -515,7 +531,7 @@ main (int argc, char **argv)
       "p99.9 µs | worst µs |\n|---|---|---:|---|---:|---:|---:|---:|\n");
   /* --element: pitch 11 on CUDA only (videotestsrc's snow takes a few ms
    * a frame to draw at 1000x1000) */
-  for (si = quick ? 3 : 2; si < 4; si++)
+  for (si = quick ? 3 : only_kernels ? 4 : 2; si < 4; si++)
     for (pi = 1; pi < (only_element ? 2 : 4); pi += 2) {
       const char *backends[] = { "cuda", "cpu" };
       int b, pool;
