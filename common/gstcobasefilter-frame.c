@@ -282,6 +282,9 @@ process_cuda (GstCoBaseFilter * self, GstBuffer * inbuf, GstBuffer * outbuf,
       &kin, &in_ordered, &in_foreign);
   if (!in_mapped)
     goto done;
+  /* TRACE marks the frame's stages with GStreamer's timestamps (latency
+   * work: GST_DEBUG=cobasefilter:7) */
+  GST_TRACE_OBJECT (self, "input mapped (%d)", kin);
   if (analyse) {
     GST_LOG_OBJECT (self, "analysing %d%s", kin, writes ? ", writing" : "");
     out_ordered = in_ordered;
@@ -316,11 +319,13 @@ done:
    * no copy may still read a buffer that goes back to its pool, and
    * results in host memory (gst_co_base_filter_alloc_host) are complete
    * before finish.  An error path always waits. */
+  GST_TRACE_OBJECT (self, "queued");
   if (!in_ordered || !out_ordered || klass->finish || ret != GST_FLOW_OK ||
       self->priv->always_sync)
     err = cudaStreamSynchronize ((cudaStream_t) self->stream);
   else
     err = cudaGetLastError ();
+  GST_TRACE_OBJECT (self, "synchronised");
   if (err != cudaSuccess && ret != GST_FLOW_ERROR) {
     GST_ELEMENT_ERROR (self, LIBRARY, FAILED, ("CUDA error while processing "
             "a frame: %s", cudaGetErrorString (err)), ("%s",
@@ -354,8 +359,11 @@ run_frame (GstCoBaseFilter * self, GstBuffer * inbuf, GstBuffer * outbuf,
       GST_DEBUG_OBJECT (self, "process returned %s", gst_flow_get_name (ret));
     return ret;
   }
-  if (klass->finish)
+  GST_TRACE_OBJECT (self, "processed");
+  if (klass->finish) {
     ret = klass->finish (self, inbuf, outbuf);
+    GST_TRACE_OBJECT (self, "finished");
+  }
   return ret;
 }
 

@@ -226,6 +226,7 @@ gst_co_base_filter_before_transform (GstBaseTransform * bt, GstBuffer * buf)
       gst_segment_to_stream_time (&bt->segment, GST_FORMAT_TIME,
       GST_BUFFER_PTS (buf)) : GST_CLOCK_TIME_NONE;
 
+  GST_TRACE_OBJECT (bt, "frame arrived");
   /* makes GST_PARAM_CONTROLLABLE properties follow their control sources */
   if (GST_CLOCK_TIME_IS_VALID (ts))
     gst_object_sync_values (GST_OBJECT (bt), ts);

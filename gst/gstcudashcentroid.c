@@ -487,23 +487,51 @@ gst_cuda_sh_centroid_process (GstCoBaseFilter * base, const CoFrame * in,
   return GST_FLOW_OK;
 }
 
+/* @n floats as little-endian bytes: a plain copy on little-endian hosts */
 static GBytes *
-floats (const gfloat * v, gint n, gdouble scale, const gdouble * minus)
+floats (const gfloat * v, gint n)
 {
-  gfloat *a = g_new (gfloat, n);
+  gfloat *a;
   gint k;
 
+  if (G_BYTE_ORDER == G_LITTLE_ENDIAN)
+    return g_bytes_new (v, sizeof (gfloat) * n);
+  a = g_malloc (sizeof (gfloat) * (gsize) MAX (n, 0));
   for (k = 0; k < n; k++) {
-    gfloat f = minus ? (gfloat) ((v[k] - minus[k]) * scale) : v[k];
-    if (G_BYTE_ORDER == G_BIG_ENDIAN) {
-      guint32 u;
-      memcpy (&u, &f, 4);
-      u = GUINT32_SWAP_LE_BE (u);
-      memcpy (&f, &u, 4);
-    }
-    a[k] = f;
+    guint32 u;
+    memcpy (&u, &v[k], 4);
+    u = GUINT32_SWAP_LE_BE (u);
+    memcpy (&a[k], &u, 4);
   }
   return g_bytes_new_take (a, sizeof (gfloat) * n);
+}
+
+/* The slopes, (centroid - reference) x @scale, 0 for a lenslet not
+ * measured, both axes in one pass; returns how many were measured. */
+static gint
+slopes (GstCudaShCentroid * self, gint n, gdouble scale, GBytes ** bx,
+    GBytes ** by)
+{
+  const gsize bytes = sizeof (gfloat) * (gsize) MAX (n, 0);
+  gfloat *sx = g_malloc (bytes), *sy = g_malloc (bytes);
+  gint k, valid = 0;
+
+  for (k = 0; k < n; k++) {
+    const gboolean ok = (self->flags[k] & CO_SH_VALID) != 0;
+    sx[k] = ok ? (gfloat) ((self->cx[k] - self->ref_x[k]) * scale) : 0.0f;
+    sy[k] = ok ? (gfloat) ((self->cy[k] - self->ref_y[k]) * scale) : 0.0f;
+    valid += ok;
+  }
+  if (G_BYTE_ORDER == G_LITTLE_ENDIAN) {
+    *bx = g_bytes_new_take (sx, sizeof (gfloat) * n);
+    *by = g_bytes_new_take (sy, sizeof (gfloat) * n);
+    return valid;
+  }
+  *bx = floats (sx, n);
+  *by = floats (sy, n);
+  g_free (sx);
+  g_free (sy);
+  return valid;
 }
 
 /* capture-reference: the frame's valid centroids into the sums; the mean
@@ -555,28 +583,16 @@ gst_cuda_sh_centroid_finish (GstCoBaseFilter * base, GstBuffer * inbuf,
 
   if (self->capture_left > 0)
     capture_frame (self);
-  for (k = 0; k < n; k++)
-    valid += (self->flags[k] & CO_SH_VALID) != 0;
   st = gst_co_buffer_add_results (outbuf, RESULT_KIND);
   if (!st)
     return GST_FLOW_OK;
   {
-    gdouble *rx = self->ref_x, *ry = self->ref_y;
     GBytes *b[6];
-    b[0] = floats (self->cx, n, 1.0, NULL);
-    b[1] = floats (self->cy, n, 1.0, NULL);
-    b[2] = floats (self->cx, n, scale, rx);
-    b[3] = floats (self->cy, n, scale, ry);
-    b[4] = floats (self->m00, n, 1.0, NULL);
+    b[0] = floats (self->cx, n);
+    b[1] = floats (self->cy, n);
+    valid = slopes (self, n, scale, &b[2], &b[3]);
+    b[4] = floats (self->m00, n);
     b[5] = g_bytes_new (self->flags, n);
-    /* an invalid lenslet's slope is 0, not its centre's offset */
-    {
-      gfloat *sx = (gfloat *) g_bytes_get_data (b[2], NULL);
-      gfloat *sy = (gfloat *) g_bytes_get_data (b[3], NULL);
-      for (k = 0; k < n; k++)
-        if (!(self->flags[k] & CO_SH_VALID))
-          sx[k] = sy[k] = 0.0f;
-    }
     gst_structure_set (st, "lenslets-x", G_TYPE_INT, self->grid.nx,
         "lenslets-y", G_TYPE_INT, self->grid.ny, "valid", G_TYPE_INT, valid,
         "centroid-x", G_TYPE_BYTES, b[0], "centroid-y", G_TYPE_BYTES, b[1],
