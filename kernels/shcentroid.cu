@@ -8,7 +8,8 @@
  * every lenslet of the warp at once: no shared memory, no barrier.  Pixels
  * of a word outside the lenslet count as zero (the paper's straddling
  * groups).  Each lane sums its few pixels in float about the lenslet's
- * first pixel (exact products, few terms); the butterfly adds in double,
+ * first pixel (few terms; the products are exact for raw pixel values);
+ * the butterfly adds in double,
  * so the centroids keep 1e-4 pixel for lenslets far wider than the paper's.
  *
  * tcog with a relative threshold takes a first pass for the largest
