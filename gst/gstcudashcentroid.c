@@ -50,8 +50,6 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_sh_centroid_debug);
 #define GST_CAT_DEFAULT gst_cuda_sh_centroid_debug
 
 #define RESULT_KIND "GstCoShCentroids"
-/* cx, cy, m00 (floats), then flags (bytes), for @n lenslets */
-#define RESULT_BYTES(n) ((gsize) (n) * (3 * sizeof (gfloat) + 1))
 #define FORMATS "{ GRAY8, GRAY16_LE }"
 
 enum
@@ -267,13 +265,17 @@ build_grid (GstCudaShCentroid * self, gint width, gint height)
   self->measure = g_new0 (guint8, n);
   self->why = g_new0 (guint8, n);
   self->results = gst_co_base_filter_alloc_host (GST_CO_BASE_FILTER (self),
-      RESULT_BYTES (n));
+      co_sh_result_bytes (n));
   if (!self->results)
     return FALSE;
-  self->cx = self->results;
-  self->cy = self->cx + n;
-  self->m00 = self->cy + n;
-  self->flags = (guint8 *) (self->m00 + n);
+  {
+    CoShResult r;
+    co_sh_result_in (&r, self->results, n);
+    self->cx = r.cx;
+    self->cy = r.cy;
+    self->m00 = r.m00;
+    self->flags = r.flags;
+  }
   self->ref_x = g_new (gdouble, n);
   self->ref_y = g_new (gdouble, n);
   for (i = 0; i <= nx; i++)
@@ -354,7 +356,7 @@ upload_grid (GstCudaShCentroid * self, gint levels)
   const CoShGrid *g = &self->grid;
   const gint n = g->nx * g->ny;
   const gsize refs = 2 * sizeof (gdouble) * n;
-  const gsize res = GST_ROUND_UP_8 (RESULT_BYTES (n));
+  const gsize res = GST_ROUND_UP_8 (co_sh_result_bytes (n));
   const gsize lut = g->weight ? sizeof (gfloat) * levels : 0;
   const gsize bounds = sizeof (gint32) * (g->nx + g->ny + 2);
   guint8 *d;
@@ -365,10 +367,7 @@ upload_grid (GstCudaShCentroid * self, gint levels)
     return FALSE;
   self->dref_x = (gdouble *) d;
   self->dref_y = self->dref_x + n;
-  self->dres.cx = (gfloat *) (d + refs);
-  self->dres.cy = self->dres.cx + n;
-  self->dres.m00 = self->dres.cy + n;
-  self->dres.flags = (guint8 *) (self->dres.m00 + n);
+  co_sh_result_in (&self->dres, d + refs, n);
   self->dgrid = *g;
   self->dgrid.weight = g->weight ? (const gfloat *) (d + refs + res) : NULL;
   self->dgrid.bx = (const gint32 *) (d + refs + res + lut);
@@ -463,7 +462,7 @@ gst_cuda_sh_centroid_process (GstCoBaseFilter * base, const CoFrame * in,
         && (!out || gst_co_base_filter_cuda_ok (base,
             co_sh_overlay_cuda (&self->dgrid, &marks, out, base->stream),
             "drawing the overlay")) && gst_co_base_filter_download (base,
-        self->results, self->dres.cx, RESULT_BYTES (n),
+        self->results, self->dres.cx, co_sh_result_bytes (n),
         "reading the centroids back") ? GST_FLOW_OK : GST_FLOW_ERROR;
   }
   memcpy (self->flags, self->why, n);

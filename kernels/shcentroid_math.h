@@ -107,6 +107,24 @@ typedef struct
   uint8_t *flags;               /* CO_SH_* */
 } CoShResult;
 
+/* The results of @n lenslets as one block (read back in one copy): cx, cy,
+ * m00 (floats), then flags (bytes).  co_sh_result_bytes is its size;
+ * co_sh_result_in points @r's arrays into @block (host or device). */
+CO_HD size_t
+co_sh_result_bytes (int n)
+{
+  return (size_t) n * (3 * sizeof (float) + 1);
+}
+
+CO_HD void
+co_sh_result_in (CoShResult * r, void *block, int n)
+{
+  r->cx = (float *) block;
+  r->cy = r->cx + n;
+  r->m00 = r->cy + n;
+  r->flags = (uint8_t *) (r->m00 + n);
+}
+
 /* The weight of a pixel value @v: the LUT's, or the value. */
 CO_HD float
 co_sh_weight (const CoShGrid * g, uint32_t v)

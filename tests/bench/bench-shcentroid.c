@@ -167,16 +167,10 @@ case_init (Case * c, int size, double pitch, cudaStream_t s)
   c->dframe.width = c->dframe.height = size;
   c->dframe.format = CO_FORMAT_GRAY8;
   /* the element's layout: the results one block, read back at once */
-  CHECK (cudaMalloc ((void **) &dmem, 13 * n));
-  c->dres.cx = (float *) dmem;
-  c->dres.cy = c->dres.cx + n;
-  c->dres.m00 = c->dres.cy + n;
-  c->dres.flags = (uint8_t *) (c->dres.m00 + n);
-  CHECK (cudaMallocHost ((void **) &dmem, 13 * n));
-  c->hres.cx = (float *) dmem;
-  c->hres.cy = c->hres.cx + n;
-  c->hres.m00 = c->hres.cy + n;
-  c->hres.flags = (uint8_t *) (c->hres.m00 + n);
+  CHECK (cudaMalloc ((void **) &dmem, co_sh_result_bytes (c->n)));
+  co_sh_result_in (&c->dres, dmem, c->n);
+  CHECK (cudaMallocHost ((void **) &dmem, co_sh_result_bytes (c->n)));
+  co_sh_result_in (&c->hres, dmem, c->n);
 }
 
 static void
@@ -230,7 +224,7 @@ agrees (Case * c, Kernel k, const char *name)
   int i;
 
   CHECK ((cudaError_t) k (&c->dg, c->dwhy, &c->dframe, &c->dres, c->s));
-  CHECK (cudaMemcpyAsync (c->hres.cx, c->dres.cx, 13 * (size_t) c->n,
+  CHECK (cudaMemcpyAsync (c->hres.cx, c->dres.cx, co_sh_result_bytes (c->n),
           cudaMemcpyDeviceToHost, c->s));
   CHECK (cudaStreamSynchronize (c->s));
   for (i = 0; i < c->n; i++) {
@@ -313,7 +307,7 @@ frame_work (Case * c, int where)
   if (where == IN_PLACE)
     f.data[0] = c->host;        /* pinned: one address space (UVA) */
   CHECK ((cudaError_t) co_sh_cuda (&c->dg, c->dwhy, &f, &c->dres, c->s));
-  CHECK (cudaMemcpyAsync (c->hres.cx, c->dres.cx, 13 * (size_t) c->n,
+  CHECK (cudaMemcpyAsync (c->hres.cx, c->dres.cx, co_sh_result_bytes (c->n),
           cudaMemcpyDeviceToHost, c->s));
 }
 
