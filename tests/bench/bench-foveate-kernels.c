@@ -219,6 +219,33 @@ check (Bench * b)
   return diff != 0;
 }
 
+/* @n RGBA input frames of random bytes (timing never runs on zeros) and
+ * their outputs, b->w x b->h, on the device. */
+static void
+alloc_frames (Bench * b, int n)
+{
+  size_t row = (size_t) b->w * 4;
+  uint8_t *host = malloc (row * b->h);
+  uint32_t seed = 12345;
+  int i;
+
+  for (i = 0; i < n; i++) {
+    size_t pitch, j;
+    for (j = 0; j < row * b->h; j++)
+      host[j] = (uint8_t) ((seed = seed * 1664525u + 1013904223u) >> 24);
+    CHECK (cudaMallocPitch ((void **) &b->in[i].data[0], &pitch, row, b->h));
+    b->in[i].pitch[0] = (int32_t) pitch;
+    CHECK (cudaMemcpy2D (b->in[i].data[0], pitch, host, row, row, b->h,
+            cudaMemcpyHostToDevice));
+    CHECK (cudaMallocPitch ((void **) &b->out[i].data[0], &pitch, row, b->h));
+    b->out[i].pitch[0] = (int32_t) pitch;
+    b->in[i].width = b->out[i].width = b->w;
+    b->in[i].height = b->out[i].height = b->h;
+    b->in[i].format = b->out[i].format = CO_FORMAT_RGBA;
+  }
+  free (host);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -251,24 +278,7 @@ main (int argc, char **argv)
   if (profile) {
     b.w = 3840;
     b.h = 2160;
-    {
-      size_t pitch, j, row = (size_t) b.w * 4;
-      uint8_t *host = malloc (row * b.h);
-      uint32_t seed = 12345;
-      for (j = 0; j < row * b.h; j++)
-        host[j] = (uint8_t) ((seed = seed * 1664525u + 1013904223u) >> 24);
-      CHECK (cudaMallocPitch ((void **) &b.in[0].data[0], &pitch, row, b.h));
-      b.in[0].pitch[0] = (int32_t) pitch;
-      CHECK (cudaMemcpy2D (b.in[0].data[0], pitch, host, row, row, b.h,
-              cudaMemcpyHostToDevice));
-      CHECK (cudaMallocPitch ((void **) &b.out[0].data[0], &pitch, row,
-              b.h));
-      b.out[0].pitch[0] = (int32_t) pitch;
-      b.in[0].width = b.out[0].width = b.w;
-      b.in[0].height = b.out[0].height = b.h;
-      b.in[0].format = b.out[0].format = CO_FORMAT_RGBA;
-      free (host);
-    }
+    alloc_frames (&b, 1);
     plan (&b, 16, 0.5, 0.5, 1.0);
     CHECK ((cudaError_t) co_fovea_cuda (&b.f, &b.in[0], &b.out[0], b.s));
     CHECK (cudaStreamSynchronize (b.s));
@@ -277,33 +287,10 @@ main (int argc, char **argv)
   }
   for (s = only4k ? 1 : 0; s < (quick ? 1 : 2); s++) {
     double copy;
-    size_t row;
-    uint32_t seed = 12345;
 
     b.w = sizes[s][0];
     b.h = sizes[s][1];
-    row = (size_t) b.w * 4;
-    {
-      /* random bytes: timing never runs on zeros */
-      uint8_t *host = malloc (row * b.h);
-      for (i = 0; i < N_FRAMES; i++) {
-        size_t pitch, j;
-        for (j = 0; j < row * b.h; j++)
-          host[j] = (uint8_t) ((seed = seed * 1664525u + 1013904223u) >> 24);
-        CHECK (cudaMallocPitch ((void **) &b.in[i].data[0], &pitch, row,
-                b.h));
-        b.in[i].pitch[0] = (int32_t) pitch;
-        CHECK (cudaMemcpy2D (b.in[i].data[0], pitch, host, row, row, b.h,
-                cudaMemcpyHostToDevice));
-        CHECK (cudaMallocPitch ((void **) &b.out[i].data[0], &pitch, row,
-                b.h));
-        b.out[i].pitch[0] = (int32_t) pitch;
-        b.in[i].width = b.out[i].width = b.w;
-        b.in[i].height = b.out[i].height = b.h;
-        b.in[i].format = b.out[i].format = CO_FORMAT_RGBA;
-      }
-      free (host);
-    }
+    alloc_frames (&b, N_FRAMES);
     CHECK ((cudaError_t) bench_pyramid_alloc (&b.py, b.w, b.h));
     copy = copy_ms (b.w, b.h);
     printf ("| %dx%d | | | | device copy | | %.4f | 1.00 |\n", b.w, b.h,
