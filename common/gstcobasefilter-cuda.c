@@ -157,6 +157,22 @@ gst_co_base_filter_alloc_host (GstCoBaseFilter * self, gsize size)
   return alloc_mem (self, size, TRUE);
 }
 
+GstMemory *
+gst_co_base_filter_alloc_results (GstCoBaseFilter * self, gsize size)
+{
+  GstMemory *mem = NULL;
+
+  if (!fault_hit (self, "alloc"))
+    mem = gst_allocator_alloc (self->device ? self->priv->host_alloc : NULL,
+        size, NULL);
+  if (!mem)
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+        ("Out of %s memory: %" G_GSIZE_FORMAT " bytes of results could not "
+            "be allocated", self->device ? "pinned host" : "host", size),
+        (NULL));
+  return mem;
+}
+
 void
 gst_co_base_filter_free_host (GstCoBaseFilter * self, gpointer mem)
 {

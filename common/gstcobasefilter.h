@@ -160,6 +160,14 @@ gboolean gst_co_base_filter_ensure (GstCoBaseFilter * self, gpointer * mem,
  * cudaMemcpyAsync on self->stream (CUDA backend), plain on the CPU backend.
  * Complete when finish runs. */
 gpointer gst_co_base_filter_alloc_host (GstCoBaseFilter * self, gsize size);
+/* One frame's results as memory applications may keep after the frame
+ * (gst_co_bytes_from_memory): pinned on the CUDA backend, so
+ * gst_co_base_filter_download fills it (blocks are cached and reused as
+ * applications let them go, and outlive the element safely); system memory
+ * on the CPU backend.  Posts an element error and returns NULL when it
+ * cannot be had. */
+GstMemory *gst_co_base_filter_alloc_results (GstCoBaseFilter * self,
+                                             gsize size);
 void     gst_co_base_filter_free_host  (GstCoBaseFilter * self, gpointer mem);
 /* Host to memory of gst_co_base_filter_alloc, and back (into
  * gst_co_base_filter_alloc_host's memory, complete when finish runs): on

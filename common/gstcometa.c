@@ -128,6 +128,36 @@ gst_co_buffer_add_results (GstBuffer * buf, const gchar * kind)
 }
 #endif
 
+typedef struct
+{
+  GstMemory *mem;
+  GstMapInfo map;
+} MappedBytes;
+
+static void
+unmap_bytes (gpointer data)
+{
+  MappedBytes *m = data;
+
+  gst_memory_unmap (m->mem, &m->map);
+  gst_memory_unref (m->mem);
+  g_free (m);
+}
+
+GBytes *
+gst_co_bytes_from_memory (GstMemory * mem)
+{
+  MappedBytes *m = g_new (MappedBytes, 1);
+
+  m->mem = mem;
+  if (!gst_memory_map (mem, &m->map, GST_MAP_READ)) {
+    gst_memory_unref (mem);
+    g_free (m);
+    return NULL;
+  }
+  return g_bytes_new_with_free_func (m->map.data, m->map.size, unmap_bytes, m);
+}
+
 gboolean
 gst_co_results_register (const gchar * kind)
 {

@@ -18,6 +18,11 @@ gboolean      gst_co_results_register    (const gchar * kind);
 /* Attaches an empty structure named @kind to @buf and returns it, to fill
  * (@buf writable; NULL when @kind was never registered). */
 GstStructure *gst_co_buffer_add_results  (GstBuffer * buf, const gchar * kind);
+/* @mem's bytes as a GBytes that keeps it (mapped for reading) until the
+ * last reference goes: results handed to applications without a copy
+ * (slices by g_bytes_new_from_bytes).  Takes @mem's reference; NULL when
+ * it cannot be mapped. */
+GBytes       *gst_co_bytes_from_memory   (GstMemory * mem);
 
 G_END_DECLS
 #endif

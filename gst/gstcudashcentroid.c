@@ -129,6 +129,56 @@ gst_co_sh_threshold_mode_get_type (void)
 
 /* ---- the grid for a frame size ---- */
 
+/* A frame's results that finish did not take (an error on the way). */
+static void
+drop_results (GstCudaShCentroid * self)
+{
+  if (self->results) {
+    gst_memory_unmap (self->results, &self->results_map);
+    gst_memory_unref (self->results);
+    self->results = NULL;
+  }
+  self->cx = self->cy = self->m00 = self->sx = self->sy = NULL;
+  self->flags = NULL;
+}
+
+/* A frame's block: what the device measures (co_sh_result_in's layout,
+ * read back at once), then the slopes finish works out, so the buffer's
+ * arrays are all slices of it. */
+static gsize
+slopes_at (gint n)
+{
+  return GST_ROUND_UP_4 (co_sh_result_bytes (n));
+}
+
+/* A block for this frame's results, mapped; cx .. sy into it. */
+static gboolean
+new_results (GstCudaShCentroid * self, gint n)
+{
+  CoShResult r;
+
+  drop_results (self);
+  self->results = gst_co_base_filter_alloc_results (GST_CO_BASE_FILTER (self),
+      slopes_at (n) + 2 * sizeof (gfloat) * n);
+  if (!self->results)
+    return FALSE;
+  if (!gst_memory_map (self->results, &self->results_map, GST_MAP_WRITE)) {
+    gst_memory_unref (self->results);
+    self->results = NULL;
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("Could not map the results' "
+            "memory"), (NULL));
+    return FALSE;
+  }
+  co_sh_result_in (&r, self->results_map.data, n);
+  self->cx = r.cx;
+  self->cy = r.cy;
+  self->m00 = r.m00;
+  self->flags = r.flags;
+  self->sx = (gfloat *) (self->results_map.data + slopes_at (n));
+  self->sy = self->sx + n;
+  return TRUE;
+}
+
 static void
 clear_grid (GstCudaShCentroid * self)
 {
@@ -137,12 +187,9 @@ clear_grid (GstCudaShCentroid * self)
   g_clear_pointer (&self->measure, g_free);
   g_clear_pointer (&self->why, g_free);
   g_clear_pointer (&self->lut, g_free);
-  gst_co_base_filter_free_host (GST_CO_BASE_FILTER (self), self->results);
+  drop_results (self);
   gst_co_base_filter_free (GST_CO_BASE_FILTER (self), self->dev);
-  self->results = NULL;
   self->dev = NULL;
-  self->cx = self->cy = self->m00 = NULL;
-  self->flags = NULL;
   g_clear_pointer (&self->ref_x, g_free);
   g_clear_pointer (&self->ref_y, g_free);
   g_clear_pointer (&self->cap_x, g_free);
@@ -264,18 +311,6 @@ build_grid (GstCudaShCentroid * self, gint width, gint height)
   self->by = g_new (gint32, ny + 1);
   self->measure = g_new0 (guint8, n);
   self->why = g_new0 (guint8, n);
-  self->results = gst_co_base_filter_alloc_host (GST_CO_BASE_FILTER (self),
-      co_sh_result_bytes (n));
-  if (!self->results)
-    return FALSE;
-  {
-    CoShResult r;
-    co_sh_result_in (&r, self->results, n);
-    self->cx = r.cx;
-    self->cy = r.cy;
-    self->m00 = r.m00;
-    self->flags = r.flags;
-  }
   self->ref_x = g_new (gdouble, n);
   self->ref_y = g_new (gdouble, n);
   for (i = 0; i <= nx; i++)
@@ -430,6 +465,8 @@ gst_cuda_sh_centroid_process (GstCoBaseFilter * base, const CoFrame * in,
   if (dirty && !build_grid (self, in->width, in->height))
     return GST_FLOW_ERROR;
   n = self->grid.nx * self->grid.ny;
+  if (!new_results (self, n))
+    return GST_FLOW_ERROR;
   if (capture > 0) {
     g_free (self->cap_x);
     g_free (self->cap_y);
@@ -462,7 +499,7 @@ gst_cuda_sh_centroid_process (GstCoBaseFilter * base, const CoFrame * in,
         && (!out || gst_co_base_filter_cuda_ok (base,
             co_sh_overlay_cuda (&self->dgrid, &marks, out, base->stream),
             "drawing the overlay")) && gst_co_base_filter_download (base,
-        self->results, self->dres.cx, co_sh_result_bytes (n),
+        self->cx, self->dres.cx, co_sh_result_bytes (n),
         "reading the centroids back") ? GST_FLOW_OK : GST_FLOW_ERROR;
   }
   memcpy (self->flags, self->why, n);
@@ -506,30 +543,21 @@ floats (const gfloat * v, gint n)
 }
 
 /* The slopes, (centroid - reference) x @scale, 0 for a lenslet not
- * measured, both axes in one pass; returns how many were measured. */
+ * measured, both axes in one pass into the frame's block; returns how many
+ * were measured. */
 static gint
-slopes (GstCudaShCentroid * self, gint n, gdouble scale, GBytes ** bx,
-    GBytes ** by)
+slopes (GstCudaShCentroid * self, gint n, gdouble scale)
 {
-  const gsize bytes = sizeof (gfloat) * (gsize) MAX (n, 0);
-  gfloat *sx = g_malloc (bytes), *sy = g_malloc (bytes);
   gint k, valid = 0;
 
   for (k = 0; k < n; k++) {
     const gboolean ok = (self->flags[k] & CO_SH_VALID) != 0;
-    sx[k] = ok ? (gfloat) ((self->cx[k] - self->ref_x[k]) * scale) : 0.0f;
-    sy[k] = ok ? (gfloat) ((self->cy[k] - self->ref_y[k]) * scale) : 0.0f;
+    self->sx[k] = ok ? (gfloat) ((self->cx[k] - self->ref_x[k]) * scale) :
+        0.0f;
+    self->sy[k] = ok ? (gfloat) ((self->cy[k] - self->ref_y[k]) * scale) :
+        0.0f;
     valid += ok;
   }
-  if (G_BYTE_ORDER == G_LITTLE_ENDIAN) {
-    *bx = g_bytes_new_take (sx, sizeof (gfloat) * n);
-    *by = g_bytes_new_take (sy, sizeof (gfloat) * n);
-    return valid;
-  }
-  *bx = floats (sx, n);
-  *by = floats (sy, n);
-  g_free (sx);
-  g_free (sy);
   return valid;
 }
 
@@ -583,15 +611,44 @@ gst_cuda_sh_centroid_finish (GstCoBaseFilter * base, GstBuffer * inbuf,
   if (self->capture_left > 0)
     capture_frame (self);
   st = gst_co_buffer_add_results (outbuf, RESULT_KIND);
-  if (!st)
+  if (!st) {
+    drop_results (self);
     return GST_FLOW_OK;
+  }
   {
-    GBytes *b[6];
-    b[0] = floats (self->cx, n);
-    b[1] = floats (self->cy, n);
-    valid = slopes (self, n, scale, &b[2], &b[3]);
-    b[4] = floats (self->m00, n);
-    b[5] = g_bytes_new (self->flags, n);
+    GBytes *b[6] = { NULL }, *whole;
+    const gsize f = sizeof (gfloat) * n;
+    valid = slopes (self, n, scale);
+    if (G_BYTE_ORDER == G_BIG_ENDIAN) {
+      b[0] = floats (self->cx, n);
+      b[1] = floats (self->cy, n);
+      b[2] = floats (self->sx, n);
+      b[3] = floats (self->sy, n);
+      b[4] = floats (self->m00, n);
+    }
+    /* the frame's block itself goes to the buffer: no copy */
+    gst_memory_unmap (self->results, &self->results_map);
+    whole = gst_co_bytes_from_memory (self->results);
+    self->results = NULL;
+    self->cx = self->cy = self->m00 = self->sx = self->sy = NULL;
+    self->flags = NULL;
+    if (!whole) {
+      GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("Could not map the "
+              "results' memory"), (NULL));
+      for (k = 0; k < 6; k++)
+        if (b[k])
+          g_bytes_unref (b[k]);
+      return GST_FLOW_ERROR;
+    }
+    if (G_BYTE_ORDER == G_LITTLE_ENDIAN) {
+      b[0] = g_bytes_new_from_bytes (whole, 0, f);
+      b[1] = g_bytes_new_from_bytes (whole, f, f);
+      b[2] = g_bytes_new_from_bytes (whole, slopes_at (n), f);
+      b[3] = g_bytes_new_from_bytes (whole, slopes_at (n) + f, f);
+      b[4] = g_bytes_new_from_bytes (whole, 2 * f, f);
+    }
+    b[5] = g_bytes_new_from_bytes (whole, 3 * f, n);
+    g_bytes_unref (whole);
     gst_structure_set (st, "lenslets-x", G_TYPE_INT, self->grid.nx,
         "lenslets-y", G_TYPE_INT, self->grid.ny, "valid", G_TYPE_INT, valid,
         "centroid-x", G_TYPE_BYTES, b[0], "centroid-y", G_TYPE_BYTES, b[1],

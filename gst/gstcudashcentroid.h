@@ -47,11 +47,13 @@ struct _GstCudaShCentroid
   guint8 *measure, *why;        /* per lenslet: measured; else its flags */
   gfloat *lut;                  /* gamma's weights, or NULL */
   CoShGrid grid;
-  /* the frame's results (one block from gst_co_base_filter_alloc_host:
-   * pinned, written by the device, on the CUDA backend), and the reference
-   * slopes are taken from */
-  gpointer results;
-  gfloat *cx, *cy, *m00;
+  /* the frame's results: one block of memory per frame
+   * (gst_co_base_filter_alloc_results; pinned and written by the device on
+   * the CUDA backend) handed to the buffer's results without a copy; cx ..
+   * sy point into it while it is mapped, from process to finish */
+  GstMemory *results;
+  GstMapInfo results_map;
+  gfloat *cx, *cy, *m00, *sx, *sy;
   guint8 *flags;
   gdouble *ref_x, *ref_y;
   gboolean ref_changed;         /* the device's copy is stale */
