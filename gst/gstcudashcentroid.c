@@ -142,16 +142,9 @@ drop_results (GstCudaShCentroid * self)
   self->flags = NULL;
 }
 
-/* A frame's block: what the device measures (co_sh_result_in's layout,
- * read back at once), then the slopes finish works out, so the buffer's
- * arrays are all slices of it. */
-static gsize
-slopes_at (gint n)
-{
-  return GST_ROUND_UP_4 (co_sh_result_bytes (n));
-}
-
-/* A block for this frame's results, mapped; cx .. sy into it. */
+/* A block for this frame's results, mapped (co_sh_result_in's layout with
+ * the slopes: the device fills it in one read-back, and the buffer's arrays
+ * are all slices of it); cx .. flags into it. */
 static gboolean
 new_results (GstCudaShCentroid * self, gint n)
 {
@@ -159,7 +152,7 @@ new_results (GstCudaShCentroid * self, gint n)
 
   drop_results (self);
   self->results = gst_co_base_filter_alloc_results (GST_CO_BASE_FILTER (self),
-      slopes_at (n) + 2 * sizeof (gfloat) * n);
+      co_sh_result_bytes (n, TRUE));
   if (!self->results)
     return FALSE;
   if (!gst_memory_map (self->results, &self->results_map, GST_MAP_WRITE)) {
@@ -169,14 +162,23 @@ new_results (GstCudaShCentroid * self, gint n)
             "memory"), (NULL));
     return FALSE;
   }
-  co_sh_result_in (&r, self->results_map.data, n);
+  co_sh_result_in (&r, self->results_map.data, n, TRUE);
   self->cx = r.cx;
   self->cy = r.cy;
   self->m00 = r.m00;
+  self->sx = r.sx;
+  self->sy = r.sy;
   self->flags = r.flags;
-  self->sx = (gfloat *) (self->results_map.data + slopes_at (n));
-  self->sy = self->sx + n;
   return TRUE;
+}
+
+/* Pixels to radians when both sizes are given (micrometres over
+ * millimetres), else 1: slopes in pixels. */
+static gdouble
+slope_scale (const GstCoShSettings * s)
+{
+  return s->pixel_size > 0.0 && s->focal_length > 0.0 ?
+      s->pixel_size * 1e-3 / s->focal_length : 1.0;
 }
 
 static void
@@ -372,6 +374,8 @@ build_grid (GstCudaShCentroid * self, gint width, gint height)
   self->grid.threshold_fraction = s->threshold_relative;
   self->grid.brightest = s->brightest;
   self->grid.weight = self->lut;
+  self->grid.ref_x = self->ref_x;
+  self->grid.ref_y = self->ref_y;
   co_sh_plan (&self->grid, levels == 65536 ? 2 : 1);
   self->ref_changed = TRUE;
   GST_INFO_OBJECT (self, "%dx%d lenslets of %g pixels from %g,%g on %dx%d",
@@ -382,7 +386,7 @@ build_grid (GstCudaShCentroid * self, gint width, gint height)
 
 /* CUDA: the grid's tables into one device block, laid out widest first:
  * references (double), results (floats, then flags: the block read back
- * in one copy), the weight table (float), boundaries (int32), measure and
+ * in one copy, the slopes worked out on the device), the weight table (float), boundaries (int32), measure and
  * why (bytes). */
 static gboolean
 upload_grid (GstCudaShCentroid * self, gint levels)
@@ -391,7 +395,7 @@ upload_grid (GstCudaShCentroid * self, gint levels)
   const CoShGrid *g = &self->grid;
   const gint n = g->nx * g->ny;
   const gsize refs = 2 * sizeof (gdouble) * n;
-  const gsize res = GST_ROUND_UP_8 (co_sh_result_bytes (n));
+  const gsize res = GST_ROUND_UP_8 (co_sh_result_bytes (n, TRUE));
   const gsize lut = g->weight ? sizeof (gfloat) * levels : 0;
   const gsize bounds = sizeof (gint32) * (g->nx + g->ny + 2);
   guint8 *d;
@@ -402,8 +406,10 @@ upload_grid (GstCudaShCentroid * self, gint levels)
     return FALSE;
   self->dref_x = (gdouble *) d;
   self->dref_y = self->dref_x + n;
-  co_sh_result_in (&self->dres, d + refs, n);
+  co_sh_result_in (&self->dres, d + refs, n, TRUE);
   self->dgrid = *g;
+  self->dgrid.ref_x = self->dref_x;
+  self->dgrid.ref_y = self->dref_y;
   self->dgrid.weight = g->weight ? (const gfloat *) (d + refs + res) : NULL;
   self->dgrid.bx = (const gint32 *) (d + refs + res + lut);
   self->dgrid.by = self->dgrid.bx + g->nx + 1;
@@ -467,6 +473,7 @@ gst_cuda_sh_centroid_process (GstCoBaseFilter * base, const CoFrame * in,
   n = self->grid.nx * self->grid.ny;
   if (!new_results (self, n))
     return GST_FLOW_ERROR;
+  GST_TRACE_OBJECT (self, "results block ready");
   if (capture > 0) {
     g_free (self->cap_x);
     g_free (self->cap_y);
@@ -477,9 +484,11 @@ gst_cuda_sh_centroid_process (GstCoBaseFilter * base, const CoFrame * in,
     self->capture_left = self->capture_total = capture;
   }
   marks.gain = self->snap.overlay_scale;
+  self->grid.slope_scale = self->dgrid.slope_scale = slope_scale (&self->snap);
   if (base->device) {
-    /* the overlay's references follow a capture or a new file */
-    if (out && self->ref_changed) {
+    /* the slopes' and the overlay's references follow a capture or a new
+     * file */
+    if (self->ref_changed) {
       if (!gst_co_base_filter_upload (base, self->dref_x, self->ref_x,
               sizeof (gdouble) * n, "uploading the reference centroids") ||
           !gst_co_base_filter_upload (base, self->dref_y, self->ref_y,
@@ -492,20 +501,27 @@ gst_cuda_sh_centroid_process (GstCoBaseFilter * base, const CoFrame * in,
     marks.flags = self->dres.flags;
     marks.rx = self->dref_x;
     marks.ry = self->dref_y;
+    if (!gst_co_base_filter_cuda_ok (base, co_sh_cuda (&self->dgrid,
+                self->dwhy, in, &self->dres, base->stream),
+            "measuring centroids"))
+      return GST_FLOW_ERROR;
+    GST_TRACE_OBJECT (self, "measurement queued");
+    if (out && !gst_co_base_filter_cuda_ok (base,
+            co_sh_overlay_cuda (&self->dgrid, &marks, out, base->stream),
+            "drawing the overlay"))
+      return GST_FLOW_ERROR;
     /* one read-back of every result: finish reads them after the frame's
      * synchronisation */
-    return gst_co_base_filter_cuda_ok (base, co_sh_cuda (&self->dgrid,
-            self->dwhy, in, &self->dres, base->stream), "measuring centroids")
-        && (!out || gst_co_base_filter_cuda_ok (base,
-            co_sh_overlay_cuda (&self->dgrid, &marks, out, base->stream),
-            "drawing the overlay")) && gst_co_base_filter_download (base,
-        self->cx, self->dres.cx, co_sh_result_bytes (n),
-        "reading the centroids back") ? GST_FLOW_OK : GST_FLOW_ERROR;
+    return gst_co_base_filter_download (base, self->cx, self->dres.cx,
+        co_sh_result_bytes (n, TRUE), "reading the centroids back") ?
+        GST_FLOW_OK : GST_FLOW_ERROR;
   }
   memcpy (self->flags, self->why, n);
   r.cx = self->cx;
   r.cy = self->cy;
   r.m00 = self->m00;
+  r.sx = self->sx;
+  r.sy = self->sy;
   r.flags = self->flags;
   if (co_sh_reference (&self->grid, in, &r) != 0) {
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("Out of memory measuring "
@@ -542,22 +558,23 @@ floats (const gfloat * v, gint n)
   return g_bytes_new_take (a, sizeof (gfloat) * n);
 }
 
-/* The slopes, (centroid - reference) x @scale, 0 for a lenslet not
- * measured, both axes in one pass into the frame's block; returns how many
- * were measured. */
+/* How many of @n flags say measured: eight at a time (the flags were just
+ * written by the device, so this is the first read of them). */
 static gint
-slopes (GstCudaShCentroid * self, gint n, gdouble scale)
+count_valid (const guint8 * flags, gint n)
 {
-  gint k, valid = 0;
+  const guint64 ones = G_GUINT64_CONSTANT (0x0101010101010101) * CO_SH_VALID;
+  gint k = 0, valid = 0;
 
-  for (k = 0; k < n; k++) {
-    const gboolean ok = (self->flags[k] & CO_SH_VALID) != 0;
-    self->sx[k] = ok ? (gfloat) ((self->cx[k] - self->ref_x[k]) * scale) :
-        0.0f;
-    self->sy[k] = ok ? (gfloat) ((self->cy[k] - self->ref_y[k]) * scale) :
-        0.0f;
-    valid += ok;
+  for (; k + 8 <= n; k += 8) {
+    guint64 w;
+    memcpy (&w, flags + k, 8);
+    /* one bit per byte: their sum fits the top byte */
+    valid += (gint) ((((w & ones) / CO_SH_VALID) * G_GUINT64_CONSTANT
+            (0x0101010101010101)) >> 56);
   }
+  for (; k < n; k++)
+    valid += (flags[k] & CO_SH_VALID) != 0;
   return valid;
 }
 
@@ -604,8 +621,6 @@ gst_cuda_sh_centroid_finish (GstCoBaseFilter * base, GstBuffer * inbuf,
   const GstCoShSettings *s = &self->snap;
   gint n = self->grid.nx * self->grid.ny, k, valid = 0;
   gboolean radians = s->pixel_size > 0.0 && s->focal_length > 0.0;
-  /* pixels to radians: micrometres over millimetres */
-  gdouble scale = radians ? s->pixel_size * 1e-3 / s->focal_length : 1.0;
   GstStructure *st;
 
   if (self->capture_left > 0)
@@ -618,7 +633,7 @@ gst_cuda_sh_centroid_finish (GstCoBaseFilter * base, GstBuffer * inbuf,
   {
     GBytes *b[6] = { NULL }, *whole;
     const gsize f = sizeof (gfloat) * n;
-    valid = slopes (self, n, scale);
+    valid = count_valid (self->flags, n);
     if (G_BYTE_ORDER == G_BIG_ENDIAN) {
       b[0] = floats (self->cx, n);
       b[1] = floats (self->cy, n);
@@ -643,11 +658,11 @@ gst_cuda_sh_centroid_finish (GstCoBaseFilter * base, GstBuffer * inbuf,
     if (G_BYTE_ORDER == G_LITTLE_ENDIAN) {
       b[0] = g_bytes_new_from_bytes (whole, 0, f);
       b[1] = g_bytes_new_from_bytes (whole, f, f);
-      b[2] = g_bytes_new_from_bytes (whole, slopes_at (n), f);
-      b[3] = g_bytes_new_from_bytes (whole, slopes_at (n) + f, f);
+      b[2] = g_bytes_new_from_bytes (whole, 3 * f, f);
+      b[3] = g_bytes_new_from_bytes (whole, 4 * f, f);
       b[4] = g_bytes_new_from_bytes (whole, 2 * f, f);
     }
-    b[5] = g_bytes_new_from_bytes (whole, 3 * f, n);
+    b[5] = g_bytes_new_from_bytes (whole, 5 * f, n);
     g_bytes_unref (whole);
     gst_structure_set (st, "lenslets-x", G_TYPE_INT, self->grid.nx,
         "lenslets-y", G_TYPE_INT, self->grid.ny, "valid", G_TYPE_INT, valid,
@@ -660,6 +675,7 @@ gst_cuda_sh_centroid_finish (GstCoBaseFilter * base, GstBuffer * inbuf,
         "frame", G_TYPE_UINT64, self->frames, NULL);
     for (k = 0; k < 6; k++)
       g_bytes_unref (b[k]);
+    GST_TRACE_OBJECT (self, "results attached");
   }
   if (s->message_interval && self->frames % s->message_interval == 0)
     gst_element_post_message (GST_ELEMENT (self),

@@ -205,6 +205,8 @@ lenslets (CoShGrid g, const uint8_t * why, CoFrame f, CoShResult r, int lgG,
     r.cx[k] = r.cy[k] = r.m00[k] = 0.0f;
     r.flags[k] = CO_SH_NO_LIGHT;
   }
+  if (r.sx)
+    co_sh_slopes_of (&g, &r, k);
 }
 
 static int

@@ -125,8 +125,11 @@ co_sh_reference (const CoShGrid * g, const CoFrame * in, CoShResult * r)
       failed = 1;
       continue;
     }
-    for (i = 0; i < g->nx; i++)
+    for (i = 0; i < g->nx; i++) {
       lenslet (g, in, i, j, r, buf);
+      if (r->sx)
+        co_sh_slopes_of (g, r, j * g->nx + i);
+    }
     free (buf);
   }
   return failed ? -1 : 0;

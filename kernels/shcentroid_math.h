@@ -97,6 +97,10 @@ typedef struct
   /* co_sh_plan: the device's lanes per lenslet follow the largest one */
   int32_t span_words;           /* 32-bit words a row of it touches */
   int32_t span_rows;            /* its rows */
+  /* slopes (when the results have room for them): (centroid - reference)
+   * x slope_scale, nx * ny references */
+  const double *ref_x, *ref_y;
+  double slope_scale;
 } CoShGrid;
 
 /* Per lenslet, nx * ny each, row by row of lenslets. */
@@ -105,24 +109,41 @@ typedef struct
   float *cx, *cy;               /* centroid, frame coordinates */
   float *m00;                   /* the summed weights */
   uint8_t *flags;               /* CO_SH_* */
+  float *sx, *sy;               /* slopes, or NULL: not worked out */
 } CoShResult;
 
 /* The results of @n lenslets as one block (read back in one copy): cx, cy,
- * m00 (floats), then flags (bytes).  co_sh_result_bytes is its size;
- * co_sh_result_in points @r's arrays into @block (host or device). */
+ * m00, with @slopes sx and sy (floats), then flags (bytes).
+ * co_sh_result_bytes is its size; co_sh_result_in points @r's arrays into
+ * @block (host or device). */
 CO_HD size_t
-co_sh_result_bytes (int n)
+co_sh_result_bytes (int n, int slopes)
 {
-  return (size_t) n * (3 * sizeof (float) + 1);
+  return (size_t) n * ((slopes ? 5 : 3) * sizeof (float) + 1);
 }
 
 CO_HD void
-co_sh_result_in (CoShResult * r, void *block, int n)
+co_sh_result_in (CoShResult * r, void *block, int n, int slopes)
 {
   r->cx = (float *) block;
   r->cy = r->cx + n;
   r->m00 = r->cy + n;
-  r->flags = (uint8_t *) (r->m00 + n);
+  r->sx = slopes ? r->m00 + n : NULL;
+  r->sy = slopes ? r->sx + n : NULL;
+  r->flags = (uint8_t *) (r->m00 + (slopes ? 3 : 1) * n);
+}
+
+/* Lenslet @k's slopes from its centroid (0 unless measured): the same
+ * double arithmetic on the host and the device, so the same floats. */
+CO_HD void
+co_sh_slopes_of (const CoShGrid * g, const CoShResult * r, int k)
+{
+  const int ok = (r->flags[k] & CO_SH_VALID) != 0;
+
+  r->sx[k] = ok ? (float) (((double) r->cx[k] - g->ref_x[k]) *
+      g->slope_scale) : 0.0f;
+  r->sy[k] = ok ? (float) (((double) r->cy[k] - g->ref_y[k]) *
+      g->slope_scale) : 0.0f;
 }
 
 /* The weight of a pixel value @v: the LUT's, or the value. */
@@ -242,13 +263,15 @@ int co_sh_overlay_cuda (const CoShGrid * g, const CoShMarks * m,
 void co_sh_plan (CoShGrid * g, int bytes_per_pixel);
 
 /* The reference (the paper's Algorithm 1, every method): moments in double,
- * lenslet after lenslet.  Returns 0, or -1 when memory ran out. */
+ * lenslet after lenslet; the slopes too where @r has room for them.
+ * Returns 0, or -1 when memory ran out. */
 int co_sh_reference (const CoShGrid * g, const CoFrame * in, CoShResult * r);
 
 /* The same on the device (kernels/shcentroid.cu), on @stream: @g (planned
  * by co_sh_plan), @why (the flags of the lenslets @g does not measure),
  * @in and @r in device memory; centroids within 1e-4 pixel of the
- * reference's.  Returns a cudaError_t. */
+ * reference's, and slopes from them equal to co_sh_slopes_of's on the
+ * host.  Returns a cudaError_t. */
 int co_sh_cuda (const CoShGrid * g, const uint8_t * why, const CoFrame * in,
     CoShResult * r, void *stream);
 

@@ -147,11 +147,11 @@ check_results (gint bits, const gchar * props, CoShMethod method,
       "origin-y=0.81 %s", props);
   GstHarness *h = gst_harness_new_parse (desc);
   const GstStructure *s;
-  const gfloat *cx, *cy, *m00;
+  const gfloat *cx, *cy, *m00, *sx, *sy;
   const guint8 *flags;
   gfloat rx[400], ry[400], rm[400];
   guint8 rf[400];
-  CoShResult r = { rx, ry, rm, rf };
+  CoShResult r = { rx, ry, rm, rf, NULL, NULL };
   gdouble e2 = 0.0;
 
   gst_harness_set_src_caps (h, gray_caps (bits, W, H));
@@ -167,10 +167,18 @@ check_results (gint bits, const gchar * props, CoShMethod method,
   cx = field_floats (s, "centroid-x", n);
   cy = field_floats (s, "centroid-y", n);
   m00 = field_floats (s, "intensity", n);
+  sx = field_floats (s, "slope-x", n);
+  sy = field_floats (s, "slope-y", n);
   flags = field_flags (s, n);
   reference_on (in, bits, nx, ny, method, NULL, &r);
   for (k = 0; k < n; k++) {
     fail_unless_equals_int (flags[k], CO_SH_VALID);
+    /* against the lenslet centres, from the element's own centroids: the
+     * same floats on either backend */
+    fail_unless (sx[k] == (gfloat) ((gdouble) cx[k] - (0.37 + (k % nx + 0.5)
+                * 20.0)) && sy[k] == (gfloat) ((gdouble) cy[k] - (0.81 +
+                (k / nx + 0.5) * 20.0)), "lenslet %d: slopes %g,%g", k, sx[k],
+        sy[k]);
     fail_unless (CLOSE (cx[k], rx[k]) && CLOSE (cy[k], ry[k]) &&
         fabsf (m00[k] - rm[k]) <= 1e-5f * rm[k],
         "lenslet %d: %g,%g against the reference's %g,%g", k, cx[k], cy[k],
@@ -628,7 +636,7 @@ GST_START_TEST (test_lut_file)
   gint fd = g_file_open_tmp ("shlut-XXXXXX.f32", &path, NULL);
   gfloat lut[256], rx[400], ry[400], rm[400];
   guint8 rf[400];
-  CoShResult r = { rx, ry, rm, rf };
+  CoShResult r = { rx, ry, rm, rf, NULL, NULL };
   GstHarness *h;
   const gfloat *cx;
 

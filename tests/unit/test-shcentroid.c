@@ -331,8 +331,10 @@ test_cuda_equals_reference (void)
       size_t pitch = (size_t) w * (bits / 8) + (q % 2), nl;
       uint8_t *img = g_malloc (pitch * h);
       double *tx, *ty;
-      float *lut = NULL, *dcx, *dcy, *dm;
-      uint8_t *dflags, *why;
+      float *lut = NULL;
+      double *refs;
+      uint8_t *why;
+      void *dblock, *hblock;
       CoFrame f = gray (img, w, h, bits), df;
       CoShGrid dg;
       CoShResult dr, hr;
@@ -379,32 +381,45 @@ test_cuda_equals_reference (void)
       dg.weight = lut ? upload (lut, sizeof (float) * (bits == 16 ? 65536 :
               256)) : NULL;
       df.data[0] = upload (img, pitch * h);
-      ok (cudaMalloc ((void **) &dcx, sizeof (float) * nl), "cx");
-      ok (cudaMalloc ((void **) &dcy, sizeof (float) * nl), "cy");
-      ok (cudaMalloc ((void **) &dm, sizeof (float) * nl), "m00");
-      ok (cudaMalloc ((void **) &dflags, nl), "flags");
-      dr.cx = dcx;
-      dr.cy = dcy;
-      dr.m00 = dm;
-      dr.flags = dflags;
+      /* the element's layout: one block, slopes from references the
+       * device holds */
+      refs = g_new (double, 2 * nl);
+      for (k = 0; k < (int) nl; k++) {
+        refs[k] = s.ox + (k % s.nx + 0.5) * s.pitch + 0.01 * (k % 7);
+        refs[nl + k] = s.oy + (k / s.nx + 0.5) * s.pitch - 0.01 * (k % 5);
+      }
+      dg.ref_x = upload (refs, sizeof (double) * 2 * nl);
+      dg.ref_y = dg.ref_x + nl;
+      dg.slope_scale = v % 2 ? 1.0 : 7.4e-6 / 5.2e-3;
+      ok (cudaMalloc ((void **) &dblock, co_sh_result_bytes ((int) nl, 1)),
+          "results");
+      co_sh_result_in (&dr, dblock, (int) nl, 1);
       {
         uint8_t *dwhy = upload (why, nl);
         ok ((cudaError_t) co_sh_cuda (&dg, dwhy, &df, &dr, NULL), "launch");
         ok (cudaDeviceSynchronize (), "kernel");
         ok (cudaFree (dwhy), "free");
       }
-      hr.cx = g_new (float, nl);
-      hr.cy = g_new (float, nl);
-      hr.m00 = g_new (float, nl);
-      hr.flags = g_new (uint8_t, nl);
-      ok (cudaMemcpy (hr.cx, dcx, sizeof (float) * nl,
-              cudaMemcpyDeviceToHost), "cx back");
-      ok (cudaMemcpy (hr.cy, dcy, sizeof (float) * nl,
-              cudaMemcpyDeviceToHost), "cy back");
-      ok (cudaMemcpy (hr.m00, dm, sizeof (float) * nl,
-              cudaMemcpyDeviceToHost), "m00 back");
-      ok (cudaMemcpy (hr.flags, dflags, nl, cudaMemcpyDeviceToHost),
-          "flags back");
+      hblock = g_malloc (co_sh_result_bytes ((int) nl, 1));
+      co_sh_result_in (&hr, hblock, (int) nl, 1);
+      ok (cudaMemcpy (hblock, dblock, co_sh_result_bytes ((int) nl, 1),
+              cudaMemcpyDeviceToHost), "results back");
+      {
+        /* the host's slopes from the device's centroids: the same floats */
+        CoShGrid hg = dg;
+        CoShResult mine = hr;
+        float *sx = g_new (float, 2 * nl);
+        hg.ref_x = refs;
+        hg.ref_y = refs + nl;
+        mine.sx = sx;
+        mine.sy = sx + nl;
+        for (k = 0; k < (int) nl; k++) {
+          co_sh_slopes_of (&hg, &mine, k);
+          g_assert_cmpint (memcmp (&sx[k], &hr.sx[k], 4), ==, 0);
+          g_assert_cmpint (memcmp (&sx[nl + k], &hr.sy[k], 4), ==, 0);
+        }
+        g_free (sx);
+      }
       {
         double worst = 0.0;
         for (k = 0; k < (int) nl; k++) {
@@ -424,14 +439,10 @@ test_cuda_equals_reference (void)
       ok (cudaFree ((void *) dg.measure), "free");
       ok (cudaFree ((void *) dg.weight), "free");
       ok (cudaFree (df.data[0]), "free");
-      ok (cudaFree (dcx), "free");
-      ok (cudaFree (dcy), "free");
-      ok (cudaFree (dm), "free");
-      ok (cudaFree (dflags), "free");
-      g_free (hr.cx);
-      g_free (hr.cy);
-      g_free (hr.m00);
-      g_free (hr.flags);
+      ok (cudaFree ((void *) dg.ref_x), "free");
+      ok (cudaFree (dblock), "free");
+      g_free (hblock);
+      g_free (refs);
       g_free (why);
       g_free (lut);
       grid_clear (&G);
