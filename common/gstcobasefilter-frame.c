@@ -234,6 +234,7 @@ map_side (GstCoBaseFilter * self, int side, GstBuffer * buf,
     return TRUE;
   }
   *kind = SIDE_STAGED;
+  GST_TRACE_OBJECT (self, "host frame mapped, staging");
   /* an allocation failure has posted its own error */
   if (ensure_stage (self, side, &host)) {
     *dev = self->priv->stage[side];
@@ -277,6 +278,7 @@ process_cuda (GstCoBaseFilter * self, GstBuffer * inbuf, GstBuffer * outbuf,
         ("Could not make the CUDA context current"), (NULL));
     return GST_FLOW_ERROR;
   }
+  GST_TRACE_OBJECT (self, "context current");
   in_mapped = map_side (self, 0, inbuf, &self->in_info, self->in_format,
       self->in_bayer, writes ? GST_MAP_READWRITE : GST_MAP_READ, &in, &din,
       &kin, &in_ordered, &in_foreign);

@@ -23,9 +23,11 @@
  *     videotestsrc (in the pinned pool the element proposes) and from
  *     appsrc (pageable memory the element stages).
  *
- *   bench-shcentroid [--quick | --kernels | --element]   (exit 2 without a GPU)
- *   (--quick: 1000x1000 only; --kernels: 1000x1000 without the element;
- *   --element: the element alone)
+ *   bench-shcentroid [--quick | --kernels | --element | --marks | --pipelined]
+ *   (exit 2 without a GPU; --quick: 1000x1000 only; --kernels: 1000x1000
+ *   without the element; --element: the element alone; --marks: where the
+ *   element's time goes, from the base class's trace marks; --pipelined:
+ *   ways of overlapping the upload, the kernel and the read-back)
  */
 #include <math.h>
 #include <stdio.h>
@@ -167,10 +169,10 @@ case_init (Case * c, int size, double pitch, cudaStream_t s)
   c->dframe.width = c->dframe.height = size;
   c->dframe.format = CO_FORMAT_GRAY8;
   /* the element's layout: the results one block, read back at once */
-  CHECK (cudaMalloc ((void **) &dmem, co_sh_result_bytes (c->n)));
-  co_sh_result_in (&c->dres, dmem, c->n);
-  CHECK (cudaMallocHost ((void **) &dmem, co_sh_result_bytes (c->n)));
-  co_sh_result_in (&c->hres, dmem, c->n);
+  CHECK (cudaMalloc ((void **) &dmem, co_sh_result_bytes (c->n, 0)));
+  co_sh_result_in (&c->dres, dmem, c->n, 0);
+  CHECK (cudaMallocHost ((void **) &dmem, co_sh_result_bytes (c->n, 0)));
+  co_sh_result_in (&c->hres, dmem, c->n, 0);
 }
 
 static void
@@ -224,7 +226,7 @@ agrees (Case * c, Kernel k, const char *name)
   int i;
 
   CHECK ((cudaError_t) k (&c->dg, c->dwhy, &c->dframe, &c->dres, c->s));
-  CHECK (cudaMemcpyAsync (c->hres.cx, c->dres.cx, co_sh_result_bytes (c->n),
+  CHECK (cudaMemcpyAsync (c->hres.cx, c->dres.cx, co_sh_result_bytes (c->n, 0),
           cudaMemcpyDeviceToHost, c->s));
   CHECK (cudaStreamSynchronize (c->s));
   for (i = 0; i < c->n; i++) {
@@ -290,7 +292,72 @@ copy_us (Case * c)
 }
 
 enum
-{ ON_DEVICE, UPLOAD, IN_PLACE, FRESH };
+{ ON_DEVICE, UPLOAD, IN_PLACE, FRESH, TO_HOST, BANDS_BACK };
+
+static int bands = 4;
+static cudaStream_t up, down;
+static cudaEvent_t fork_ev, uploaded[16], measured[16], read_back[16];
+
+/* Lenslet rows [j0, j1) of @c as a grid of their own: the same frame
+ * coordinates, their flags and results at their offset. */
+static void
+band_of (Case * c, int j0, int j1, CoShGrid * g, const uint8_t ** why,
+    CoShResult * r, const CoShResult * all)
+{
+  const size_t at = (size_t) j0 * c->nx;
+
+  *g = c->dg;
+  g->ny = j1 - j0;
+  g->by = c->dg.by + j0;
+  g->measure = c->dg.measure + at;
+  *why = c->dwhy + at;
+  r->cx = all->cx + at;
+  r->cy = all->cy + at;
+  r->m00 = all->m00 + at;
+  r->flags = all->flags + at;
+  r->sx = r->sy = NULL;
+}
+
+/* The frame in bands of lenslet rows on three streams: band b+1 uploads
+ * while band b is measured, and band b's results come back (the three
+ * float arrays as one 2D copy, the flags as another) while band b+1 is
+ * measured.  Forked from and joined to the frame's stream, so it can be
+ * captured as one graph. */
+static void
+banded_work (Case * c)
+{
+  const size_t row = (size_t) c->size;
+  int b;
+
+  CHECK (cudaEventRecord (fork_ev, c->s));
+  CHECK (cudaStreamWaitEvent (up, fork_ev, 0));
+  CHECK (cudaStreamWaitEvent (down, fork_ev, 0));
+  for (b = 0; b < bands; b++) {
+    const int j0 = c->ny * b / bands, j1 = c->ny * (b + 1) / bands;
+    const int r0 = b ? c->by[j0] : 0;
+    const int r1 = b == bands - 1 ? c->size : c->by[j1];
+    const size_t at = (size_t) j0 * c->nx, m = (size_t) (j1 - j0) * c->nx;
+    CoShGrid g;
+    CoShResult r;
+    const uint8_t *why;
+
+    CHECK (cudaMemcpyAsync (c->dframe.data[0] + r0 * row, c->host + r0 * row,
+            (r1 - r0) * row, cudaMemcpyHostToDevice, up));
+    CHECK (cudaEventRecord (uploaded[b], up));
+    CHECK (cudaStreamWaitEvent (c->s, uploaded[b], 0));
+    band_of (c, j0, j1, &g, &why, &r, &c->dres);
+    CHECK ((cudaError_t) co_sh_cuda (&g, why, &c->dframe, &r, c->s));
+    CHECK (cudaEventRecord (measured[b], c->s));
+    CHECK (cudaStreamWaitEvent (down, measured[b], 0));
+    CHECK (cudaMemcpy2DAsync (c->hres.cx + at, sizeof (float) * c->n,
+            c->dres.cx + at, sizeof (float) * c->n, sizeof (float) * m, 3,
+            cudaMemcpyDeviceToHost, down));
+    CHECK (cudaMemcpyAsync (c->hres.flags + at, c->dres.flags + at, m,
+            cudaMemcpyDeviceToHost, down));
+  }
+  CHECK (cudaEventRecord (read_back[0], down));
+  CHECK (cudaStreamWaitEvent (c->s, read_back[0], 0));
+}
 
 /* One frame's work on the stream: the frame uploaded first (UPLOAD), read
  * where it is in pinned host memory (IN_PLACE, as the element reads frames
@@ -301,13 +368,24 @@ frame_work (Case * c, int where)
 {
   CoFrame f = c->dframe;
 
+  if (where == BANDS_BACK) {
+    banded_work (c);
+    return;
+  }
+  if (where == TO_HOST) {
+    CHECK (cudaMemcpyAsync (c->dframe.data[0], c->host, (size_t) c->size *
+            c->size, cudaMemcpyHostToDevice, c->s));
+    CHECK ((cudaError_t) co_sh_cuda (&c->dg, c->dwhy, &f, &c->hres, c->s));
+    return;
+  }
+
   if (where == UPLOAD || where == FRESH)
     CHECK (cudaMemcpyAsync (c->dframe.data[0], c->host, (size_t) c->size *
             c->size, cudaMemcpyHostToDevice, c->s));
   if (where == IN_PLACE)
     f.data[0] = c->host;        /* pinned: one address space (UVA) */
   CHECK ((cudaError_t) co_sh_cuda (&c->dg, c->dwhy, &f, &c->dres, c->s));
-  CHECK (cudaMemcpyAsync (c->hres.cx, c->dres.cx, co_sh_result_bytes (c->n),
+  CHECK (cudaMemcpyAsync (c->hres.cx, c->dres.cx, co_sh_result_bytes (c->n, 0),
           cudaMemcpyDeviceToHost, c->s));
 }
 
@@ -352,18 +430,160 @@ latency (Case * c, int where, int graph, double q[4])
   spread (t, LATENCY_FRAMES, q);
 }
 
+/* The results in pinned host memory within 1e-4 pixel of the
+ * reference's (after a latency run that wrote them there). */
+static int
+host_agrees (Case * c, const char *name)
+{
+  double worst = 0.0;
+  int i;
+
+  for (i = 0; i < c->n; i++) {
+    if (c->hres.flags[i] != c->ref.flags[i]) {
+      fprintf (stderr, "%s, lenslet %d: flags %d, the reference's %d\n",
+          name, i, c->hres.flags[i], c->ref.flags[i]);
+      return 0;
+    }
+    worst = fmax (worst, fmax (fabs (c->hres.cx[i] - c->ref.cx[i]),
+            fabs (c->hres.cy[i] - c->ref.cy[i])));
+  }
+  if (worst > 1e-4)
+    fprintf (stderr, "%s: %g pixels from the reference\n", name, worst);
+  return worst <= 1e-4;
+}
+
+/* --pipelined: ways to hide the upload and the read-back, 1000x1000 */
+static int
+pipelined (cudaStream_t s)
+{
+  static const double pitches[] = { 3.8, 11.0, 20.0, 29.0 };
+  static const int band_counts[] = { 2, 3, 4, 8 };
+  int pi, b, i, graph;
+
+  CHECK (cudaStreamCreateWithFlags (&up, cudaStreamNonBlocking));
+  CHECK (cudaStreamCreateWithFlags (&down, cudaStreamNonBlocking));
+  CHECK (cudaEventCreateWithFlags (&fork_ev, cudaEventDisableTiming));
+  for (i = 0; i < 16; i++) {
+    CHECK (cudaEventCreateWithFlags (&uploaded[i], cudaEventDisableTiming));
+    CHECK (cudaEventCreateWithFlags (&measured[i], cudaEventDisableTiming));
+    CHECK (cudaEventCreateWithFlags (&read_back[i], cudaEventDisableTiming));
+  }
+  printf ("| pitch | serial: upload, kernel, read-back | as one graph | "
+      "kernel writes the results to pinned memory | bands of rows on three "
+      "streams: 2 / 3 / 4 / 8 | the same, as one graph |\n"
+      "|---:|---|---|---|---|---|\n");
+  for (pi = 0; pi < 4; pi++) {
+    Case c;
+    double q[4];
+    case_init (&c, 1000, pitches[pi], s);
+    cpu_ms (&c, 1);
+    printf ("| %g |", c.pitch);
+    for (graph = 0; graph < 2; graph++) {
+      memset (c.hres.cx, 0, co_sh_result_bytes (c.n, 0));
+      latency (&c, UPLOAD, graph, q);
+      if (!host_agrees (&c, "serial"))
+        return 3;
+      printf (" %.1f / %.1f / %.1f |", q[0], q[1], q[2]);
+    }
+    memset (c.hres.cx, 0, co_sh_result_bytes (c.n, 0));
+    latency (&c, TO_HOST, 0, q);
+    if (!host_agrees (&c, "to host"))
+      return 3;
+    printf (" %.1f / %.1f / %.1f |", q[0], q[1], q[2]);
+    for (graph = 0; graph < 2; graph++) {
+      for (b = 0; b < 4; b++) {
+        bands = band_counts[b];
+        memset (c.hres.cx, 0, co_sh_result_bytes (c.n, 0));
+        latency (&c, BANDS_BACK, graph, q);
+        if (!host_agrees (&c, "bands"))
+          return 3;
+        printf (" %.1f / %.1f / %.1f%s", q[0], q[1], q[2], b < 3 ? ";" : "");
+      }
+      printf (" |");
+    }
+    printf ("\n");
+    fflush (stdout);
+    case_clear (&c);
+  }
+  printf ("(median / p99 / p99.9 µs, %d frames each, all checked)\n",
+      LATENCY_FRAMES);
+  for (i = 0; i < 16; i++) {
+    CHECK (cudaEventDestroy (uploaded[i]));
+    CHECK (cudaEventDestroy (measured[i]));
+    CHECK (cudaEventDestroy (read_back[i]));
+  }
+  CHECK (cudaEventDestroy (fork_ev));
+  CHECK (cudaStreamDestroy (up));
+  CHECK (cudaStreamDestroy (down));
+  return 0;
+}
+
 /* ---- the element ---- */
 
-static GstClockTime arrived;
+static double arrived;
 static double element_t[LATENCY_FRAMES + 200];
 static int element_n;
 static GstElement *element;
 static gboolean probed;
 
+/* --marks: when the base class's trace marks come after the frame's
+ * arrival, caught by a log function that only stamps them (no text) */
+#define MAX_MARKS 12
+static int marking, n_marks;
+static struct
+{
+  const gchar *file, *function;
+  gint line;
+  double *t;
+} marks[MAX_MARKS];
+
+static void
+on_log (GstDebugCategory * category, GstDebugLevel level, const gchar * file,
+    const gchar * function, gint line, GObject * object,
+    GstDebugMessage * message, gpointer data)
+{
+  const double t = now_us () - arrived;
+  int i;
+
+  if (!marking || level != GST_LEVEL_TRACE || element_n >= LATENCY_FRAMES +
+      200)
+    return;
+  for (i = 0; i < n_marks; i++)
+    if (marks[i].line == line && marks[i].file == file)
+      break;
+  if (i == n_marks) {
+    if (n_marks == MAX_MARKS)
+      return;
+    marks[i].file = file;
+    marks[i].function = function;
+    marks[i].line = line;
+    marks[i].t = g_new0 (double, LATENCY_FRAMES + 200);
+    n_marks++;
+  }
+  marks[i].t[element_n] = t;
+}
+
+static void
+print_marks (void)
+{
+  int i;
+
+  printf ("\n| trace mark (after the frame's arrival) | median µs | p99 µs "
+      "|\n|---|---:|---:|\n");
+  for (i = 0; i < n_marks; i++) {
+    double q[4];
+    spread (marks[i].t + 200, LATENCY_FRAMES, q);
+    printf ("| %s:%d | %.1f | %.1f |\n", marks[i].function, marks[i].line,
+        q[0], q[1]);
+    g_free (marks[i].t);
+  }
+  n_marks = 0;
+}
+
 static GstPadProbeReturn
 on_sink (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 {
-  arrived = (GstClockTime) g_get_monotonic_time ();
+  arrived = now_us ();
   if (element_n == 0) {
     /* what memory the frames come in: pinned (CoHostMemory) or not */
     GstMemory *m = gst_buffer_peek_memory (GST_PAD_PROBE_INFO_BUFFER (info),
@@ -378,8 +598,7 @@ static GstPadProbeReturn
 on_src (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 {
   if (element_n < (int) G_N_ELEMENTS (element_t))
-    element_t[element_n++] = (double) ((GstClockTime)
-        g_get_monotonic_time () - arrived);
+    element_t[element_n++] = now_us () - arrived;
   return GST_PAD_PROBE_OK;
 }
 
@@ -458,6 +677,7 @@ main (int argc, char **argv)
   const int quick = argc > 1 && !strcmp (argv[1], "--quick");
   const int only_element = argc > 1 && !strcmp (argv[1], "--element");
   const int only_kernels = argc > 1 && !strcmp (argv[1], "--kernels");
+  const int only_marks = argc > 1 && !strcmp (argv[1], "--marks");
   struct cudaDeviceProp prop;
   cudaStream_t s;
   int dev = 0, si, pi, threads = 1;
@@ -473,6 +693,25 @@ main (int argc, char **argv)
   threads = omp_get_max_threads ();
 #endif
   printf ("%s; CPU reference on 1 and %d threads\n\n", prop.name, threads);
+  if (argc > 1 && !strcmp (argv[1], "--pipelined"))
+    return pipelined (s);
+  if (only_marks) {
+    /* the element on CUDA, pinned pool, pitch 11: where its time goes */
+    gst_debug_remove_log_function (gst_debug_log_default);
+    gst_debug_add_log_function (on_log, NULL, NULL);
+    gst_debug_set_threshold_for_name ("cobasefilter", GST_LEVEL_TRACE);
+    gst_debug_set_threshold_for_name ("cudashcentroid", GST_LEVEL_TRACE);
+    marking = 1;
+    for (si = 500; si <= 1000; si += 500) {
+      double q[4];
+      if (!element_latency (si, 11.0, "cuda", 1, q))
+        return 2;
+      printf ("\n%dx%d GRAY8, pitch 11, pinned pool: sink to src %.1f / "
+          "%.1f / %.1f µs", si, si, q[0], q[1], q[2]);
+      print_marks ();
+    }
+    return 0;
+  }
   printf ("| RoI | pitch | lenslets | CPU 1 thread ms | CPU %d threads ms "
       "| GPU block per lenslet µs | cudashcentroid µs | × block | "
       "frame copy µs | latency, host frame: median / p99 / p99.9 / worst "
