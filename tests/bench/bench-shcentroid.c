@@ -218,17 +218,14 @@ cpu_ms (Case * c, int threads)
   return q[0];
 }
 
-/* The kernel's centroids within 1e-4 pixel of the reference's. */
+/* The results in pinned host memory within 1e-4 pixel of the
+ * reference's (after any run that wrote them there). */
 static int
-agrees (Case * c, Kernel k, const char *name)
+host_agrees (Case * c, const char *name)
 {
   double worst = 0.0;
   int i;
 
-  CHECK ((cudaError_t) k (&c->dg, c->dwhy, &c->dframe, &c->dres, c->s));
-  CHECK (cudaMemcpyAsync (c->hres.cx, c->dres.cx, co_sh_result_bytes (c->n, 0),
-          cudaMemcpyDeviceToHost, c->s));
-  CHECK (cudaStreamSynchronize (c->s));
   for (i = 0; i < c->n; i++) {
     if (c->hres.flags[i] != c->ref.flags[i]) {
       fprintf (stderr, "%s, lenslet %d: flags %d, the reference's %d\n",
@@ -241,6 +238,17 @@ agrees (Case * c, Kernel k, const char *name)
   if (worst > 1e-4)
     fprintf (stderr, "%s: %g pixels from the reference\n", name, worst);
   return worst <= 1e-4;
+}
+
+/* The kernel's centroids within 1e-4 pixel of the reference's. */
+static int
+agrees (Case * c, Kernel k, const char *name)
+{
+  CHECK ((cudaError_t) k (&c->dg, c->dwhy, &c->dframe, &c->dres, c->s));
+  CHECK (cudaMemcpyAsync (c->hres.cx, c->dres.cx, co_sh_result_bytes (c->n, 0),
+          cudaMemcpyDeviceToHost, c->s));
+  CHECK (cudaStreamSynchronize (c->s));
+  return host_agrees (c, name);
 }
 
 /* µs per launch, REPS back to back between two events */
@@ -428,28 +436,6 @@ latency (Case * c, int where, int graph, double q[4])
   if (exec)
     CHECK (cudaGraphExecDestroy (exec));
   spread (t, LATENCY_FRAMES, q);
-}
-
-/* The results in pinned host memory within 1e-4 pixel of the
- * reference's (after a latency run that wrote them there). */
-static int
-host_agrees (Case * c, const char *name)
-{
-  double worst = 0.0;
-  int i;
-
-  for (i = 0; i < c->n; i++) {
-    if (c->hres.flags[i] != c->ref.flags[i]) {
-      fprintf (stderr, "%s, lenslet %d: flags %d, the reference's %d\n",
-          name, i, c->hres.flags[i], c->ref.flags[i]);
-      return 0;
-    }
-    worst = fmax (worst, fmax (fabs (c->hres.cx[i] - c->ref.cx[i]),
-            fabs (c->hres.cy[i] - c->ref.cy[i])));
-  }
-  if (worst > 1e-4)
-    fprintf (stderr, "%s: %g pixels from the reference\n", name, worst);
-  return worst <= 1e-4;
 }
 
 /* --pipelined: ways to hide the upload and the read-back, 1000x1000 */
