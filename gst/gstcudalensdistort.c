@@ -17,10 +17,16 @@
  *   pre-distortion a pincushion headset lens cancels.  With
  *   #GstCudaLensDistort:stereo, each half of a side-by-side frame is an eye;
  *   the right eye's centre mirrors the left one's.
- * - `camera`: Brown-Conrady correction of a real camera, equal to OpenCV's
- *   cv::undistort: fx, fy, cx, cy, k1, k2, k3, p1, p2 (or an OpenCV
- *   calibration file).  #GstCudaLensDistort:alpha picks the new camera matrix
- *   like cv::getOptimalNewCameraMatrix.
+ * - `camera`: correction of a real camera, equal to OpenCV's cv::undistort
+ *   with its whole pinhole model: fx, fy, cx, cy, k1, k2, p1, p2, k3, the
+ *   rational k4, k5, k6, the thin prism s1..s4, the sensor tilt tau-x,
+ *   tau-y (or an OpenCV calibration file).  #GstCudaLensDistort:alpha picks
+ *   the new camera matrix like cv::getOptimalNewCameraMatrix.
+ * - `fisheye`: OpenCV's fisheye model (Kannala-Brandt, equidistant), equal to
+ *   cv::fisheye::undistortImage: fx, fy, cx, cy and k1..k4.
+ *   #GstCudaLensDistort:balance and #GstCudaLensDistort:fov-scale pick the
+ *   new camera matrix like
+ *   cv::fisheye::estimateNewCameraMatrixForUndistortRectify.
  *
  * Every property may change while PLAYING; the table is rebuilt (on the
  * GPU) between two frames, so no frame mixes two geometries.  The table, its
@@ -36,6 +42,9 @@
  * |[
  * gst-launch-1.0 v4l2src ! videoconvert ! cudalensdistort model=camera calibration-file=camera.yml alpha=0 ! videoconvert ! autovideosink
  * ]| Undistorts a webcam with an OpenCV calibration, keeping only valid pixels.
+ * |[
+ * gst-launch-1.0 v4l2src ! videoconvert ! cudalensdistort model=fisheye fx=285 fy=285 cx=320 cy=240 k1=-0.01 k2=0.04 k3=-0.04 k4=0.01 balance=0.5 ! videoconvert ! autovideosink
+ * ]| Undistorts a fisheye camera calibrated with cv::fisheye::calibrate.
  *
  * Since: 0.1
  */
@@ -71,6 +80,17 @@ enum
   PROP_CY,
   PROP_CALIBRATION_FILE,
   PROP_ALPHA,
+  PROP_K4,
+  PROP_K5,
+  PROP_K6,
+  PROP_S1,
+  PROP_S2,
+  PROP_S3,
+  PROP_S4,
+  PROP_TAU_X,
+  PROP_TAU_Y,
+  PROP_BALANCE,
+  PROP_FOV_SCALE,
 };
 
 #define DEFAULT_MODEL CO_LENS_HMD
@@ -79,6 +99,8 @@ enum
 #define DEFAULT_FOCAL 0.0
 #define DEFAULT_PRINCIPAL -1.0
 #define DEFAULT_ALPHA -1.0
+#define DEFAULT_BALANCE -1.0
+#define DEFAULT_FOV_SCALE 1.0
 /* a calibration file obeys the same ranges (gstcocalibration.h) */
 #define MAX_COEFF GST_CO_CALIBRATION_MAX_COEFF
 #define MAX_PIXELS GST_CO_CALIBRATION_MAX_PIXELS
@@ -89,6 +111,7 @@ typedef struct
 {
   gint model;
   gdouble k1, k2, k3, p1, p2, center_x, center_y, fx, fy, cx, cy, alpha;
+  gdouble k4, k5, k6, s1, s2, s3, s4, tau_x, tau_y, balance, fov_scale;
   gboolean stereo;
   gchar *calibration_file;
   guint calibration_gen;        /* counts sets, so a file may be fixed */
@@ -110,6 +133,7 @@ struct _GstCudaLensDistort
   guint bad_gen;
   CoLensModel base_model;       /* of the table in use, or at start */
   gboolean warned_empty;        /* the border-only warning was posted */
+  gboolean warned_fisheye;      /* pinhole-only coefficients were ignored */
 };
 
 #define gst_cuda_lens_distort_parent_class parent_class
@@ -123,8 +147,11 @@ gst_co_lens_model_get_type (void)
   static gsize type = 0;
   static const GEnumValue values[] = {
     {CO_LENS_HMD, "Radial pre-distortion for head-mounted displays", "hmd"},
-    {CO_LENS_CAMERA, "Brown-Conrady camera correction (cv::undistort)",
+    {CO_LENS_CAMERA, "Camera correction, OpenCV's pinhole model "
+          "(cv::undistort: Brown-Conrady, rational, thin prism, tilt)",
         "camera"},
+    {CO_LENS_FISHEYE, "Fisheye camera correction, OpenCV's equidistant "
+          "model (cv::fisheye::undistortImage)", "fisheye"},
     {0, NULL, NULL},
   };
   if (g_once_init_enter (&type))
@@ -194,9 +221,22 @@ camera_from_settings (const Settings * s, int w, int h, CoCamera * cam)
       s->cx >= 0 ? s->cx : (w - 1) * 0.5, s->cy >= 0 ? s->cy : (h - 1) * 0.5);
   cam->dist[CO_DIST_K1] = s->k1;
   cam->dist[CO_DIST_K2] = s->k2;
-  cam->dist[CO_DIST_P1] = s->p1;
-  cam->dist[CO_DIST_P2] = s->p2;
   cam->dist[CO_DIST_K3] = s->k3;
+  cam->dist[CO_DIST_K4] = s->k4;
+  if (s->model == CO_LENS_FISHEYE) {
+    cam->model = CO_CAMERA_FISHEYE;
+  } else {
+    cam->dist[CO_DIST_P1] = s->p1;
+    cam->dist[CO_DIST_P2] = s->p2;
+    cam->dist[CO_DIST_K5] = s->k5;
+    cam->dist[CO_DIST_K6] = s->k6;
+    cam->dist[CO_DIST_S1] = s->s1;
+    cam->dist[CO_DIST_S2] = s->s2;
+    cam->dist[CO_DIST_S3] = s->s3;
+    cam->dist[CO_DIST_S4] = s->s4;
+    cam->dist[CO_DIST_TAUX] = s->tau_x;
+    cam->dist[CO_DIST_TAUY] = s->tau_y;
+  }
   cam->image_width = w;
   cam->image_height = h;
 }
@@ -255,7 +295,7 @@ gst_cuda_lens_distort_prepare (GstCoRemapFilter * remap, const CoLut * lut,
   GST_OBJECT_UNLOCK (self);
 
   model = (CoLensModel) s.model;
-  if (model == CO_LENS_CAMERA && s.calibration_file && *s.calibration_file) {
+  if (model != CO_LENS_HMD && s.calibration_file && *s.calibration_file) {
     have_cam = camera_from_file (self, &s, w, h, &cam);
     /* no usable file ever: the model in use before it was set */
     if (!have_cam)
@@ -270,7 +310,27 @@ gst_cuda_lens_distort_prepare (GstCoRemapFilter * remap, const CoLut * lut,
 
     if (!have_cam)
       camera_from_settings (&s, w, h, &cam);
-    if (s.alpha >= 0) {
+    /* a calibration file says which model it describes */
+    model = cam.model == CO_CAMERA_FISHEYE ? CO_LENS_FISHEYE : CO_LENS_CAMERA;
+    if (model == CO_LENS_FISHEYE && !have_cam && (s.p1 != 0 || s.p2 != 0 ||
+            s.k5 != 0 || s.k6 != 0 || s.s1 != 0 || s.s2 != 0 || s.s3 != 0
+            || s.s4 != 0 || s.tau_x != 0 || s.tau_y != 0) &&
+        !self->warned_fisheye) {
+      GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS, ("model=fisheye takes "
+              "k1..k4 only: p1, p2, k5, k6, s1..s4, tau-x and tau-y are "
+              "ignored"), (NULL));
+      self->warned_fisheye = TRUE;
+    }
+    if (model == CO_LENS_FISHEYE && s.balance >= 0) {
+      if (co_camera_fisheye_new_camera (&cam, w, h, s.balance, s.fov_scale,
+              nk))
+        co_camera_set_new_camera (&cam, nk);
+      else
+        GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS,
+            ("balance=%g: the border of this fisheye does not undistort to a "
+                "usable rectangle; keeping the camera matrix", s.balance),
+            (NULL));
+    } else if (model == CO_LENS_CAMERA && s.alpha >= 0) {
       if (co_camera_optimal_new_camera (&cam, w, h, s.alpha, nk))
         co_camera_set_new_camera (&cam, nk);
       else
@@ -370,73 +430,96 @@ gst_cuda_lens_distort_start (GstBaseTransform * bt)
 
 /* ---- properties ---- */
 
+/* The double property @id's field of @s, or NULL. */
+static gdouble *
+double_field (Settings * s, guint id)
+{
+  switch (id) {
+    case PROP_K1:
+      return &s->k1;
+    case PROP_K2:
+      return &s->k2;
+    case PROP_K3:
+      return &s->k3;
+    case PROP_K4:
+      return &s->k4;
+    case PROP_K5:
+      return &s->k5;
+    case PROP_K6:
+      return &s->k6;
+    case PROP_P1:
+      return &s->p1;
+    case PROP_P2:
+      return &s->p2;
+    case PROP_S1:
+      return &s->s1;
+    case PROP_S2:
+      return &s->s2;
+    case PROP_S3:
+      return &s->s3;
+    case PROP_S4:
+      return &s->s4;
+    case PROP_TAU_X:
+      return &s->tau_x;
+    case PROP_TAU_Y:
+      return &s->tau_y;
+    case PROP_CENTER_X:
+      return &s->center_x;
+    case PROP_CENTER_Y:
+      return &s->center_y;
+    case PROP_FX:
+      return &s->fx;
+    case PROP_FY:
+      return &s->fy;
+    case PROP_CX:
+      return &s->cx;
+    case PROP_CY:
+      return &s->cy;
+    case PROP_ALPHA:
+      return &s->alpha;
+    case PROP_BALANCE:
+      return &s->balance;
+    case PROP_FOV_SCALE:
+      return &s->fov_scale;
+    default:
+      return NULL;
+  }
+}
+
 static void
 gst_cuda_lens_distort_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
   GstCudaLensDistort *self = GST_CUDA_LENS_DISTORT (object);
   Settings *s = &self->set;
-  gdouble *d = NULL;
+  gdouble *d = double_field (s, prop_id);
 
   GST_OBJECT_LOCK (self);
-  switch (prop_id) {
-    case PROP_MODEL:
-      s->model = g_value_get_enum (value);
-      break;
-    case PROP_K1:
-      d = &s->k1;
-      break;
-    case PROP_K2:
-      d = &s->k2;
-      break;
-    case PROP_K3:
-      d = &s->k3;
-      break;
-    case PROP_P1:
-      d = &s->p1;
-      break;
-    case PROP_P2:
-      d = &s->p2;
-      break;
-    case PROP_CENTER_X:
-      d = &s->center_x;
-      break;
-    case PROP_CENTER_Y:
-      d = &s->center_y;
-      break;
-    case PROP_FX:
-      d = &s->fx;
-      break;
-    case PROP_FY:
-      d = &s->fy;
-      break;
-    case PROP_CX:
-      d = &s->cx;
-      break;
-    case PROP_CY:
-      d = &s->cy;
-      break;
-    case PROP_ALPHA:
-      d = &s->alpha;
-      break;
-    case PROP_STEREO:
-      s->stereo = g_value_get_boolean (value);
-      break;
-    case PROP_CALIBRATION_FILE:
-      g_free (s->calibration_file);
-      s->calibration_file = g_value_dup_string (value);
-      s->calibration_gen++;
-      /* a calibration describes a camera */
-      if (s->calibration_file && *s->calibration_file)
-        s->model = CO_LENS_CAMERA;
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      GST_OBJECT_UNLOCK (self);
-      return;
-  }
-  if (d)
+  if (d) {
     *d = g_value_get_double (value);
+  } else {
+    switch (prop_id) {
+      case PROP_MODEL:
+        s->model = g_value_get_enum (value);
+        break;
+      case PROP_STEREO:
+        s->stereo = g_value_get_boolean (value);
+        break;
+      case PROP_CALIBRATION_FILE:
+        g_free (s->calibration_file);
+        s->calibration_file = g_value_dup_string (value);
+        s->calibration_gen++;
+        /* a calibration describes a camera */
+        if (s->calibration_file && *s->calibration_file &&
+            s->model == CO_LENS_HMD)
+          s->model = CO_LENS_CAMERA;
+        break;
+      default:
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+        GST_OBJECT_UNLOCK (self);
+        return;
+    }
+  }
   gst_co_remap_filter_mark_dirty (GST_CO_REMAP_FILTER (self));
   GST_OBJECT_UNLOCK (self);
 }
@@ -447,58 +530,19 @@ gst_cuda_lens_distort_get_property (GObject * object, guint prop_id,
 {
   GstCudaLensDistort *self = GST_CUDA_LENS_DISTORT (object);
   Settings *s = &self->set;
+  gdouble *d = double_field (s, prop_id);
 
   GST_OBJECT_LOCK (self);
-  switch (prop_id) {
-    case PROP_MODEL:
-      g_value_set_enum (value, s->model);
-      break;
-    case PROP_K1:
-      g_value_set_double (value, s->k1);
-      break;
-    case PROP_K2:
-      g_value_set_double (value, s->k2);
-      break;
-    case PROP_K3:
-      g_value_set_double (value, s->k3);
-      break;
-    case PROP_P1:
-      g_value_set_double (value, s->p1);
-      break;
-    case PROP_P2:
-      g_value_set_double (value, s->p2);
-      break;
-    case PROP_CENTER_X:
-      g_value_set_double (value, s->center_x);
-      break;
-    case PROP_CENTER_Y:
-      g_value_set_double (value, s->center_y);
-      break;
-    case PROP_FX:
-      g_value_set_double (value, s->fx);
-      break;
-    case PROP_FY:
-      g_value_set_double (value, s->fy);
-      break;
-    case PROP_CX:
-      g_value_set_double (value, s->cx);
-      break;
-    case PROP_CY:
-      g_value_set_double (value, s->cy);
-      break;
-    case PROP_ALPHA:
-      g_value_set_double (value, s->alpha);
-      break;
-    case PROP_STEREO:
-      g_value_set_boolean (value, s->stereo);
-      break;
-    case PROP_CALIBRATION_FILE:
-      g_value_set_string (value, s->calibration_file);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
+  if (d)
+    g_value_set_double (value, *d);
+  else if (prop_id == PROP_MODEL)
+    g_value_set_enum (value, s->model);
+  else if (prop_id == PROP_STEREO)
+    g_value_set_boolean (value, s->stereo);
+  else if (prop_id == PROP_CALIBRATION_FILE)
+    g_value_set_string (value, s->calibration_file);
+  else
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
   GST_OBJECT_UNLOCK (self);
 }
 
@@ -536,15 +580,34 @@ gst_cuda_lens_distort_class_init (GstCudaLensDistortClass * klass)
   oc->finalize = gst_cuda_lens_distort_finalize;
 
   g_object_class_install_property (oc, PROP_MODEL,
-      g_param_spec_enum ("model", "Model", "Lens model: hmd pre-distortion or "
-          "camera correction", GST_TYPE_CO_LENS_MODEL, DEFAULT_MODEL,
+      g_param_spec_enum ("model", "Model", "Lens model: hmd pre-distortion, "
+          "camera or fisheye correction", GST_TYPE_CO_LENS_MODEL, DEFAULT_MODEL,
           GST_CO_PARAM_LIVE));
   install_double (oc, PROP_K1, "k1", "k1", "Radial coefficient of r^2 "
-      "(both models)", -MAX_COEFF, MAX_COEFF, DEFAULT_K);
+      "(hmd, camera; fisheye: of theta^2)", -MAX_COEFF, MAX_COEFF, DEFAULT_K);
   install_double (oc, PROP_K2, "k2", "k2", "Radial coefficient of r^4 "
-      "(both models)", -MAX_COEFF, MAX_COEFF, DEFAULT_K);
+      "(hmd, camera; fisheye: of theta^4)", -MAX_COEFF, MAX_COEFF, DEFAULT_K);
   install_double (oc, PROP_K3, "k3", "k3", "Radial coefficient of r^6 "
-      "(camera)", -MAX_COEFF, MAX_COEFF, DEFAULT_K);
+      "(camera; fisheye: of theta^6)", -MAX_COEFF, MAX_COEFF, DEFAULT_K);
+  install_double (oc, PROP_K4, "k4", "k4", "Rational denominator's "
+      "coefficient of r^2 (camera; fisheye: k4, of theta^8)", -MAX_COEFF,
+      MAX_COEFF, DEFAULT_K);
+  install_double (oc, PROP_K5, "k5", "k5", "Rational denominator's "
+      "coefficient of r^4 (camera)", -MAX_COEFF, MAX_COEFF, DEFAULT_K);
+  install_double (oc, PROP_K6, "k6", "k6", "Rational denominator's "
+      "coefficient of r^6 (camera)", -MAX_COEFF, MAX_COEFF, DEFAULT_K);
+  install_double (oc, PROP_S1, "s1", "s1", "Thin prism: x's coefficient of "
+      "r^2 (camera)", -MAX_COEFF, MAX_COEFF, DEFAULT_K);
+  install_double (oc, PROP_S2, "s2", "s2", "Thin prism: x's coefficient of "
+      "r^4 (camera)", -MAX_COEFF, MAX_COEFF, DEFAULT_K);
+  install_double (oc, PROP_S3, "s3", "s3", "Thin prism: y's coefficient of "
+      "r^2 (camera)", -MAX_COEFF, MAX_COEFF, DEFAULT_K);
+  install_double (oc, PROP_S4, "s4", "s4", "Thin prism: y's coefficient of "
+      "r^4 (camera)", -MAX_COEFF, MAX_COEFF, DEFAULT_K);
+  install_double (oc, PROP_TAU_X, "tau-x", "Tilt x", "Sensor tilt about x, "
+      "radians (camera: OpenCV's tauX)", -G_PI / 4, G_PI / 4, DEFAULT_K);
+  install_double (oc, PROP_TAU_Y, "tau-y", "Tilt y", "Sensor tilt about y, "
+      "radians (camera: OpenCV's tauY)", -G_PI / 4, G_PI / 4, DEFAULT_K);
   install_double (oc, PROP_P1, "p1", "p1", "First tangential coefficient "
       "(camera)", -MAX_COEFF, MAX_COEFF, DEFAULT_K);
   install_double (oc, PROP_P2, "p2", "p2", "Second tangential coefficient "
@@ -572,8 +635,15 @@ gst_cuda_lens_distort_class_init (GstCudaLensDistortClass * klass)
           "model=camera", NULL, GST_CO_PARAM_LIVE));
   install_double (oc, PROP_ALPHA, "alpha", "Alpha", "Free scaling of "
       "cv::getOptimalNewCameraMatrix: 0 keeps only valid pixels, 1 keeps all "
-      "source pixels, -1 keeps the camera matrix (cv::undistort)", -1.0, 1.0,
-      DEFAULT_ALPHA);
+      "source pixels, -1 keeps the camera matrix (cv::undistort; camera)",
+      -1.0, 1.0, DEFAULT_ALPHA);
+  install_double (oc, PROP_BALANCE, "balance", "Balance", "New focal length "
+      "of cv::fisheye::estimateNewCameraMatrixForUndistortRectify: 0 keeps "
+      "only valid pixels, 1 the field up to the border's midpoints, -1 keeps "
+      "the camera matrix (fisheye)", -1.0, 1.0, DEFAULT_BALANCE);
+  install_double (oc, PROP_FOV_SCALE, "fov-scale", "Field of view scale",
+      "Divides the focal length balance chose: above 1 shows more of the "
+      "field (fisheye, with balance)", 0.1, 10.0, DEFAULT_FOV_SCALE);
   gst_element_class_set_static_metadata (ec, "CUDA lens distortion",
       "Filter/Effect/Video/Hardware",
       "Lens (pre)distortion and camera undistortion by compressed LUT "
@@ -599,6 +669,8 @@ gst_cuda_lens_distort_init (GstCudaLensDistort * self)
   s->fx = s->fy = DEFAULT_FOCAL;
   s->cx = s->cy = DEFAULT_PRINCIPAL;
   s->alpha = DEFAULT_ALPHA;
+  s->balance = DEFAULT_BALANCE;
+  s->fov_scale = DEFAULT_FOV_SCALE;
 }
 
 gboolean

@@ -39,12 +39,36 @@ co_camera_is_supported (const CoCamera * cam)
 {
   int i;
 
-  if (cam->model != CO_CAMERA_PINHOLE)
+  if (cam->model == CO_CAMERA_PINHOLE)
+    return 1;
+  if (cam->model != CO_CAMERA_FISHEYE)
     return 0;
-  for (i = CO_CAMERA_N_DIST_USED; i < CO_CAMERA_N_DIST; i++)
-    if (cam->dist[i] != 0.0)
+  for (i = 0; i < CO_CAMERA_N_DIST; i++)
+    if (cam->dist[i] != 0.0 && i != CO_DIST_K1 && i != CO_DIST_K2 &&
+        i != CO_DIST_K3 && i != CO_DIST_K4)
       return 0;
   return 1;
+}
+
+/* OpenCV's computeTiltProjectionMatrix(tauX, tauY): the sensor's tilt as
+ * a projective map of the distorted normalised point. */
+static void
+tilt_matrix (double tau_x, double tau_y, double m[9])
+{
+  const double cx = cos (tau_x), sx = sin (tau_x);
+  const double cy = cos (tau_y), sy = sin (tau_y);
+  /* R = Ry(tau_y) Rx(tau_x) */
+  const double r[9] = { cy, sy * sx, -sy * cx, 0.0, cx, sx, sy, -cy * sx,
+    cy * cx
+  };
+  /* projection onto z = 1 along the tilted axis, times R */
+  const double pz[9] = { r[8], 0.0, -r[2], 0.0, r[8], -r[5], 0.0, 0.0, 1.0 };
+  int i, j;
+
+  for (i = 0; i < 3; i++)
+    for (j = 0; j < 3; j++)
+      m[i * 3 + j] = pz[i * 3] * r[j] + pz[i * 3 + 1] * r[3 + j] +
+          pz[i * 3 + 2] * r[6 + j];
 }
 
 /* 3x3 inverse by cofactors; 0 when singular */
@@ -80,17 +104,40 @@ co_camera_params_init (CoCameraParams * p, const CoCamera * cam)
       r[6] == 0.0 && r[7] == 0.0 && r[8] == 1.0;
   int plain_p = pp[1] == 0.0 && pp[4] == 0.0 && pp[8] == 0.0 &&
       pp[9] == 0.0 && pp[10] == 1.0;
+  const double *d = cam->dist;
 
   memset (p, 0, sizeof (*p));
+  p->model = cam->model == CO_CAMERA_FISHEYE ? CO_CAMERA_FISHEYE :
+      CO_CAMERA_PINHOLE;
   p->fx = (float) cam->fx;
   p->fy = (float) cam->fy;
   p->cx = (float) cam->cx;
   p->cy = (float) cam->cy;
-  p->k1 = (float) cam->dist[CO_DIST_K1];
-  p->k2 = (float) cam->dist[CO_DIST_K2];
-  p->p1 = (float) cam->dist[CO_DIST_P1];
-  p->p2 = (float) cam->dist[CO_DIST_P2];
-  p->k3 = (float) cam->dist[CO_DIST_K3];
+  p->k1 = (float) d[CO_DIST_K1];
+  p->k2 = (float) d[CO_DIST_K2];
+  p->k3 = (float) d[CO_DIST_K3];
+  p->k4 = (float) d[CO_DIST_K4];
+  if (p->model == CO_CAMERA_PINHOLE) {
+    double m[9];
+    int i;
+
+    p->p1 = (float) d[CO_DIST_P1];
+    p->p2 = (float) d[CO_DIST_P2];
+    p->k5 = (float) d[CO_DIST_K5];
+    p->k6 = (float) d[CO_DIST_K6];
+    p->s1 = (float) d[CO_DIST_S1];
+    p->s2 = (float) d[CO_DIST_S2];
+    p->s3 = (float) d[CO_DIST_S3];
+    p->s4 = (float) d[CO_DIST_S4];
+    p->rational = d[CO_DIST_K4] != 0.0 || d[CO_DIST_K5] != 0.0 ||
+        d[CO_DIST_K6] != 0.0;
+    p->prism = d[CO_DIST_S1] != 0.0 || d[CO_DIST_S2] != 0.0 ||
+        d[CO_DIST_S3] != 0.0 || d[CO_DIST_S4] != 0.0;
+    p->tilt = d[CO_DIST_TAUX] != 0.0 || d[CO_DIST_TAUY] != 0.0;
+    tilt_matrix (d[CO_DIST_TAUX], d[CO_DIST_TAUY], m);
+    for (i = 0; i < 9; i++)
+      p->tilt_m[i] = (float) m[i];
+  }
   p->ifx = (float) (1.0 / pp[0]);
   p->ify = (float) (1.0 / pp[5]);
   p->ncx = (float) pp[2];
@@ -113,19 +160,38 @@ co_camera_params_init (CoCameraParams * p, const CoCamera * cam)
 }
 
 /* cv::undistortPoints into normalised coordinates, with its default five
- * fixed-point iterations. */
+ * fixed-point iterations, for the whole coefficient vector @d (the tilt
+ * undone first, as OpenCV does). */
 static void
-undistort_point (const double k[4], const double d[5], double u, double v,
-    double *ox, double *oy)
+undistort_point (const double k[4], const double d[CO_CAMERA_N_DIST],
+    double u, double v, double *ox, double *oy)
 {
-  double x0 = (u - k[2]) / k[0], y0 = (v - k[3]) / k[1], x = x0, y = y0;
+  double x0 = (u - k[2]) / k[0], y0 = (v - k[3]) / k[1], x, y;
   int i;
 
+  if (d[CO_DIST_TAUX] != 0.0 || d[CO_DIST_TAUY] != 0.0) {
+    double m[9], im[9], X, Y, W;
+    tilt_matrix (d[CO_DIST_TAUX], d[CO_DIST_TAUY], m);
+    if (invert3 (m, im)) {
+      X = im[0] * x0 + im[1] * y0 + im[2];
+      Y = im[3] * x0 + im[4] * y0 + im[5];
+      W = im[6] * x0 + im[7] * y0 + im[8];
+      W = W != 0.0 ? 1.0 / W : 1.0;
+      x0 = X * W;
+      y0 = Y * W;
+    }
+  }
+  x = x0;
+  y = y0;
   for (i = 0; i < 5; i++) {
     double r2 = x * x + y * y;
-    double icdist = 1.0 / (1.0 + ((d[4] * r2 + d[1]) * r2 + d[0]) * r2);
-    double dx = 2.0 * d[2] * x * y + d[3] * (r2 + 2.0 * x * x);
-    double dy = d[2] * (r2 + 2.0 * y * y) + 2.0 * d[3] * x * y;
+    double icdist = (1.0 + ((d[CO_DIST_K6] * r2 + d[CO_DIST_K5]) * r2 +
+            d[CO_DIST_K4]) * r2) / (1.0 + ((d[CO_DIST_K3] * r2 +
+                d[CO_DIST_K2]) * r2 + d[CO_DIST_K1]) * r2);
+    double dx = 2.0 * d[CO_DIST_P1] * x * y + d[CO_DIST_P2] * (r2 +
+        2.0 * x * x) + d[CO_DIST_S1] * r2 + d[CO_DIST_S2] * r2 * r2;
+    double dy = d[CO_DIST_P1] * (r2 + 2.0 * y * y) + 2.0 * d[CO_DIST_P2] *
+        x * y + d[CO_DIST_S3] * r2 + d[CO_DIST_S4] * r2 * r2;
     if (icdist < 0) {
       x = x0;
       y = y0;
@@ -136,6 +202,86 @@ undistort_point (const double k[4], const double d[5], double u, double v,
   }
   *ox = x;
   *oy = y;
+}
+
+/* cv::fisheye::undistortPoints of pixel (u, v) into normalised
+ * coordinates: theta from theta_d by Newton's method (OpenCV's 10
+ * iterations to 1e-8).  0 where it does not converge to a theta of the
+ * same sign. */
+static int
+fisheye_undistort_point (const CoCamera * cam, double u, double v,
+    double *ox, double *oy)
+{
+  const double *d = cam->dist;
+  double x = (u - cam->cx) / cam->fx, y = (v - cam->cy) / cam->fy;
+  double thd = sqrt (x * x + y * y), th, scale = 1.0;
+  int i, converged = 0;
+
+  thd = fmin (thd, 1.5707963267948966);
+  th = thd;
+  if (thd > 1e-8) {
+    for (i = 0; i < 10; i++) {
+      double t2 = th * th, t4 = t2 * t2, t6 = t4 * t2, t8 = t4 * t4;
+      double fix = (th * (1.0 + d[CO_DIST_K1] * t2 + d[CO_DIST_K2] * t4 +
+              d[CO_DIST_K3] * t6 + d[CO_DIST_K4] * t8) - thd) / (1.0 +
+          3.0 * d[CO_DIST_K1] * t2 + 5.0 * d[CO_DIST_K2] * t4 +
+          7.0 * d[CO_DIST_K3] * t6 + 9.0 * d[CO_DIST_K4] * t8);
+      th -= fix;
+      if (fabs (fix) < 1e-8) {
+        converged = 1;
+        break;
+      }
+    }
+    scale = tan (th) / thd;
+  } else {
+    converged = 1;
+  }
+  *ox = x * scale;
+  *oy = y * scale;
+  return converged && th >= 0.0 && isfinite (scale);
+}
+
+int
+co_camera_fisheye_new_camera (const CoCamera * cam, int width, int height,
+    double balance, double fov_scale, double new_k[4])
+{
+  /* the midpoints of the border's sides (integer halves, as OpenCV) */
+  const double pu[4] = { width / 2, width, width / 2, 0 };
+  const double pv[4] = { 0, height / 2, height, height / 2 };
+  const double aspect = cam->fx / cam->fy;
+  double px[4], py[4], cnx = 0.0, cny = 0.0, f[4], fmin_ = HUGE_VAL,
+      fmax_ = -HUGE_VAL, fl;
+  int i;
+
+  balance = fmin (fmax (balance, 0.0), 1.0);
+  for (i = 0; i < 4; i++) {
+    if (!fisheye_undistort_point (cam, pu[i], pv[i], &px[i], &py[i]))
+      return 0;
+    py[i] *= aspect;
+    cnx += px[i] / 4.0;
+    cny += py[i] / 4.0;
+  }
+  f[0] = width * 0.5 / (cnx - fmin (fmin (px[0], px[1]), fmin (px[2],
+              px[3])));
+  f[1] = width * 0.5 / (fmax (fmax (px[0], px[1]), fmax (px[2], px[3])) -
+      cnx);
+  f[2] = height * 0.5 * aspect / (cny - fmin (fmin (py[0], py[1]),
+          fmin (py[2], py[3])));
+  f[3] = height * 0.5 * aspect / (fmax (fmax (py[0], py[1]), fmax (py[2],
+              py[3])) - cny);
+  for (i = 0; i < 4; i++) {
+    fmin_ = fmin (fmin_, f[i]);
+    fmax_ = fmax (fmax_, f[i]);
+  }
+  fl = balance * fmin_ + (1.0 - balance) * fmax_;
+  if (fov_scale > 0.0)
+    fl /= fov_scale;
+  new_k[0] = fl;
+  new_k[1] = fl / aspect;
+  new_k[2] = -cnx * fl + width * 0.5;
+  new_k[3] = (-cny * fl + height * aspect * 0.5) / aspect;
+  return isfinite (new_k[0]) && isfinite (new_k[1]) && isfinite (new_k[2])
+      && isfinite (new_k[3]) && new_k[0] > 0 && new_k[1] > 0;
 }
 
 int

@@ -49,7 +49,7 @@ camera_from (CoCamera * cam, const double k[4], const double dist[5])
   int i;
 
   co_camera_init (cam, k[0], k[1], k[2], k[3]);
-  for (i = 0; i < CO_CAMERA_N_DIST_USED; i++)
+  for (i = 0; i < 5; i++)
     cam->dist[i] = dist[i];
 }
 

@@ -27,6 +27,7 @@ typedef enum
 {
   CO_LENS_HMD = CO_CAMERA_HMD,
   CO_LENS_CAMERA = CO_CAMERA_PINHOLE,
+  CO_LENS_FISHEYE = CO_CAMERA_FISHEYE,
 } CoLensModel;
 
 /* Derived, ready-to-use parameters; co_lens_params_init_*() fill them so

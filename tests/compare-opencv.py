@@ -12,12 +12,13 @@ import subprocess
 import sys
 import tempfile
 
-try:
-    import cv2
-    import numpy as np
-except ImportError:
+from system_python import require
+
+if not require("cv2", "numpy"):
     print("no OpenCV (cv2) here: skipping")
     sys.exit(77)
+import cv2  # noqa: E402
+import numpy as np  # noqa: E402
 
 root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 samples = os.path.join(root, "pipelines", "samples")

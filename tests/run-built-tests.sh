@@ -39,13 +39,18 @@ for t in tests/test-lut tests/test-remap tests/test-camera tests/test-remapfilte
   printf '%-32s %-10s %8d ms\n' "$name" "$verdict" "$ms"
   [ "$rc" = 0 ] || [ "$rc" = 77 ] || tail -30 "$logs/$name.log"
 done
-# cudalensdistort against cv2.undistort, where OpenCV's Python module is
-[ -z "${ONLY:-}" ] || [[ compare-opencv =~ $ONLY ]] || { echo "$pass passed, $fail failed, $skip skipped"; [ "$fail" = 0 ]; exit; }
-timeout "${TEST_TIMEOUT:-300}" python3 tests/compare-opencv.py >"$logs/compare-opencv.log" 2>&1
-case $? in
-  0) pass=$((pass + 1)); echo "compare-opencv                   OK" ;;
-  77) skip=$((skip + 1)); echo "compare-opencv                   SKIP" ;;
-  *) fail=$((fail + 1)); echo "compare-opencv                   FAIL"; cat "$logs/compare-opencv.log" ;;
-esac
+# cudalensdistort against OpenCV (cv2.undistort, and its other models'
+# maps), where OpenCV's Python module is
+for py in compare-opencv compare-opencv-models; do
+  [ -z "${ONLY:-}" ] || [[ $py =~ $ONLY ]] || continue
+  timeout "${TEST_TIMEOUT:-300}" python3 tests/$py.py >"$logs/$py.log" 2>&1
+  case $? in
+    0) pass=$((pass + 1)); verdict=OK ;;
+    77) skip=$((skip + 1)); verdict=SKIP ;;
+    *) fail=$((fail + 1)); verdict=FAIL ;;
+  esac
+  printf '%-32s %s\n' "$py" "$verdict"
+  [ "$verdict" != FAIL ] || cat "$logs/$py.log"
+done
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" = 0 ]

@@ -5,13 +5,9 @@ import os
 import runpy
 import sys
 
-try:
-    import gi  # noqa: F401
-except ImportError:
-    # a python3 of its own (pyenv, venv) first on PATH: try the system's,
-    # where Debian's python3-gi lives
-    if os.path.exists("/usr/bin/python3") and sys.executable != "/usr/bin/python3":
-        os.execv("/usr/bin/python3", ["/usr/bin/python3"] + sys.argv)
+from system_python import require
+
+if not require("gi"):
     print("PyGObject (python3-gi) is not installed: skipping")
     sys.exit(77)
 here = os.path.dirname(os.path.abspath(__file__))

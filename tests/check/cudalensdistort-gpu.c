@@ -118,17 +118,26 @@ GST_START_TEST (test_cuda_equals_cpu)
           make_frame (&info, rand, FALSE);
       for (l = 0; l < G_N_ELEMENTS (luts); l++) {
         for (i = 0; i < G_N_ELEMENTS (interps); i++) {
-          for (m = 0; m < 3; m++) {
-            /* every off-edge mode meets every lut and interpolation */
+          for (m = 0; m < 5; m++) {
+            /* every off-edge mode meets every lut and interpolation; the
+             * camera models: a file's five coefficients, OpenCV's whole
+             * vector (rational, thin prism, tilt), fisheye with balance */
             gchar *props = g_strdup_printf ("lut=%s interpolation=%s "
                 "off-edge=%s %s", luts[l], interps[i], edges[(l + i + m) % 3],
                 m == 0 ? "calibration-file= model=hmd "
                 "k1=-0.3 k2=0.05 center-x=0.45 stereo=false alpha=-1" :
                 m == 1 ? "calibration-file= model=hmd k1=0.22 k2=0 "
-                "center-x=0.5 stereo=true alpha=-1" : "k1=0 k2=0 alpha=0.5 "
-                "calibration-file=");
-            gchar *full = m < 2 ? g_strdup (props) : g_strconcat (props, calib,
-                NULL);
+                "center-x=0.5 stereo=true alpha=-1" :
+                m == 3 ? "calibration-file= model=camera fx=0 fy=0 cx=-1 "
+                "cy=-1 k1=-0.26 k2=0.07 p1=0.0009 p2=0.0004 k3=-0.01 k4=0.02 "
+                "k5=0.01 k6=-0.005 s1=0.002 s2=-0.0008 s3=0.0015 s4=0.0003 "
+                "tau-x=0.015 tau-y=-0.02 alpha=-1 balance=-1" :
+                m == 4 ? "calibration-file= model=fisheye fx=0 fy=0 cx=-1 "
+                "cy=-1 k1=-0.013 k2=0.041 k3=-0.037 k4=0.0095 p1=0 p2=0 k5=0 "
+                "k6=0 s1=0 s2=0 s3=0 s4=0 tau-x=0 tau-y=0 balance=0.5 "
+                "fov-scale=1.2" : "k1=0 k2=0 alpha=0.5 calibration-file=");
+            gchar *full = m != 2 ? g_strdup (props) : g_strconcat (props,
+                calib, NULL);
             GstBuffer *a, *b;
             gint md = 0;
             apply_props (hc, full);
@@ -149,7 +158,7 @@ GST_START_TEST (test_cuda_equals_cpu)
           }
         }
       }
-      g_printerr ("cuda==cpu %-9s %s %dx%d: 18 settings, max diff %d, "
+      g_printerr ("cuda==cpu %-9s %s %dx%d: 30 settings, max diff %d, "
           "%.0f ms\n", all_formats[f], img ? "natural" : "random ", w, h,
           worst, (g_get_monotonic_time () - t0) / 1000.0);
       gst_buffer_unref (in);
