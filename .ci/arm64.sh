@@ -12,7 +12,7 @@ source "$(dirname "$0")/lib-chroot.sh"
 co_require_root_user
 
 PKGS="crossbuild-essential-arm64 ninja-build pkg-config meson python3 qemu-user
- libc6-dev:arm64 libgomp1:arm64
+ libc6-dev:arm64 libgomp1:arm64 libyaml-dev:arm64 libxml2-dev:arm64
  libgstreamer1.0-dev:arm64 libgstreamer-plugins-base1.0-dev:arm64
  gstreamer1.0-plugins-base:arm64 gstreamer1.0-plugins-good:arm64"
 co_root bookworm-arm64 bookworm "$PKGS" arm64

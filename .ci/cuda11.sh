@@ -21,6 +21,7 @@ rm -rf "$out"; mkdir -p "$out"
 failed=()
 
 PKGS_118="gcc g++ libc6-dev binutils ninja-build pkg-config meson python3
+ libyaml-dev libxml2-dev
  libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libgstreamer-plugins-bad1.0-dev
  gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-tools
  python3-gi gir1.2-gst-plugins-base-1.0

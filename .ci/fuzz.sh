@@ -29,13 +29,13 @@ max_len=${CO_FUZZ_MAX_LEN:-65536}
 timeout=${CO_FUZZ_TIMEOUT:-10}
 
 # ---- what it needs: clang with libFuzzer (libclang-rt), GLib ----
-co_install_missing clang libclang-rt-14-dev pkg-config libglib2.0-dev || finish 1
+co_install_missing clang libclang-rt-14-dev pkg-config libglib2.0-dev libyaml-dev libxml2-dev || finish 1
 cc=${CC_FUZZ:-$(command -v clang || command -v clang-14)}
 [ -n "$cc" ] || { echo "no clang" >&2; finish 1; }
 
 rm -rf "$out"
 mkdir -p "$out" "$build"
-glib_flags=$(pkg-config --cflags --libs glib-2.0) || finish 1
+glib_flags=$(pkg-config --cflags --libs glib-2.0 yaml-0.1 libxml-2.0) || finish 1
 
 # "// fuzz-KEY: values" in a target's source
 meta() { sed -n "s|^// fuzz-$2: *||p" "$1" | head -n 1; }

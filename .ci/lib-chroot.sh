@@ -28,6 +28,7 @@ CO_ROOTS_USED=()
 # and the base of cuda11.sh's CUDA 11.2 root.  -dev packages carry the GIR
 # files .ci/api-floor.py reads (libgirepository1.0-dev: GLib's).
 CO_BULLSEYE_PKGS="gcc libc6-dev binutils ninja-build pkg-config python3
+ libyaml-dev libxml2-dev
  libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
  gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-tools
  python3-gi gir1.2-gst-plugins-base-1.0 libgirepository1.0-dev"
@@ -37,6 +38,7 @@ CO_BULLSEYE_PKGS="gcc libc6-dev binutils ninja-build pkg-config python3
 # list, so the same cached root).  patchelf: gpu-126.sh's binaries for the
 # GPU machine.
 CO_TRIXIE_PKGS="gcc g++ libc6-dev binutils ninja-build pkg-config meson python3
+ libyaml-dev libxml2-dev
  libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libgstreamer-plugins-bad1.0-dev
  gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad
  gstreamer1.0-tools python3-gi gir1.2-gst-plugins-base-1.0

@@ -1,7 +1,11 @@
 /* cudaoptics — LGPL-2.1-or-later */
 
-/* Reads the camera matrix and distortion vector from the YAML or XML that
- * cv::FileStorage writes; only what OpenCV's own writer emits is understood. */
+/* Reads a camera's calibration from the files people already have:
+ * OpenCV FileStorage YAML or XML (one camera, a fisheye, or a stereo pair's
+ * M1 D1 R1 P1 / M2 D2 R2 P2), ROS camera_info YAML and Kalibr camchain
+ * YAML.  YAML goes through libyaml and XML through libxml2, both into one
+ * tree (a yaml_document_t), which the same code then reads whatever the
+ * syntax was. */
 
 #include "gstcocalibration.h"
 
@@ -14,421 +18,658 @@
 #include <glib/gstdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <yaml.h>
+#include <libxml/parser.h>
+#include <libxml/tree.h>
 
 #define MAX_FILE_SIZE (1024 * 1024)
 #define MAX_VALUES 16
+/* deep enough for any calibration, shallow enough for a stack */
+#define MAX_XML_DEPTH 32
 
 #define ERR_READ GST_CO_CALIBRATION_ERROR_READ
 #define ERR_PARSE GST_CO_CALIBRATION_ERROR_PARSE
 #define ERR_UNSUPPORTED GST_CO_CALIBRATION_ERROR_UNSUPPORTED
 
-/* deep enough for any cv::FileStorage output, shallow enough for a stack */
-#define MAX_XML_DEPTH 32
-#define MAX_MODEL_NAME 32
-
 typedef struct
 {
-  const gchar *name;            /* alias found in the file; NULL until then */
-  gint rows, cols;              /* -1 when not given */
-  gint count;
-  gdouble v[MAX_VALUES];
-} Matrix;
-
-enum
-{ S_WIDTH, S_HEIGHT, S_FISHEYE, N_SCALARS };
-
-typedef struct
-{
-  Matrix mat[2];                /* camera matrix, distortion vector */
-  Matrix *cur;                  /* the matrix whose fields come next */
-  gint scalar[N_SCALARS];       /* -1 when not given */
-  gchar model[MAX_MODEL_NAME + 1];      /* distortion_model; "" when absent */
+  yaml_document_t doc;
+  yaml_node_t *scope;           /* the camera's mapping */
+  const gchar *suffix;          /* "1"/"2" in a stereo FileStorage, else "" */
   GError **error;
 } Ctx;
-
-/* the first two name the camera matrix, the others the distortion vector */
-static const gchar *const matrix_names[] = { "camera_matrix", "cameraMatrix",
-  "distortion_coefficients", "dist_coeffs", "distCoeffs", NULL
-};
-
-/* fisheye_model matters because its 4 coefficients are not k1 k2 p1 p2 */
-static const gchar *const scalar_names[] = { "image_width", "image_height",
-  "fisheye_model", NULL
-};
-
-/* ROS camera_info names the model; these two are k1 k2 p1 p2 k3 [k4 k5 k6],
- * and validate() refuses a non-zero coefficient past k3 */
-static const gchar *const brown_conrady_models[] = { "plumb_bob",
-  "rational_polynomial", NULL
-};
 
 /* gst-indent mangles a prototype with an attribute and splits the dashed
  * quark name: keep both out of its reach */
 /* *INDENT-OFF* */
-static gboolean fail (Ctx * c, gint code, const gchar * fmt, ...)
+static gboolean fail (GError ** error, gint code, const gchar * fmt, ...)
     G_GNUC_PRINTF (3, 4);
 
 G_DEFINE_QUARK (gst-co-calibration-error-quark, gst_co_calibration_error)
 /* *INDENT-ON* */
 
 static gboolean
-fail (Ctx * c, gint code, const gchar * fmt, ...)
+fail (GError ** error, gint code, const gchar * fmt, ...)
 {
   va_list ap;
 
   va_start (ap, fmt);
-  g_propagate_error (c->error, g_error_new_valist (GST_CO_CALIBRATION_ERROR,
+  g_propagate_error (error, g_error_new_valist (GST_CO_CALIBRATION_ERROR,
           code, fmt, ap));
   va_end (ap);
   return FALSE;
 }
 
-static gboolean
-is_word (const gchar * s, gsize len, const gchar * word)
-{
-  return strlen (word) == len && memcmp (word, s, len) == 0;
-}
+/* ---- the tree ---- */
 
-static gint
-find_name (const gchar * const *names, const gchar * s, gsize len)
-{
-  gint i;
-
-  for (i = 0; names[i]; i++)
-    if (is_word (s, len, names[i]))
-      return i;
-  return -1;
-}
-
-/* Numbers separated by whitespace and/or commas. The text is NUL-terminated
- * at or after @end, so g_ascii_strtod cannot run off it. */
-static gboolean
-read_numbers (Ctx * c, const gchar * node, const gchar * key, const gchar * p,
-    const gchar * end, gdouble * v, gint max, gint * count)
-{
-  gchar *e;
-  gdouble x;
-
-  for (*count = 0;; (*count)++, p = e) {
-    while (p < end && (g_ascii_isspace (*p) || *p == ','))
-      p++;
-    if (p >= end)
-      return TRUE;
-    x = g_ascii_strtod (p, &e);
-    if (e == p || e > end || (e < end && !g_ascii_isspace (*e) && *e != ',')
-        || !isfinite (x))
-      return fail (c, ERR_PARSE, "%s%s%s: value %d is not a finite number",
-          node, key ? "." : "", key ? key : "", *count + 1);
-    if (*count < max)
-      v[*count] = x;
-  }
-}
-
-static gboolean
-read_int (Ctx * c, const gchar * node, const gchar * key, const gchar * p,
-    const gchar * end, gint * out)
-{
-  gdouble v;
-  gint n;
-
-  if (!read_numbers (c, node, key, p, end, &v, 1, &n))
-    return FALSE;
-  if (n != 1 || v < 0 || v > G_MAXINT || v != (gint) v)
-    return fail (c, ERR_PARSE, "%s%s%s must be a non-negative integer", node,
-        key ? "." : "", key ? key : "");
-  *out = (gint) v;
-  return TRUE;
-}
-
-/* Bytes of the file quoted in a message: GError messages must be UTF-8
- * (they reach bus messages and Python), a file's bytes need not be. */
-static gchar *
-quote_bytes (const gchar * b, gsize len)
-{
-  gchar *raw = g_strndup (b, len), *q = g_strescape (raw, NULL);
-
-  g_free (raw);
-  return q;
-}
-
-/* A name given as a plain or quoted scalar, e.g. distortion_model. */
-static gboolean
-read_word (Ctx * c, const gchar * key, const gchar * b, const gchar * e,
-    gchar * out, gsize size)
-{
-  while (b < e && g_ascii_isspace (*b))
-    b++;
-  while (e > b && g_ascii_isspace (e[-1]))
-    e--;
-  if (e - b >= 2 && (*b == '"' || *b == '\'') && e[-1] == *b) {
-    b++;
-    e--;
-  }
-  if (b == e || (gsize) (e - b) >= size)
-    return fail (c, ERR_PARSE, "%s: expected a name of 1 to %d characters",
-        key, (gint) size - 1);
-  memcpy (out, b, e - b);
-  out[e - b] = '\0';
-  return TRUE;
-}
-
-/* A YAML key or XML element with value [@b, @e): @level 0 is a top-level
- * node, 1 a field of the one before. @list is a YAML "node: [ ... ]". The
- * first node of a kind wins, as with cv::FileStorage lookups. */
-static gboolean
-node (Ctx * c, gint level, const gchar * key, gsize klen, const gchar * b,
-    const gchar * e, gboolean list)
-{
-  Matrix *m = c->cur;
-  gint i;
-
-  if (level == 0) {
-    c->cur = NULL;
-    if ((i = find_name (scalar_names, key, klen)) >= 0 && c->scalar[i] < 0)
-      return read_int (c, scalar_names[i], NULL, b, e, &c->scalar[i]);
-    if (is_word (key, klen, "distortion_model") && c->model[0] == '\0')
-      return read_word (c, "distortion_model", b, e, c->model,
-          sizeof (c->model));
-    if ((i = find_name (matrix_names, key, klen)) < 0)
-      return TRUE;
-    m = &c->mat[i < 2 ? 0 : 1];
-    if (m->name != NULL)
-      return TRUE;
-    m->name = matrix_names[i];
-    if (!list) {
-      c->cur = m;
-      return TRUE;
-    }
-  } else if (level != 1 || m == NULL) {
-    return TRUE;
-  }
-  if (is_word (key, klen, "rows"))
-    return read_int (c, m->name, "rows", b, e, &m->rows);
-  if (is_word (key, klen, "cols"))
-    return read_int (c, m->name, "cols", b, e, &m->cols);
-  if (level == 0 || is_word (key, klen, "data"))
-    return read_numbers (c, m->name, NULL, b, e, m->v, MAX_VALUES, &m->count);
-  return TRUE;
-}
-
-/* @p is on a '[' or '{'; returns the position after its match, or NULL when
- * the text ends first. */
 static const gchar *
-skip_flow (const gchar * p, const gchar * end)
+scalar (yaml_node_t * n)
 {
-  gint depth = 0;
+  return n && n->type == YAML_SCALAR_NODE ?
+      (const gchar *) n->data.scalar.value : NULL;
+}
 
-  while (p < end) {
-    gchar ch = *p++;
+/* The value of @map's first key @key (top level only), or NULL. */
+static yaml_node_t *
+get (yaml_document_t * d, yaml_node_t * map, const gchar * key)
+{
+  yaml_node_pair_t *p;
 
-    if (ch == '"' || ch == '\'') {
-      while (p < end && *p != ch)
-        p += (ch == '"' && *p == '\\' && p + 1 < end) ? 2 : 1;
-      p++;
-    } else if (ch == '[' || ch == '{') {
-      depth++;
-    } else if ((ch == ']' || ch == '}') && --depth == 0) {
-      return p;
+  if (!map || map->type != YAML_MAPPING_NODE)
+    return NULL;
+  for (p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
+      p++) {
+    const gchar *k = scalar (yaml_document_get_node (d, p->key));
+    if (k && strcmp (k, key) == 0)
+      return yaml_document_get_node (d, p->value);
+  }
+  return NULL;
+}
+
+/* The first of @keys (with the stereo suffix appended) that @c's camera
+ * has; *name says which. */
+static yaml_node_t *
+find (Ctx * c, const gchar * const *keys, gboolean suffixed,
+    const gchar ** name)
+{
+  gchar buf[64];
+  gint i;
+
+  for (i = 0; keys[i]; i++) {
+    yaml_node_t *n;
+    if (suffixed)
+      g_snprintf (buf, sizeof buf, "%s%s", keys[i], c->suffix);
+    n = get (&c->doc, c->scope, suffixed ? buf : keys[i]);
+    if (n) {
+      *name = g_intern_string (suffixed ? buf : keys[i]);
+      return n;
     }
   }
   return NULL;
 }
 
+/* One number, the whole of @s (blanks around it allowed), finite. */
 static gboolean
-parse_yaml (Ctx * c, const gchar * p, const gchar * end)
+number (const gchar * s, gdouble * v)
 {
-  gint top = -1, child = -1;
+  gchar *end;
 
-  while (p < end) {
-    const gchar *key, *b, *e = NULL;
-    gboolean list = FALSE;
-    gint ind = 0, level;
-    gsize klen;
-
-    for (; p < end && *p == ' '; p++)
-      ind++;
-    for (key = p; p < end && (g_ascii_isalnum (*p) || *p == '_' || *p == '-'
-            || *p == '.'); p++);
-    klen = p - key;
-    while (p < end && (*p == ' ' || *p == '\t'))
-      p++;
-    /* anything but "key:" is a comment, directive, marker or list item */
-    if (klen == 0 || p >= end || *p != ':' || (p + 1 < end
-            && !g_ascii_isspace (p[1]))) {
-      while (p < end && *p++ != '\n');
-      continue;
-    }
-    top = top < 0 ? ind : top;
-    child = ind <= top ? -1 : child < 0 ? ind : child;
-    level = ind <= top ? 0 : ind == child ? 1 : 2;
-
-    for (b = p = p + 1; b < end && (*b == ' ' || *b == '\t'); b++);
-    if (b < end && (*b == '[' || *b == '{')) {
-      if ((p = skip_flow (b, end)) == NULL)
-        return fail (c, ERR_PARSE, "%s%s%.*s: unterminated %c",
-            level == 1 && c->cur ? c->cur->name : "",
-            level == 1 && c->cur ? "." : "", (gint) klen, key, *b);
-      list = (*b++ == '[');
-      e = p - 1;
-    }
-    for (; p < end && *p != '\n'; p++);
-    if (e == NULL)              /* a plain scalar ends at a " #" comment */
-      for (e = b; e < p && !(*e == '#' && g_ascii_isspace (e[-1])); e++);
-    if (!node (c, level, key, klen, b, e, list))
-      return FALSE;
-  }
-  return TRUE;
-}
-
-/* Element content is taken up to the next '<', which is all a leaf has.
- * Every closing tag must name the element it closes. */
-static gboolean
-parse_xml (Ctx * c, const gchar * p, const gchar * end)
-{
-  const gchar *lt, *s, *ne, *e;
-  const gchar *open[MAX_XML_DEPTH];
-  gsize open_len[MAX_XML_DEPTH];
-  gboolean root = FALSE;
-  gint depth = 0;
-
-  while ((lt = memchr (p, '<', end - p)) != NULL) {
-    gboolean closing, empty;
-    gchar q = 0;
-
-    p = lt + 1;
-    if (p < end && (*p == '?' || *p == '!')) {
-      s = (end - p >= 3 && memcmp (p, "!--", 3) == 0) ? "-->" : ">";
-      if ((p = g_strstr_len (p, end - p, s)) == NULL)
-        break;
-      continue;
-    }
-    if ((closing = (p < end && *p == '/')))
-      p++;
-    for (s = p; p < end && !g_ascii_isspace (*p) && *p != '>' && *p != '/';
-        p++);
-    for (ne = p; p < end && (q || (*p != '>' && *p != '<')); p++)
-      if (*p == '"' || *p == '\'')
-        q = q == 0 ? *p : (q == *p ? 0 : q);
-    if (ne == s || p >= end || *p != '>')
-      break;
-    if (closing) {
-      if (depth == 0 || open_len[depth - 1] != (gsize) (ne - s) ||
-          memcmp (open[depth - 1], s, ne - s) != 0) {
-        gchar *closer = quote_bytes (s, ne - s);
-        gchar *opener = depth ? quote_bytes (open[depth - 1],
-            open_len[depth - 1]) : NULL;
-
-        fail (c, ERR_PARSE, "</%s> closes %s%s%s", closer, depth ? "<" :
-            "no element", depth ? opener : "", depth ? ">" : "");
-        g_free (closer);
-        g_free (opener);
-        return FALSE;
-      }
-      depth--;
-      continue;
-    }
-    if (depth == 0 && (root || !is_word (s, ne - s, "opencv_storage")))
-      return fail (c, ERR_PARSE, "root element is not one <opencv_storage>");
-    root = TRUE;
-    empty = p[-1] == '/';
-    for (e = p + 1; !empty && e < end && *e != '<'; e++);
-    if (!node (c, depth - 1, s, ne - s, p + 1, e, FALSE))
-      return FALSE;
-    if (!empty) {
-      if (depth == MAX_XML_DEPTH)
-        return fail (c, ERR_PARSE, "XML nested deeper than %d elements",
-            MAX_XML_DEPTH);
-      open[depth] = s;
-      open_len[depth++] = ne - s;
-    }
-  }
-  if (lt != NULL || depth != 0 || !root)
-    return fail (c, ERR_PARSE, "malformed or truncated XML");
-  return TRUE;
+  while (g_ascii_isspace (*s))
+    s++;
+  if (!*s)
+    return FALSE;
+  *v = g_ascii_strtod (s, &end);
+  while (g_ascii_isspace (*end))
+    end++;
+  return *end == '\0' && isfinite (*v);
 }
 
 static gboolean
-validate (Ctx * c)
+integer (Ctx * c, yaml_node_t * n, const gchar * name, gint lo, gint hi,
+    gint * out)
 {
-  const Matrix *k = &c->mat[0], *d = &c->mat[1], *m;
-  gint i;
+  const gchar *s = scalar (n);
+  gdouble v;
 
-  for (m = c->mat; m < c->mat + 2; m++) {
-    if (m->name == NULL)
-      return fail (c, ERR_PARSE, "no %s node", m == k ?
-          "camera_matrix (or cameraMatrix)" :
-          "distortion_coefficients (or dist_coeffs, distCoeffs)");
-    if (m->rows >= 0 && m->cols >= 0 && (gint64) m->rows * m->cols != m->count)
-      return fail (c, ERR_PARSE, "%s is %dx%d but its data has %d values",
-          m->name, m->rows, m->cols, m->count);
+  if (!s || !number (s, &v) || v != floor (v))
+    return fail (c->error, ERR_PARSE, "%s is not an integer", name);
+  if (v < lo || v > hi)
+    return fail (c->error, ERR_PARSE, "%s is %.17g; it must lie between %d "
+        "and %d", name, v, lo, hi);
+  *out = (gint) v;
+  return TRUE;
+}
+
+/* The numbers of @n: an OpenCV or ROS matrix (a mapping with data, and
+ * rows and cols that must agree with it), a YAML list, or blank-separated
+ * text (XML's <data>).  At most MAX_VALUES. */
+static gboolean
+numbers (Ctx * c, yaml_node_t * n, const gchar * name, gdouble * v,
+    gint * count, gint * rows, gint * cols)
+{
+  yaml_node_t *data = n;
+
+  *count = 0;
+  *rows = *cols = -1;
+  if (n->type == YAML_MAPPING_NODE) {
+    yaml_node_t *r = get (&c->doc, n, "rows"), *k = get (&c->doc, n, "cols");
+    gchar *what;
+    gboolean ok = TRUE;
+    data = get (&c->doc, n, "data");
+    if (!data)
+      return fail (c->error, ERR_PARSE, "%s has no data", name);
+    what = g_strdup_printf ("%s's rows", name);
+    if (r)
+      ok = integer (c, r, what, 0, MAX_VALUES, rows);
+    g_free (what);
+    what = g_strdup_printf ("%s's cols", name);
+    if (ok && k)
+      ok = integer (c, k, what, 0, MAX_VALUES, cols);
+    g_free (what);
+    if (!ok)
+      return FALSE;
   }
-  if (k->count != 9)
-    return fail (c, ERR_PARSE, "%s must have 9 values (3x3), got %d",
-        k->name, k->count);
-  if (!(k->v[0] > 0) || !(k->v[4] > 0))
-    return fail (c, ERR_PARSE, "%s: fx and fy must be positive (got %g, %g)",
-        k->name, k->v[0], k->v[4]);
-  for (i = 3; i < 9; i++)
-    if ((i == 3 || i >= 6) && k->v[i] != (i == 8))
-      return fail (c, ERR_PARSE, "%s: element [%d] must be %d, got %g",
-          k->name, i, i == 8, k->v[i]);
-  /* finite but absurd values would turn every pixel into the border */
-  for (i = 0; i < 4; i++) {
-    static const gchar *const what[] = { "fx", "fy", "cx", "cy" };
-    gdouble v = k->v[i == 0 ? 0 : i == 1 ? 4 : i == 2 ? 2 : 5];
-    gdouble lo = i < 2 ? GST_CO_CALIBRATION_MIN_FOCAL : -1.0;
-
-    if (!(v >= lo && v <= GST_CO_CALIBRATION_MAX_PIXELS))
-      return fail (c, ERR_PARSE, "%s: %s is %g; it must lie between %g and "
-          "%g pixels", k->name, what[i], v, lo, GST_CO_CALIBRATION_MAX_PIXELS);
+  if (data->type == YAML_SEQUENCE_NODE) {
+    yaml_node_item_t *i;
+    for (i = data->data.sequence.items.start;
+        i < data->data.sequence.items.top; i++) {
+      const gchar *s = scalar (yaml_document_get_node (&c->doc, *i));
+      if (*count == MAX_VALUES)
+        return fail (c->error, ERR_PARSE, "%s has more than %d values", name,
+            MAX_VALUES);
+      if (!s || !number (s, &v[*count]))
+        return fail (c->error, ERR_PARSE, "%s: value %d is not a finite "
+            "number", name, *count);
+      (*count)++;
+    }
+  } else if (data->type == YAML_SCALAR_NODE) {
+    gchar **w = g_strsplit_set (scalar (data), " \t\r\n", -1), **p;
+    gboolean ok = TRUE;
+    for (p = w; ok && *p; p++) {
+      if (!**p)
+        continue;
+      if (*count == MAX_VALUES)
+        ok = fail (c->error, ERR_PARSE, "%s has more than %d values", name,
+            MAX_VALUES);
+      else if (!number (*p, &v[*count]))
+        ok = fail (c->error, ERR_PARSE, "%s: value %d is not a finite "
+            "number", name, *count);
+      else
+        (*count)++;
+    }
+    g_strfreev (w);
+    if (!ok)
+      return FALSE;
+  } else {
+    return fail (c->error, ERR_PARSE, "%s: its data is not a list of numbers",
+        name);
   }
-  for (i = 0; i < 2; i++) {
-    gint v = c->scalar[i == 0 ? S_WIDTH : S_HEIGHT];
+  if (*rows >= 0 && *cols >= 0 && *rows * *cols != *count)
+    return fail (c->error, ERR_PARSE, "%s is %dx%d but its data has %d "
+        "values", name, *rows, *cols, *count);
+  return TRUE;
+}
 
-    if (v == 0 || v > GST_CO_CALIBRATION_MAX_SIZE)
-      return fail (c, ERR_PARSE, "%s is %d; it must lie between 1 and %d",
-          scalar_names[i], v, GST_CO_CALIBRATION_MAX_SIZE);
+/* ---- YAML and XML into the tree ---- */
+
+static gboolean
+load_yaml (Ctx * c, const gchar * text, gsize len)
+{
+  yaml_parser_t parser;
+  gchar *buf = g_strndup (text, len);
+  gboolean ok;
+
+  /* cv::FileStorage's first line, "%YAML:1.0", is not YAML: blank it (the
+   * line numbers of errors stay right) */
+  if (g_str_has_prefix (buf, "%YAML:")) {
+    gchar *e = strchr (buf, '\n');
+    memset (buf, ' ', e ? (gsize) (e - buf) : strlen (buf));
   }
+  yaml_parser_initialize (&parser);
+  yaml_parser_set_input_string (&parser, (const guchar *) buf, strlen (buf));
+  ok = yaml_parser_load (&parser, &c->doc) != 0;
+  if (!ok) {
+    /* the parsers' messages may quote the file's bytes: made UTF-8 */
+    gchar *problem = g_utf8_make_valid (parser.problem ? parser.problem :
+        "not readable", -1);
+    gchar *context = g_utf8_make_valid (parser.context ? parser.context : "",
+        -1);
+    fail (c->error, ERR_PARSE, "YAML, line %lu, column %lu: %s%s%s",
+        (gulong) parser.problem_mark.line + 1,
+        (gulong) parser.problem_mark.column + 1, problem, *context ? " " : "",
+        context);
+    g_free (problem);
+    g_free (context);
+  }
+  else if (!yaml_document_get_root_node (&c->doc)) {
+    yaml_document_delete (&c->doc);
+    ok = fail (c->error, ERR_PARSE, "empty calibration data");
+  }
+  yaml_parser_delete (&parser);
+  g_free (buf);
+  return ok;
+}
 
-  if (c->scalar[S_FISHEYE] > 0)
-    return fail (c, ERR_UNSUPPORTED, "fisheye_model is %d; the fisheye "
-        "distortion model is not supported", c->scalar[S_FISHEYE]);
-  if (c->model[0] != '\0' && find_name (brown_conrady_models, c->model,
-          strlen (c->model)) < 0) {
-    gchar *name = quote_bytes (c->model, strlen (c->model));
+/* @e as a node of @c's tree: an element with element children a mapping
+ * (their names the keys), any other its text.  0 on failure (posted). */
+static int
+xml_node (Ctx * c, xmlNode * e, gint depth)
+{
+  xmlNode *k;
+  gboolean parent = FALSE;
+  int id;
 
-    fail (c, ERR_UNSUPPORTED, "distortion_model is \"%s\"; only plumb_bob "
-        "(k1 k2 p1 p2 k3) is supported", name);
-    g_free (name);
+  if (depth > MAX_XML_DEPTH)
+    return fail (c->error, ERR_PARSE, "XML nested deeper than %d elements",
+        MAX_XML_DEPTH);
+  for (k = e->children; k; k = k->next)
+    parent |= k->type == XML_ELEMENT_NODE;
+  if (!parent) {
+    xmlChar *t = xmlNodeGetContent (e);
+    id = yaml_document_add_scalar (&c->doc, NULL, t ? t : (xmlChar *) "", -1,
+        YAML_PLAIN_SCALAR_STYLE);
+    xmlFree (t);
+    return id;
+  }
+  id = yaml_document_add_mapping (&c->doc, NULL, YAML_BLOCK_MAPPING_STYLE);
+  for (k = e->children; id && k; k = k->next) {
+    int key, value;
+    if (k->type != XML_ELEMENT_NODE)
+      continue;
+    key = yaml_document_add_scalar (&c->doc, NULL, (yaml_char_t *) k->name,
+        -1, YAML_PLAIN_SCALAR_STYLE);
+    value = xml_node (c, k, depth + 1);
+    if (!key || !value || !yaml_document_append_mapping_pair (&c->doc, id,
+            key, value))
+      return 0;
+  }
+  return id;
+}
+
+static gpointer
+init_libxml (gpointer data)
+{
+  xmlInitParser ();
+  return NULL;
+}
+
+static gboolean
+load_xml (Ctx * c, const gchar * text, gsize len)
+{
+  static GOnce once = G_ONCE_INIT;
+  xmlParserCtxtPtr ctxt;
+  xmlDocPtr x;
+  gboolean ok = FALSE;
+
+  g_once (&once, init_libxml, NULL);
+  if (len > G_MAXINT)
+    return fail (c->error, ERR_PARSE, "XML too large");
+  ctxt = xmlNewParserCtxt ();
+  if (!ctxt)
+    return fail (c->error, ERR_PARSE, "out of memory reading XML");
+  /* no network, no entity substitution, no DTD loading: data only */
+  x = xmlCtxtReadMemory (ctxt, text, (int) len, NULL, NULL, XML_PARSE_NONET |
+      XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+  if (!x) {
+    xmlErrorPtr e = xmlCtxtGetLastError (ctxt);
+    gchar *m = g_utf8_make_valid (e && e->message ? e->message :
+        "not readable", -1);
+    fail (c->error, ERR_PARSE, "XML, line %d: %s", e ? e->line : 0,
+        g_strchomp (m));
+    g_free (m);
+  } else if (!xmlDocGetRootElement (x)) {
+    fail (c->error, ERR_PARSE, "XML without an element");
+  } else {
+    yaml_document_initialize (&c->doc, NULL, NULL, NULL, 1, 1);
+    ok = xml_node (c, xmlDocGetRootElement (x), 0) != 0;
+    if (!ok) {
+      if (c->error && !*c->error)
+        fail (c->error, ERR_PARSE, "out of memory reading XML");
+      yaml_document_delete (&c->doc);
+    }
+  }
+  if (x)
+    xmlFreeDoc (x);
+  xmlFreeParserCtxt (ctxt);
+  return ok;
+}
+
+/* ---- which camera ---- */
+
+/* @camera as an index: "" or NULL the first, "left" 0, "right" 1, "camN"
+ * N; -1 when it is none of these. */
+static gint
+camera_index (const gchar * camera)
+{
+  gchar *end;
+  guint64 v;
+
+  if (!camera || !*camera || strcmp (camera, "left") == 0)
+    return 0;
+  if (strcmp (camera, "right") == 0)
+    return 1;
+  if (!g_str_has_prefix (camera, "cam") || !g_ascii_isdigit (camera[3]))
+    return -1;
+  v = g_ascii_strtoull (camera + 3, &end, 10);
+  return *end || v > 64 ? -1 : (gint) v;
+}
+
+/* Points @c at the camera @camera names: a Kalibr camchain's camN, a
+ * stereo FileStorage's suffix 1 or 2, or the one camera of the file. */
+static gboolean
+select_camera (Ctx * c, const gchar * camera)
+{
+  yaml_node_t *root = yaml_document_get_root_node (&c->doc);
+  gint i = camera_index (camera);
+  gchar key[16];
+
+  if (!root || root->type != YAML_MAPPING_NODE)
+    return fail (c->error, ERR_PARSE, "the calibration is not a mapping of "
+        "names to values");
+  if (i < 0) {
+    gchar *q = g_strescape (camera, NULL);
+    fail (c->error, ERR_PARSE, "camera \"%s\": expected left, right or camN",
+        q);
+    g_free (q);
     return FALSE;
   }
-  if (d->count != 4 && d->count != 5 && d->count != 8 && d->count != 12
-      && d->count != 14)
-    return fail (c, ERR_PARSE, "%s must have 4, 5, 8, 12 or 14 values, got %d",
-        d->name, d->count);
-  for (i = 5; i < d->count; i++)
-    if (d->v[i] != 0)
-      return fail (c, ERR_UNSUPPORTED, "%s: the %s distortion model is not "
-          "supported (coefficient %d is %g); only k1 k2 p1 p2 [k3] are",
-          d->name, i < 8 ? "rational (k4 k5 k6)" : i < 12 ?
-          "thin-prism (s1..s4)" : "tilt (tauX tauY)", i, d->v[i]);
-  for (i = 0; i < MIN (d->count, 5); i++)
-    if (fabs (d->v[i]) > GST_CO_CALIBRATION_MAX_COEFF)
-      return fail (c, ERR_PARSE, "%s: coefficient %d is %g; it must lie "
-          "between %g and %g", d->name, i, d->v[i],
+  c->suffix = "";
+  c->scope = root;
+  if (get (&c->doc, root, "cam0")) {
+    g_snprintf (key, sizeof key, "cam%d", i);
+    c->scope = get (&c->doc, root, key);
+    if (!c->scope || c->scope->type != YAML_MAPPING_NODE)
+      return fail (c->error, ERR_PARSE, "Kalibr camchain: no camera %s",
+          key);
+    return TRUE;
+  }
+  if (get (&c->doc, root, "M1") || get (&c->doc, root, "D1") ||
+      get (&c->doc, root, "R1") || get (&c->doc, root, "P1")) {
+    if (i > 1)
+      return fail (c->error, ERR_PARSE, "stereo calibration: camera %s; it "
+          "has left (M1 D1 R1 P1) and right (M2 D2 R2 P2)", camera);
+    c->suffix = i ? "2" : "1";
+    return TRUE;
+  }
+  if (i > 0)
+    return fail (c->error, ERR_PARSE, "camera %s: the file describes one "
+        "camera", camera);
+  return TRUE;
+}
+
+/* ---- the camera ---- */
+
+static const gchar *const k_names[] = { "camera_matrix", "cameraMatrix", "K",
+  NULL
+};
+static const gchar *const d_names[] = { "distortion_coefficients",
+  "dist_coeffs", "distCoeffs", "D", "distortion_coeffs", NULL
+};
+/* a stereo FileStorage's, suffixed 1 or 2 */
+static const gchar *const m_names[] = { "M", "K", "cameraMatrix", NULL };
+static const gchar *const ds_names[] = { "D", "distCoeffs", NULL };
+static const gchar *const r_names[] = { "rectification_matrix", NULL };
+static const gchar *const p_names[] = { "projection_matrix", NULL };
+static const gchar *const rs_names[] = { "R", NULL };
+static const gchar *const ps_names[] = { "P", NULL };
+
+/* fx fy cx cy within the properties' ranges */
+static gboolean
+check_intrinsics (Ctx * c, const gchar * name, const gdouble k[4])
+{
+  static const gchar *const what[] = { "fx", "fy", "cx", "cy" };
+  gint i;
+
+  for (i = 0; i < 4; i++) {
+    gdouble lo = i < 2 ? GST_CO_CALIBRATION_MIN_FOCAL : -1.0;
+    if (!(k[i] >= lo && k[i] <= GST_CO_CALIBRATION_MAX_PIXELS))
+      return fail (c->error, ERR_PARSE, "%s: %s is %g; it must lie between "
+          "%g and %g pixels", name, what[i], k[i], lo,
+          GST_CO_CALIBRATION_MAX_PIXELS);
+  }
+  return TRUE;
+}
+
+/* K from a 3x3 matrix, or Kalibr's intrinsics [fu fv pu pv] */
+static gboolean
+read_k (Ctx * c, gdouble k[4])
+{
+  const gchar *name;
+  yaml_node_t *n = c->suffix[0] ? find (c, m_names, TRUE, &name) :
+      find (c, k_names, FALSE, &name);
+  gdouble v[MAX_VALUES];
+  gint count, rows, cols, i;
+
+  if (!n && !c->suffix[0] && (n = get (&c->doc, c->scope, "intrinsics"))) {
+    if (!numbers (c, n, "intrinsics", v, &count, &rows, &cols))
+      return FALSE;
+    if (count != 4)
+      return fail (c->error, ERR_PARSE, "intrinsics must have 4 values (fu "
+          "fv pu pv), got %d", count);
+    memcpy (k, v, sizeof (gdouble) * 4);
+    return check_intrinsics (c, "intrinsics", k);
+  }
+  if (!n)
+    return fail (c->error, ERR_PARSE, "no %s", c->suffix[0] ? (c->suffix[0]
+            == '1' ? "M1 (or K1)" : "M2 (or K2)") : "camera_matrix (or "
+        "cameraMatrix, K, intrinsics)");
+  if (!numbers (c, n, name, v, &count, &rows, &cols))
+    return FALSE;
+  if (count != 9 || (rows >= 0 && rows != 3))
+    return fail (c->error, ERR_PARSE, "%s must have 9 values (3x3), got %d",
+        name, count);
+  for (i = 3; i < 9; i++)
+    if ((i == 3 || i >= 6) && v[i] != (i == 8))
+      return fail (c->error, ERR_PARSE, "%s: element [%d] must be %d, got %g",
+          name, i, i == 8, v[i]);
+  k[0] = v[0];
+  k[1] = v[4];
+  k[2] = v[2];
+  k[3] = v[5];
+  return check_intrinsics (c, name, k);
+}
+
+/* The distortion model the file names, as the camera's model:
+ * CO_CAMERA_PINHOLE or CO_CAMERA_FISHEYE; *radtan for Kalibr's k1 k2 r1 r2
+ * (OpenCV's order too). */
+static gboolean
+read_model (Ctx * c, gint * model)
+{
+  static const gchar *const pinhole[] = { "plumb_bob", "rational_polynomial",
+    "radtan", "pinhole", NULL
+  };
+  static const gchar *const fisheye[] = { "equidistant", "fisheye",
+    "kannala_brandt", NULL
+  };
+  const gchar *s = scalar (get (&c->doc, c->scope, "distortion_model"));
+  const gchar *cm = scalar (get (&c->doc, c->scope, "camera_model"));
+  yaml_node_t *fm = get (&c->doc, c->scope, "fisheye_model");
+  gint i, f = 0;
+
+  *model = CO_CAMERA_PINHOLE;
+  if (cm && strcmp (cm, "pinhole") != 0) {
+    gchar *q = g_strescape (cm, NULL);
+    fail (c->error, ERR_UNSUPPORTED, "camera_model is \"%s\"; only pinhole "
+        "cameras (with radtan or equidistant distortion) are supported", q);
+    g_free (q);
+    return FALSE;
+  }
+  if (fm && !integer (c, fm, "fisheye_model", 0, 1, &f))
+    return FALSE;
+  if (f)
+    *model = CO_CAMERA_FISHEYE;
+  if (get (&c->doc, c->scope, "distortion_model") && !s)
+    return fail (c->error, ERR_PARSE, "distortion_model is not a name");
+  if (!s)
+    return TRUE;
+  for (i = 0; pinhole[i]; i++)
+    if (strcmp (s, pinhole[i]) == 0)
+      return TRUE;
+  for (i = 0; fisheye[i]; i++)
+    if (strcmp (s, fisheye[i]) == 0) {
+      *model = CO_CAMERA_FISHEYE;
+      return TRUE;
+    }
+  {
+    gchar *q = g_strescape (s, NULL);
+    fail (c->error, ERR_UNSUPPORTED, "distortion_model is \"%s\"; known are "
+        "plumb_bob, rational_polynomial, radtan (pinhole) and equidistant "
+        "(fisheye)", q);
+    g_free (q);
+  }
+  return FALSE;
+}
+
+static gboolean
+read_dist (Ctx * c, gint model, gdouble dist[CO_CAMERA_N_DIST])
+{
+  const gchar *name = NULL;
+  yaml_node_t *n = c->suffix[0] ? find (c, ds_names, TRUE, &name) :
+      find (c, d_names, FALSE, &name);
+  gdouble v[MAX_VALUES];
+  gint count, rows, cols, i;
+
+  if (!n)
+    return fail (c->error, ERR_PARSE, "no %s", c->suffix[0] ?
+        (c->suffix[0] == '1' ? "D1" : "D2") : "distortion_coefficients (or "
+        "dist_coeffs, distCoeffs, D, distortion_coeffs)");
+  if (!numbers (c, n, name, v, &count, &rows, &cols))
+    return FALSE;
+  for (i = 0; i < count; i++)
+    if (fabs (v[i]) > GST_CO_CALIBRATION_MAX_COEFF)
+      return fail (c->error, ERR_PARSE, "%s: coefficient %d is %g; it must "
+          "lie between %g and %g", name, i, v[i],
           -GST_CO_CALIBRATION_MAX_COEFF, GST_CO_CALIBRATION_MAX_COEFF);
+  memset (dist, 0, sizeof (gdouble) * CO_CAMERA_N_DIST);
+  if (model == CO_CAMERA_FISHEYE) {
+    /* four; a fifth (ROS writes one at times) only when zero */
+    if (count < 4 || (count > 4 && (count != 5 || v[4] != 0)))
+      return fail (c->error, ERR_PARSE, "%s: a fisheye (equidistant) camera "
+          "has 4 coefficients (k1 k2 k3 k4), got %d", name, count);
+    dist[CO_DIST_K1] = v[0];
+    dist[CO_DIST_K2] = v[1];
+    dist[CO_DIST_K3] = v[2];
+    dist[CO_DIST_K4] = v[3];
+    return TRUE;
+  }
+  if (count != 4 && count != 5 && count != 8 && count != 12 && count != 14)
+    return fail (c->error, ERR_PARSE, "%s must have 4, 5, 8, 12 or 14 values, "
+        "got %d", name, count);
+  memcpy (dist, v, sizeof (gdouble) * count);
+  return TRUE;
+}
+
+/* R (3x3, a rotation) and P (3x3 or 3x4, a projection) where the file has
+ * them: rectification_matrix and projection_matrix, or a stereo file's
+ * R1/P1, R2/P2. */
+static gboolean
+read_rectification (Ctx * c, CoCamera * cam)
+{
+  const gchar *rn = NULL, *pn = NULL;
+  yaml_node_t *r = c->suffix[0] ? find (c, rs_names, TRUE, &rn) :
+      find (c, r_names, FALSE, &rn);
+  yaml_node_t *p = c->suffix[0] ? find (c, ps_names, TRUE, &pn) :
+      find (c, p_names, FALSE, &pn);
+  gdouble v[MAX_VALUES];
+  gint count, rows, cols, i, j;
+
+  if (r) {
+    if (!numbers (c, r, rn, v, &count, &rows, &cols))
+      return FALSE;
+    if (count != 9)
+      return fail (c->error, ERR_PARSE, "%s must have 9 values (3x3), got %d",
+          rn, count);
+    /* a rotation: R R^T = I */
+    for (i = 0; i < 3; i++)
+      for (j = 0; j < 3; j++) {
+        gdouble d = v[i * 3] * v[j * 3] + v[i * 3 + 1] * v[j * 3 + 1] +
+            v[i * 3 + 2] * v[j * 3 + 2] - (i == j);
+        if (!(fabs (d) < 1e-3))
+          return fail (c->error, ERR_PARSE, "%s is not a rotation (its rows "
+              "are not orthonormal)", rn);
+      }
+    memcpy (cam->r, v, sizeof (gdouble) * 9);
+  }
+  if (p) {
+    gdouble k[4];
+    if (!numbers (c, p, pn, v, &count, &rows, &cols))
+      return FALSE;
+    if (count != 9 && count != 12)
+      return fail (c->error, ERR_PARSE, "%s must have 9 or 12 values (3x3 "
+          "or 3x4), got %d", pn, count);
+    memset (cam->p, 0, sizeof cam->p);
+    for (i = 0; i < 3; i++)
+      for (j = 0; j < 3; j++)
+        cam->p[i * 4 + j] = v[i * (count / 3) + j];
+    if (count == 12)
+      for (i = 0; i < 3; i++)
+        cam->p[i * 4 + 3] = v[i * 4 + 3];
+    if (cam->p[8] != 0 || cam->p[9] != 0 || cam->p[10] != 1)
+      return fail (c->error, ERR_PARSE, "%s: its last row must be 0 0 1 "
+          "(0)", pn);
+    k[0] = cam->p[0];
+    k[1] = cam->p[5];
+    k[2] = cam->p[2];
+    k[3] = cam->p[6];
+    if (!check_intrinsics (c, pn, k))
+      return FALSE;
+  }
+  return TRUE;
+}
+
+static gboolean
+read_size (Ctx * c, CoCamera * cam)
+{
+  yaml_node_t *w = get (&c->doc, c->scope, "image_width");
+  yaml_node_t *h = get (&c->doc, c->scope, "image_height");
+  yaml_node_t *res = get (&c->doc, c->scope, "resolution");
+
+  cam->image_width = cam->image_height = 0;
+  if (res && !w && !h) {
+    gdouble v[MAX_VALUES];
+    gint count, rows, cols;
+    if (!numbers (c, res, "resolution", v, &count, &rows, &cols))
+      return FALSE;
+    if (count != 2 || v[0] != floor (v[0]) || v[1] != floor (v[1]) ||
+        v[0] < 1 || v[1] < 1 || v[0] > GST_CO_CALIBRATION_MAX_SIZE ||
+        v[1] > GST_CO_CALIBRATION_MAX_SIZE)
+      return fail (c->error, ERR_PARSE, "resolution must be two sizes "
+          "between 1 and %d", GST_CO_CALIBRATION_MAX_SIZE);
+    cam->image_width = (gint) v[0];
+    cam->image_height = (gint) v[1];
+    return TRUE;
+  }
+  return (!w || integer (c, w, "image_width", 1, GST_CO_CALIBRATION_MAX_SIZE,
+          &cam->image_width)) && (!h || integer (c, h, "image_height", 1,
+          GST_CO_CALIBRATION_MAX_SIZE, &cam->image_height));
+}
+
+static gboolean
+read_camera (Ctx * c, const gchar * camera, CoCamera * out)
+{
+  gdouble k[4], dist[CO_CAMERA_N_DIST];
+  gint model;
+  CoCamera cam;
+
+  if (!select_camera (c, camera) || !read_k (c, k) || !read_model (c, &model)
+      || !read_dist (c, model, dist))
+    return FALSE;
+  co_camera_init (&cam, k[0], k[1], k[2], k[3]);
+  cam.model = model;
+  memcpy (cam.dist, dist, sizeof dist);
+  if (!read_rectification (c, &cam) || !read_size (c, &cam))
+    return FALSE;
+  *out = cam;
   return TRUE;
 }
 
 gboolean
-gst_co_calibration_parse (const gchar * text, gsize len,
+gst_co_calibration_parse (const gchar * text, gsize len, const gchar * camera,
     GstCoCalibration * calib, GError ** error)
 {
-  const gchar *p, *s, *end;
-  gchar *buf;
+  const gchar *s, *end;
   gboolean ok;
   Ctx c;
-  const gdouble *k = c.mat[0].v, *d = c.mat[1].v;
 
   g_return_val_if_fail (text != NULL || len == 0, FALSE);
   g_return_val_if_fail (calib != NULL, FALSE);
@@ -436,40 +677,26 @@ gst_co_calibration_parse (const gchar * text, gsize len,
 
   memset (&c, 0, sizeof (c));
   c.error = error;
-  c.mat[0].rows = c.mat[0].cols = c.mat[1].rows = c.mat[1].cols = -1;
-  c.scalar[S_WIDTH] = c.scalar[S_HEIGHT] = c.scalar[S_FISHEYE] = -1;
-
-  /* a NUL-terminated copy keeps g_ascii_strtod inside the caller's @len */
-  buf = g_malloc (len + 1);
-  if (len > 0)
-    memcpy (buf, text, len);
-  buf[len] = '\0';
-  end = buf + len;
-  p = (len >= 3 && memcmp (buf, "\xEF\xBB\xBF", 3) == 0) ? buf + 3 : buf;
-  for (s = p; s < end && g_ascii_isspace (*s); s++);
+  end = text + len;
+  s = text;
+  if (len >= 3 && memcmp (s, "\xEF\xBB\xBF", 3) == 0)
+    s += 3;
+  while (s < end && g_ascii_isspace (*s))
+    s++;
   if (s == end)
-    ok = fail (&c, ERR_PARSE, "empty calibration data");
-  else if (*s == '{')
-    ok = fail (&c, ERR_UNSUPPORTED, "JSON files are not supported");
-  else
-    ok = (*s == '<' ? parse_xml (&c, s, end) : parse_yaml (&c, p, end))
-        && validate (&c);
-  g_free (buf);
-  if (!ok)
+    return fail (error, ERR_PARSE, "empty calibration data");
+  if (memchr (text, '\0', len))
+    return fail (error, ERR_PARSE, "a NUL byte in the calibration data");
+  if (!(*s == '<' ? load_xml (&c, s, end - s) : load_yaml (&c, s, end - s)))
     return FALSE;
-
-  /* k3 is still 0 when only 4 coefficients were given */
-  co_camera_init (calib, k[0], k[4], k[2], k[5]);
-  memcpy (calib->dist, d, sizeof (gdouble) * MIN (c.mat[1].count,
-          CO_CAMERA_N_DIST));
-  calib->image_width = MAX (c.scalar[S_WIDTH], 0);
-  calib->image_height = MAX (c.scalar[S_HEIGHT], 0);
-  return TRUE;
+  ok = read_camera (&c, camera, calib);
+  yaml_document_delete (&c.doc);
+  return ok;
 }
 
 gboolean
-gst_co_calibration_load (const gchar * path, GstCoCalibration * calib,
-    GError ** error)
+gst_co_calibration_load (const gchar * path, const gchar * camera,
+    GstCoCalibration * calib, GError ** error)
 {
   const gchar *why = NULL;
   gchar *name, *buf;
@@ -508,7 +735,8 @@ gst_co_calibration_load (const gchar * path, GstCoCalibration * calib,
   if (why != NULL || err != 0)
     g_set_error (error, GST_CO_CALIBRATION_ERROR, ERR_READ, "%s: %s", name,
         why != NULL ? why : g_strerror (err));
-  else if (!(ok = gst_co_calibration_parse (buf, n, calib, error)))
+  else if (!(ok = gst_co_calibration_parse (buf, n, camera, calib,
+              error)))
     g_prefix_error (error, "%s: ", name);
   g_free (buf);
   g_free (name);

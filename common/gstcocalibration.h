@@ -11,15 +11,18 @@ G_BEGIN_DECLS
  * properties, so a file cannot set what a property could not. */
 #define GST_CO_CALIBRATION_MAX_PIXELS 1.0e6   /* fx fy cx cy, in pixels */
 #define GST_CO_CALIBRATION_MIN_FOCAL 1.0      /* below: > 90 degrees a pixel */
-#define GST_CO_CALIBRATION_MAX_COEFF 1000.0   /* |k1| .. |k3|, |p1| |p2| */
+#define GST_CO_CALIBRATION_MAX_COEFF 1000.0   /* every coefficient */
 #define GST_CO_CALIBRATION_MAX_SIZE 65536     /* image_width, image_height */
 
-/* A calibration is the camera model of kernels/co_camera.h: model
- * CO_CAMERA_PINHOLE, K from camera_matrix, dist from
- * distortion_coefficients (OpenCV's order; zero past what the file gives,
- * and every coefficient past k3 zero, or the file is refused), R the
- * identity and P = [K | 0]; image_width/image_height 0 when the file does
- * not give them. */
+/* A calibration is the camera model of kernels/co_camera.h, read from
+ * OpenCV FileStorage YAML/XML, ROS camera_info YAML or a Kalibr camchain:
+ * the model (pinhole, or fisheye where the file says so), K, the
+ * distortion vector in OpenCV's order (fisheye: k1..k4 in the K1 K2 K3 K4
+ * slots), R and P where the file gives them (else the identity and
+ * [K | 0]); image_width/image_height 0 when the file does not give them.
+ * @camera picks one of several: NULL, "" or "left" the first, "right" the
+ * second, "camN" Kalibr's camN (a stereo FileStorage's M1 D1 R1 P1 are
+ * left, M2 D2 R2 P2 right). */
 typedef CoCamera GstCoCalibration;
 
 #define GST_CO_CALIBRATION_ERROR (gst_co_calibration_error_quark ())
@@ -33,10 +36,10 @@ typedef enum
 
 GQuark gst_co_calibration_error_quark (void);
 
-gboolean gst_co_calibration_load (const gchar * path,
+gboolean gst_co_calibration_load (const gchar * path, const gchar * camera,
     GstCoCalibration * calib, GError ** error);
 gboolean gst_co_calibration_parse (const gchar * text, gsize len,
-    GstCoCalibration * calib, GError ** error);
+    const gchar * camera, GstCoCalibration * calib, GError ** error);
 
 G_END_DECLS
 

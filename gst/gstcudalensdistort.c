@@ -91,6 +91,7 @@ enum
   PROP_TAU_Y,
   PROP_BALANCE,
   PROP_FOV_SCALE,
+  PROP_CAMERA,
 };
 
 #define DEFAULT_MODEL CO_LENS_HMD
@@ -114,6 +115,7 @@ typedef struct
   gdouble k4, k5, k6, s1, s2, s3, s4, tau_x, tau_y, balance, fov_scale;
   gboolean stereo;
   gchar *calibration_file;
+  gchar *camera;                /* which camera of the file; NULL: the first */
   guint calibration_gen;        /* counts sets, so a file may be fixed */
 } Settings;
 
@@ -127,7 +129,8 @@ struct _GstCudaLensDistort
   gboolean ready;               /* a table was built since the caps */
   CoLensParams params;          /* of the table being built or in use */
   CoLensModel model;            /* likewise, once a file was resolved */
-  gchar *calib_path;            /* the last usable file, and its contents */
+  gchar *calib_path;            /* the last usable file, its camera and */
+  gchar *calib_camera;          /* contents */
   GstCoCalibration calib;
   gchar *bad_path;              /* the last file that could not be used */
   guint bad_gen;
@@ -162,29 +165,36 @@ gst_co_lens_model_get_type (void)
 
 /* ---- calibration ---- */
 
-/* Loads @path (cached) into the camera of a w x h stream.  A file
- * calibrated at another resolution is scaled, as intrinsics scale. */
+/* Loads @camera of @path (cached) into the camera of a w x h stream.  A
+ * file calibrated at another resolution is scaled, as intrinsics scale:
+ * K, and P's first two rows (pixel centres on integers). */
 static gboolean
-load_calibration (GstCudaLensDistort * self, const gchar * path, int w, int h,
-    CoCamera * cam, GError ** error)
+load_calibration (GstCudaLensDistort * self, const gchar * path,
+    const gchar * camera, int w, int h, CoCamera * cam, GError ** error)
 {
   GstCoCalibration *c = &self->calib;
   double sx = 1.0, sy = 1.0;
   /* warn once per file and negotiation, not at each animated rebuild */
   gboolean news = !self->ready;
+  int i;
 
-  if (g_strcmp0 (path, self->calib_path) != 0) {
+  if (g_strcmp0 (path, self->calib_path) != 0 ||
+      g_strcmp0 (camera, self->calib_camera) != 0) {
     GstCoCalibration fresh;
     news = TRUE;
-    if (!gst_co_calibration_load (path, &fresh, error))
+    if (!gst_co_calibration_load (path, camera, &fresh, error))
       return FALSE;
     *c = fresh;
     g_free (self->calib_path);
+    g_free (self->calib_camera);
     self->calib_path = g_strdup (path);
-    GST_INFO_OBJECT (self, "calibration %s: fx %g fy %g cx %g cy %g k1 %g "
-        "k2 %g p1 %g p2 %g k3 %g (%dx%d)", path, c->fx, c->fy, c->cx, c->cy,
-        c->dist[CO_DIST_K1], c->dist[CO_DIST_K2], c->dist[CO_DIST_P1],
-        c->dist[CO_DIST_P2], c->dist[CO_DIST_K3], c->image_width,
+    self->calib_camera = g_strdup (camera);
+    GST_INFO_OBJECT (self, "calibration %s (camera %s): %s, fx %g fy %g cx %g "
+        "cy %g, k1 %g k2 %g p1 %g p2 %g k3 %g k4 %g (%dx%d)", path,
+        camera ? camera : "first", c->model == CO_CAMERA_FISHEYE ? "fisheye"
+        : "pinhole", c->fx, c->fy, c->cx, c->cy, c->dist[CO_DIST_K1],
+        c->dist[CO_DIST_K2], c->dist[CO_DIST_P1], c->dist[CO_DIST_P2],
+        c->dist[CO_DIST_K3], c->dist[CO_DIST_K4], c->image_width,
         c->image_height);
   }
   if (c->image_width > 0 && c->image_height > 0 &&
@@ -202,9 +212,14 @@ load_calibration (GstCudaLensDistort * self, const gchar * path, int w, int h,
     }
   }
   *cam = *c;
-  co_camera_init (cam, c->fx * sx, c->fy * sy, (c->cx + 0.5) * sx - 0.5,
-      (c->cy + 0.5) * sy - 0.5);
-  memcpy (cam->dist, c->dist, sizeof (cam->dist));
+  cam->fx = c->fx * sx;
+  cam->fy = c->fy * sy;
+  cam->cx = (c->cx + 0.5) * sx - 0.5;
+  cam->cy = (c->cy + 0.5) * sy - 0.5;
+  for (i = 0; i < 4; i++) {
+    cam->p[i] = c->p[i] * sx + (0.5 * sx - 0.5) * c->p[8 + i];
+    cam->p[4 + i] = c->p[4 + i] * sy + (0.5 * sy - 0.5) * c->p[8 + i];
+  }
   cam->image_width = w;
   cam->image_height = h;
   return TRUE;
@@ -252,8 +267,8 @@ camera_from_file (GstCudaLensDistort * self, const Settings * s, int w, int h,
   gboolean known_bad = s->calibration_gen == self->bad_gen &&
       g_strcmp0 (s->calibration_file, self->bad_path) == 0;
 
-  if (!known_bad && load_calibration (self, s->calibration_file, w, h, cam,
-          &err))
+  if (!known_bad && load_calibration (self, s->calibration_file, s->camera,
+          w, h, cam, &err))
     return TRUE;
   /* start() refused an unusable file, so this one was set while running:
    * the geometry in use stays, and the other properties still apply */
@@ -266,8 +281,8 @@ camera_from_file (GstCudaLensDistort * self, const Settings * s, int w, int h,
     self->bad_path = g_strdup (s->calibration_file);
     self->bad_gen = s->calibration_gen;
   }
-  return self->calib_path && load_calibration (self, self->calib_path, w, h,
-      cam, NULL);
+  return self->calib_path && load_calibration (self, self->calib_path,
+      self->calib_camera, w, h, cam, NULL);
 }
 
 /* GstCoRemapFilter::prepare: the snapshot, the calibration and the lens
@@ -292,6 +307,7 @@ gst_cuda_lens_distort_prepare (GstCoRemapFilter * remap, const CoLut * lut,
   GST_OBJECT_LOCK (self);
   s = self->set;
   s.calibration_file = g_strdup (self->set.calibration_file);
+  s.camera = g_strdup (self->set.camera);
   GST_OBJECT_UNLOCK (self);
 
   model = (CoLensModel) s.model;
@@ -342,6 +358,7 @@ gst_cuda_lens_distort_prepare (GstCoRemapFilter * remap, const CoLut * lut,
   }
   self->model = model;
   g_free (s.calibration_file);
+  g_free (s.camera);
   return TRUE;
 }
 
@@ -400,31 +417,36 @@ gst_cuda_lens_distort_start (GstBaseTransform * bt)
   GstCudaLensDistort *self = GST_CUDA_LENS_DISTORT (bt);
   GstCoCalibration c;
   GError *err = NULL;
-  gchar *path;
+  gchar *path, *camera;
 
   if (!GST_BASE_TRANSFORM_CLASS (parent_class)->start (bt))
     return FALSE;
   GST_OBJECT_LOCK (self);
   path = g_strdup (self->set.calibration_file);
+  camera = g_strdup (self->set.camera);
   self->base_model = (CoLensModel) self->set.model;
   gst_co_remap_filter_mark_dirty (GST_CO_REMAP_FILTER (self));
   GST_OBJECT_UNLOCK (self);
   g_clear_pointer (&self->calib_path, g_free);
+  g_clear_pointer (&self->calib_camera, g_free);
   g_clear_pointer (&self->bad_path, g_free);
   if (path && *path) {
-    if (!gst_co_calibration_load (path, &c, &err)) {
+    if (!gst_co_calibration_load (path, camera, &c, &err)) {
       GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ,
           ("Could not use calibration file: %s", err->message), (NULL));
       g_error_free (err);
       g_free (path);
+      g_free (camera);
       GST_BASE_TRANSFORM_CLASS (parent_class)->stop (bt);
       return FALSE;
     }
     /* the first table is built from this, not from a second read */
     self->calib = c;
     self->calib_path = g_steal_pointer (&path);
+    self->calib_camera = g_steal_pointer (&camera);
   }
   g_free (path);
+  g_free (camera);
   return TRUE;
 }
 
@@ -505,6 +527,11 @@ gst_cuda_lens_distort_set_property (GObject * object, guint prop_id,
       case PROP_STEREO:
         s->stereo = g_value_get_boolean (value);
         break;
+      case PROP_CAMERA:
+        g_free (s->camera);
+        s->camera = g_value_dup_string (value);
+        s->calibration_gen++;
+        break;
       case PROP_CALIBRATION_FILE:
         g_free (s->calibration_file);
         s->calibration_file = g_value_dup_string (value);
@@ -541,6 +568,8 @@ gst_cuda_lens_distort_get_property (GObject * object, guint prop_id,
     g_value_set_boolean (value, s->stereo);
   else if (prop_id == PROP_CALIBRATION_FILE)
     g_value_set_string (value, s->calibration_file);
+  else if (prop_id == PROP_CAMERA)
+    g_value_set_string (value, s->camera);
   else
     G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
   GST_OBJECT_UNLOCK (self);
@@ -552,7 +581,9 @@ gst_cuda_lens_distort_finalize (GObject * object)
   GstCudaLensDistort *self = GST_CUDA_LENS_DISTORT (object);
 
   g_free (self->set.calibration_file);
+  g_free (self->set.camera);
   g_free (self->calib_path);
+  g_free (self->calib_camera);
   g_free (self->bad_path);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
@@ -630,9 +661,15 @@ gst_cuda_lens_distort_class_init (GstCudaLensDistortClass * klass)
       "(camera; -1 = frame centre)", -1.0, MAX_PIXELS, DEFAULT_PRINCIPAL);
   g_object_class_install_property (oc, PROP_CALIBRATION_FILE,
       g_param_spec_string ("calibration-file", "Calibration file",
-          "OpenCV calibration (YAML or XML with camera_matrix and "
-          "distortion_coefficients); replaces fx..k3 and selects "
-          "model=camera", NULL, GST_CO_PARAM_LIVE));
+          "A calibration: OpenCV FileStorage YAML or XML (one camera, "
+          "fisheye, or a stereo pair's M1 D1 R1 P1 / M2 D2 R2 P2), ROS "
+          "camera_info YAML or a Kalibr camchain; replaces fx..tau-y, its "
+          "model (pinhole or fisheye) wins over model=camera/fisheye, its "
+          "R and P rectify", NULL, GST_CO_PARAM_LIVE));
+  g_object_class_install_property (oc, PROP_CAMERA,
+      g_param_spec_string ("camera", "Camera", "Which camera of a "
+          "calibration file that has several: left (the first; default), "
+          "right, or camN (Kalibr)", NULL, GST_CO_PARAM_LIVE));
   install_double (oc, PROP_ALPHA, "alpha", "Alpha", "Free scaling of "
       "cv::getOptimalNewCameraMatrix: 0 keeps only valid pixels, 1 keeps all "
       "source pixels, -1 keeps the camera matrix (cv::undistort; camera)",

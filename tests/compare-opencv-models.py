@@ -7,7 +7,10 @@
 # cv2.initUndistortRectifyMap + cv2.remap, and model=fisheye against
 # cv2.fisheye.initUndistortRectifyMap, with the camera matrix kept and with
 # cv2.fisheye.estimateNewCameraMatrixForUndistortRectify's balance and
-# fov_scale.  Passes when, for every case, the mean |difference| is below
+# fov_scale; then calibration files (a stereo pair rectified by
+# cv2.stereoRectify and saved by cv2.FileStorage, a ROS camera_info, a Kalibr
+# camchain) against OpenCV's maps of their numbers.  Passes when, for every
+# case, the mean |difference| is below
 # 0.1 code values and 99% of the pixels are within 1 (float maps against
 # OpenCV's double ones; positions in 1/32 pixel on our side).
 # Exits 77 (skipped) without cv2.
@@ -92,4 +95,84 @@ for balance, fov in ((-1, 1.0), (0.0, 1.0), (0.5, 1.0), (1.0, 1.0), (0.0, 1.5)):
     compare(f"fisheye, {label}", ours,
             cv2.remap(src, m1, m2, cv2.INTER_LINEAR,
                       borderMode=cv2.BORDER_CONSTANT, borderValue=0))
+
+# Calibration files, each read by the element and compared with OpenCV's maps
+# of the numbers in it: a stereo pair rectified by cv2.stereoRectify and
+# saved by cv2.FileStorage (M1 D1 R1 P1 / M2 D2 R2 P2, camera=left/right),
+# a ROS camera_info with an equidistant (fisheye) model, a Kalibr camchain.
+M1 = np.array([[530.0, 0, 318.0], [0, 529.0, 242.0], [0, 0, 1]])
+M2 = np.array([[534.0, 0, 325.0], [0, 533.5, 237.0], [0, 0, 1]])
+D1 = np.array([[-0.27, 0.09, 0.0008, -0.0004, -0.02]])
+D2 = np.array([[-0.26, 0.08, -0.0005, 0.0006, -0.015]])
+Rs, _ = cv2.Rodrigues(np.array([0.01, -0.02, 0.005]))
+Ts = np.array([-60.0, 0.8, -0.5])
+R1, R2, P1, P2, Q, _, _ = cv2.stereoRectify(M1, D1, M2, D2, (w, h), Rs, Ts,
+                                            alpha=0)
+stereo = os.path.join(tmp, "stereo.yml")
+fs = cv2.FileStorage(stereo, cv2.FILE_STORAGE_WRITE)
+for k, v in (("M1", M1), ("D1", D1), ("M2", M2), ("D2", D2), ("R", Rs),
+             ("T", Ts), ("R1", R1), ("R2", R2), ("P1", P1), ("P2", P2)):
+    fs.write(k, v)
+fs.release()
+for cam, (M, D, R, P) in (("left", (M1, D1, R1, P1)), ("right", (M2, D2, R2, P2))):
+    ours = run(f"cudalensdistort backend={backend} calibration-file={stereo} "
+               f"camera={cam}", os.path.join(tmp, "out.raw"))
+    m1, m2 = cv2.initUndistortRectifyMap(M, D, R, P, (w, h), cv2.CV_32FC1)
+    compare(f"stereo FileStorage, {cam} rectified", ours,
+            cv2.remap(src, m1, m2, cv2.INTER_LINEAR,
+                      borderMode=cv2.BORDER_CONSTANT, borderValue=0))
+
+ros = os.path.join(tmp, "fisheye.yaml")
+with open(ros, "w") as f:
+    f.write(f"""image_width: {w}
+image_height: {h}
+camera_name: fisheye
+camera_matrix:
+  rows: 3
+  cols: 3
+  data: [{KF[0, 0]}, 0, {KF[0, 2]}, 0, {KF[1, 1]}, {KF[1, 2]}, 0, 0, 1]
+distortion_model: equidistant
+distortion_coefficients:
+  rows: 1
+  cols: 4
+  data: [{", ".join(str(v) for v in DF)}]
+""")
+ours = run(f"cudalensdistort backend={backend} calibration-file={ros}",
+           os.path.join(tmp, "out.raw"))
+m1, m2 = cv2.fisheye.initUndistortRectifyMap(KF, DF, np.eye(3), KF, (w, h),
+                                             cv2.CV_32FC1)
+compare("ROS camera_info, equidistant", ours,
+        cv2.remap(src, m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
+                  borderValue=0))
+
+kalibr = os.path.join(tmp, "camchain.yaml")
+KK = np.array([[461.6, 0, 323.0], [0, 460.3, 238.1], [0, 0, 1]])
+DK = np.array([-0.2917, 0.08228, 5.333e-05, -1.578e-04])
+with open(kalibr, "w") as f:
+    f.write(f"""cam0:
+  camera_model: pinhole
+  intrinsics: [{KK[0, 0]}, {KK[1, 1]}, {KK[0, 2]}, {KK[1, 2]}]
+  distortion_model: radtan
+  distortion_coeffs: [{", ".join(str(v) for v in DK)}]
+  resolution: [{w}, {h}]
+cam1:
+  camera_model: pinhole
+  intrinsics: [{KF[0, 0]}, {KF[1, 1]}, {KF[0, 2]}, {KF[1, 2]}]
+  distortion_model: equidistant
+  distortion_coeffs: [{", ".join(str(v) for v in DF)}]
+  resolution: [{w}, {h}]
+""")
+ours = run(f"cudalensdistort backend={backend} calibration-file={kalibr} camera=cam0",
+           os.path.join(tmp, "out.raw"))
+m1, m2 = cv2.initUndistortRectifyMap(KK, DK, None, KK, (w, h), cv2.CV_32FC1)
+compare("Kalibr camchain, cam0 radtan", ours,
+        cv2.remap(src, m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
+                  borderValue=0))
+ours = run(f"cudalensdistort backend={backend} calibration-file={kalibr} camera=cam1",
+           os.path.join(tmp, "out.raw"))
+m1, m2 = cv2.fisheye.initUndistortRectifyMap(KF, DF, np.eye(3), KF, (w, h),
+                                             cv2.CV_32FC1)
+compare("Kalibr camchain, cam1 equidistant", ours,
+        cv2.remap(src, m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
+                  borderValue=0))
 sys.exit(1 if failed else 0)

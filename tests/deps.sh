@@ -3,7 +3,7 @@
 # 22.04+, when it is missing.  Uses the CUDA toolkit in /usr/local/cuda when
 # it is there (the CUDA backend is optional; without it the CPU backend is
 # built and every CPU test runs).  Sourced by the demo and test commands.
-pkgs="meson ninja-build pkg-config gcc libc6-dev python3
+pkgs="meson ninja-build pkg-config gcc libc6-dev python3 libyaml-dev libxml2-dev
  libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libgstreamer-plugins-bad1.0-dev
  gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-tools
  python3-gi gir1.2-gst-plugins-base-1.0 python3-numpy python3-opencv"

@@ -54,12 +54,13 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
     fprintf (stderr, "cannot write %s: %s\n", tmp_path, g_strerror (errno));
     abort ();
   }
-  ok = gst_co_calibration_load (tmp_path, &calib, &err);
+  ok = gst_co_calibration_load (tmp_path, NULL, &calib, &err);
   co_fuzz_check_result ("gst_co_calibration_load", ok, &calib, err);
 
   /* loading a file is parsing its bytes: same verdict, same numbers, and
    * the same message behind the file's name */
-  pok = gst_co_calibration_parse ((const gchar *) data, size, &pcalib, &perr);
+  pok = gst_co_calibration_parse ((const gchar *) data, size, NULL, &pcalib,
+      &perr);
   if (ok != pok)
     CO_FUZZ_FAIL ("load says %d, parse says %d (%s)", ok, pok,
         ok ? perr->message : err->message);

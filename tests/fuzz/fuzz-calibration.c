@@ -34,7 +34,13 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
   GError *err = NULL;
   gboolean ok;
 
-  ok = gst_co_calibration_parse ((const gchar *) data, size, &calib, &err);
+  ok = gst_co_calibration_parse ((const gchar *) data, size, NULL, &calib,
+      &err);
+  co_fuzz_check_result ("gst_co_calibration_parse", ok, &calib, err);
+  g_clear_error (&err);
+  /* the second camera of stereo files and camchains */
+  ok = gst_co_calibration_parse ((const gchar *) data, size, "right", &calib,
+      &err);
   co_fuzz_check_result ("gst_co_calibration_parse", ok, &calib, err);
   g_clear_error (&err);
   return 0;

@@ -21,10 +21,7 @@ static inline void
 co_fuzz_check_result (const char *fn, gboolean ok,
     const GstCoCalibration * c, const GError * err)
 {
-  const double v[] = { c->fx, c->fy, c->cx, c->cy,
-    c->dist[CO_DIST_K1], c->dist[CO_DIST_K2], c->dist[CO_DIST_P1],
-    c->dist[CO_DIST_P2], c->dist[CO_DIST_K3]
-  };
+  double v[4 + CO_CAMERA_N_DIST];
   unsigned i;
 
   if (!ok) {
@@ -41,6 +38,20 @@ co_fuzz_check_result (const char *fn, gboolean ok,
   }
   if (err != NULL)
     CO_FUZZ_FAIL ("%s succeeded but set an error: %s", fn, err->message);
+  v[0] = c->fx;
+  v[1] = c->fy;
+  v[2] = c->cx;
+  v[3] = c->cy;
+  for (i = 0; i < CO_CAMERA_N_DIST; i++)
+    v[4 + i] = c->dist[i];
+  if (!co_camera_is_supported (c))
+    CO_FUZZ_FAIL ("%s: a model or coefficients the maps cannot evaluate", fn);
+  for (i = 0; i < 9; i++)
+    if (!isfinite (c->r[i]))
+      CO_FUZZ_FAIL ("%s: R[%u] is not finite", fn, i);
+  for (i = 0; i < 12; i++)
+    if (!isfinite (c->p[i]))
+      CO_FUZZ_FAIL ("%s: P[%u] is not finite", fn, i);
   for (i = 0; i < G_N_ELEMENTS (v); i++)
     if (!isfinite (v[i]))
       CO_FUZZ_FAIL ("%s: value %u is not finite (%g)", fn, i, v[i]);

@@ -22,16 +22,11 @@ static const struct
   GstCoCalibrationError code;
   const gchar *needle;          /* must also appear in the message */
 } bad_files[] = {
-  {"calib-bad-truncated.yml", GST_CO_CALIBRATION_ERROR_PARSE, "camera_matrix"},
-  {"calib-bad-truncated.xml", GST_CO_CALIBRATION_ERROR_PARSE, "truncated"},
+  {"calib-bad-truncated.yml", GST_CO_CALIBRATION_ERROR_PARSE, "YAML, line 20"},
+  {"calib-bad-truncated.xml", GST_CO_CALIBRATION_ERROR_PARSE, "XML, line"},
   {"calib-bad-3x2.xml", GST_CO_CALIBRATION_ERROR_PARSE, "camera_matrix"},
-  {"calib-bad-rational.yml", GST_CO_CALIBRATION_ERROR_UNSUPPORTED,
-      "rational"},
   {"calib-bad-nan.yml", GST_CO_CALIBRATION_ERROR_PARSE, "camera_matrix"},
-  {"calib-bad-fisheye.yml", GST_CO_CALIBRATION_ERROR_UNSUPPORTED, "fisheye"},
-  {"calib-bad-junk.yml", GST_CO_CALIBRATION_ERROR_PARSE, "camera_matrix"},
-  {"calib-bad-equidistant.yml", GST_CO_CALIBRATION_ERROR_UNSUPPORTED,
-      "equidistant"},
+  {"calib-bad-junk.yml", GST_CO_CALIBRATION_ERROR_PARSE, "mapping"},
   {"calib-bad-absurd.yml", GST_CO_CALIBRATION_ERROR_PARSE, "fx is 1e-300"},
 };
 
@@ -92,6 +87,52 @@ static const gchar ros_camera_info[] =
     "rectification_matrix:\n  rows: 3\n  cols: 3\n"
     "  data: [1, 0, 0, 0, 1, 0, 0, 0, 1]\n";
 
+/* a Kalibr camchain (stereo, radtan and equidistant) */
+static const gchar kalibr_camchain[] =
+    "cam0:\n"
+    "  camera_model: pinhole\n"
+    "  intrinsics: [461.6, 460.3, 363.0, 248.1]\n"
+    "  distortion_model: radtan\n"
+    "  distortion_coeffs: [-0.2917, 0.08228, 5.333e-05, -1.578e-04]\n"
+    "  resolution: [752, 480]\n"
+    "  rostopic: /cam0/image_raw\n"
+    "cam1:\n"
+    "  T_cn_cnm1:\n"
+    "  - [1.0, 0.0023, -0.0003, -0.11]\n"
+    "  - [-0.0023, 1.0, -0.0001, 0.0004]\n"
+    "  - [0.0003, 0.0001, 1.0, -0.0008]\n"
+    "  - [0.0, 0.0, 0.0, 1.0]\n"
+    "  camera_model: pinhole\n"
+    "  intrinsics: [280.1, 279.9, 379.2, 241.7]\n"
+    "  distortion_model: equidistant\n"
+    "  distortion_coeffs: [-0.013, 0.041, -0.037, 0.0095]\n"
+    "  resolution: [752, 480]\n";
+
+/* cv::stereoRectify's results as OpenCV's stereo_calib sample saves them */
+static const gchar opencv_stereo[] =
+    "%YAML:1.0\n---\n"
+    "M1: !!opencv-matrix\n   rows: 3\n   cols: 3\n   dt: d\n"
+    "   data: [ 533., 0., 341., 0., 533., 235., 0., 0., 1. ]\n"
+    "D1: !!opencv-matrix\n   rows: 1\n   cols: 5\n   dt: d\n"
+    "   data: [ -0.28, 0.1, 0.001, -0.0002, -0.03 ]\n"
+    "M2: !!opencv-matrix\n   rows: 3\n   cols: 3\n   dt: d\n"
+    "   data: [ 537., 0., 327., 0., 536., 249., 0., 0., 1. ]\n"
+    "D2: !!opencv-matrix\n   rows: 1\n   cols: 5\n   dt: d\n"
+    "   data: [ -0.27, 0.09, -0.0006, 0.0007, -0.02 ]\n"
+    "R: !!opencv-matrix\n   rows: 3\n   cols: 3\n   dt: d\n"
+    "   data: [ 0.9999, -0.0042, -0.0107, 0.0043, 0.9999, 0.0053, 0.0107,"
+    " -0.0054, 0.9999 ]\n"
+    "R1: !!opencv-matrix\n   rows: 3\n   cols: 3\n   dt: d\n"
+    "   data: [ 0.999812, -0.006789, -0.018176, 0.006740, 0.999974,"
+    " -0.002752, 0.018194, 0.002629, 0.999831 ]\n"
+    "P1: !!opencv-matrix\n   rows: 3\n   cols: 4\n   dt: d\n"
+    "   data: [ 500., 0., 333., 0., 0., 500., 242., 0., 0., 0., 1., 0. ]\n"
+    "P2: !!opencv-matrix\n   rows: 3\n   cols: 4\n   dt: d\n"
+    "   data: [ 500., 0., 333., -1670., 0., 500., 242., 0., 0., 0., 1., 0. ]\n"
+    "R2: !!opencv-matrix\n   rows: 3\n   cols: 3\n   dt: d\n"
+    "   data: [ 0.999924, -0.002506, -0.011981, 0.002537, 0.999994,"
+    " 0.002522, 0.011975, -0.002552, 0.999925 ]\n";
+
 static gchar *
 data_path (const gchar * file)
 {
@@ -148,7 +189,7 @@ parse_ok (const gchar * text, GstCoCalibration * c)
   GError *err = NULL;
 
   memset (c, 0xff, sizeof (*c));
-  g_assert_true (gst_co_calibration_parse (text, strlen (text), c, &err));
+  g_assert_true (gst_co_calibration_parse (text, strlen (text), NULL, c, &err));
   g_assert_no_error (err);
 }
 
@@ -159,7 +200,7 @@ parse_fails (const gchar * text, gsize len, GstCoCalibrationError code,
   GstCoCalibration c;
   GError *err = NULL;
 
-  g_assert_false (gst_co_calibration_parse (text, len, &c, &err));
+  g_assert_false (gst_co_calibration_parse (text, len, NULL, &c, &err));
   g_assert_error (err, GST_CO_CALIBRATION_ERROR, (gint) code);
   if (needle != NULL && strstr (err->message, needle) == NULL)
     g_error ("message '%s' lacks '%s'", err->message, needle);
@@ -207,7 +248,7 @@ test_good_files (void)
     GError *err = NULL;
 
     memset (&c, 0, sizeof (c));
-    g_assert_true (gst_co_calibration_load (path, &c, &err));
+    g_assert_true (gst_co_calibration_load (path, NULL, &c, &err));
     g_assert_no_error (err);
     assert_expected (&c);
     g_free (path);
@@ -224,7 +265,7 @@ test_bad_files (void)
     GstCoCalibration c;
     GError *err = NULL;
 
-    g_assert_false (gst_co_calibration_load (path, &c, &err));
+    g_assert_false (gst_co_calibration_load (path, NULL, &c, &err));
     g_assert_error (err, GST_CO_CALIBRATION_ERROR, (gint) bad_files[i].code);
     g_test_message ("%s", err->message);
     if (strstr (err->message, bad_files[i].file) == NULL
@@ -244,7 +285,7 @@ test_read_errors (void)
   GError *err = NULL;
   gint fd;
 
-  g_assert_false (gst_co_calibration_load (path, &c, &err));
+  g_assert_false (gst_co_calibration_load (path, NULL, &c, &err));
   g_assert_error (err, GST_CO_CALIBRATION_ERROR, GST_CO_CALIBRATION_ERROR_READ);
   g_assert_nonnull (strstr (err->message, "no-such-calibration.yml"));
   g_assert_nonnull (strstr (err->message, g_strerror (ENOENT)));
@@ -252,7 +293,7 @@ test_read_errors (void)
   g_free (path);
 
   /* a directory opens but cannot be read */
-  g_assert_false (gst_co_calibration_load (data_dir, &c, &err));
+  g_assert_false (gst_co_calibration_load (data_dir, NULL, &c, &err));
   g_assert_error (err, GST_CO_CALIBRATION_ERROR, GST_CO_CALIBRATION_ERROR_READ);
   g_clear_error (&err);
 
@@ -261,7 +302,7 @@ test_read_errors (void)
   big = g_malloc0 (1024 * 1024 + 1);
   memset (big, '#', 1024 * 1024);
   g_assert_true (g_file_set_contents (path, big, 1024 * 1024 + 1, NULL));
-  g_assert_false (gst_co_calibration_load (path, &c, &err));
+  g_assert_false (gst_co_calibration_load (path, NULL, &c, &err));
   g_assert_error (err, GST_CO_CALIBRATION_ERROR, GST_CO_CALIBRATION_ERROR_READ);
   g_assert_nonnull (strstr (err->message, "1 MiB"));
   g_clear_error (&err);
@@ -291,7 +332,7 @@ test_prefixes (void)
 
       if (n > 0)
         memcpy (buf, text, n);
-      if (gst_co_calibration_parse (buf, n, &c, &err)) {
+      if (gst_co_calibration_parse (buf, n, NULL, &c, &err)) {
         g_assert_no_error (err);
         assert_expected (&c);
         ok++;
@@ -349,13 +390,13 @@ test_inline_errors (void)
   parse_fails (NULL, 0, GST_CO_CALIBRATION_ERROR_PARSE, "empty");
   parse_fails ("", 0, GST_CO_CALIBRATION_ERROR_PARSE, "empty");
   parse_fails ("%YAML:1.0\n---\n", 14, GST_CO_CALIBRATION_ERROR_PARSE,
-      "camera_matrix");
+      "mapping");
   parse_fails ("{ \"camera_matrix\": 1 }", 22,
-      GST_CO_CALIBRATION_ERROR_UNSUPPORTED, "JSON");
+      GST_CO_CALIBRATION_ERROR_PARSE, "camera_matrix must have 9 values");
   parse_fails ("\x01\xff\xfe<\x80\x00garbage", 12,
       GST_CO_CALIBRATION_ERROR_PARSE, NULL);
   parse_fails ("<?xml version=\"1.0\"?>\n<storage></storage>\n", 42,
-      GST_CO_CALIBRATION_ERROR_PARSE, "opencv_storage");
+      GST_CO_CALIBRATION_ERROR_PARSE, "mapping");
 
   /* only the _old node: not taken */
   s = g_strndup (yaml_old_node, strstr (yaml_old_node, "\ncamera_matrix:")
@@ -365,7 +406,7 @@ test_inline_errors (void)
   g_free (s);
 
   edit_fails (yaml_4coef_alias, "510.", "-510.", GST_CO_CALIBRATION_ERROR_PARSE,
-      "cameraMatrix: fx and fy");
+      "cameraMatrix: fy is -510");
   edit_fails (yaml_4coef_alias, "240., 0., 0., 1.", "240., 2., 0., 1.",
       GST_CO_CALIBRATION_ERROR_PARSE, "element [6]");
   edit_fails (yaml_4coef_alias, "0., 0., 1. ]", "0., 0., 2. ]",
@@ -373,17 +414,17 @@ test_inline_errors (void)
   edit_fails (yaml_4coef_alias, "0., 510.", "0.5, 510.",
       GST_CO_CALIBRATION_ERROR_PARSE, "element [3]");
   edit_fails (yaml_4coef_alias, "500.", "5.0x2", GST_CO_CALIBRATION_ERROR_PARSE,
-      "cameraMatrix: value 1 is not a finite number");
+      "cameraMatrix: value 0 is not a finite number");
   edit_fails (yaml_4coef_alias, "500.", "1e999", GST_CO_CALIBRATION_ERROR_PARSE,
-      "cameraMatrix: value 1");
+      "cameraMatrix: value 0");
   edit_fails (yaml_4coef_alias, "500.", "-.Inf", GST_CO_CALIBRATION_ERROR_PARSE,
-      "cameraMatrix: value 1");
+      "cameraMatrix: value 0");
   edit_fails (yaml_4coef_alias, "500.", "nan", GST_CO_CALIBRATION_ERROR_PARSE,
-      "cameraMatrix: value 1");
+      "cameraMatrix: value 0");
   edit_fails (yaml_4coef_alias, "rows: 4", "rows: 5",
       GST_CO_CALIBRATION_ERROR_PARSE, "dist_coeffs is 5x1 but its data has 4");
   edit_fails (yaml_4coef_alias, "rows: 4", "rows: four",
-      GST_CO_CALIBRATION_ERROR_PARSE, "dist_coeffs.rows");
+      GST_CO_CALIBRATION_ERROR_PARSE, "dist_coeffs's rows");
   edit_fails (yaml_4coef_alias, "[ -1.0e-01, ", "[ ",
       GST_CO_CALIBRATION_ERROR_PARSE, "dist_coeffs is 4x1 but");
   edit_fails (yaml_4coef_alias, "[ -1.0e-01, 1.0e-02, 1.0e-03, -2.0e-03 ]",
@@ -392,16 +433,15 @@ test_inline_errors (void)
   edit_fails (yaml_4coef_alias, "dist_coeffs:", "dist_coeffs_x:",
       GST_CO_CALIBRATION_ERROR_PARSE, "no distortion_coefficients");
   edit_fails (yaml_4coef_alias, "]\ndist", "\ndist",
-      GST_CO_CALIBRATION_ERROR_PARSE, "cameraMatrix.data: unterminated [");
-  edit_fails (yaml_8coef_zero_tail, "0.,\n       0. ]", "3.,\n       0. ]",
-      GST_CO_CALIBRATION_ERROR_UNSUPPORTED, "rational");
+      GST_CO_CALIBRATION_ERROR_PARSE, "YAML, line");
+  edit_ok (yaml_8coef_zero_tail, "0.,\n       0. ]", "3.,\n       0. ]");
   edit_fails (yaml_8coef_zero_tail, "cols: 8", "cols: 6",
       GST_CO_CALIBRATION_ERROR_PARSE, "distCoeffs is 1x6");
-  edit_fails (xml_alias_old, "0.5 0. 0. 0. 0. 0. 0. 0. 0. 0.",
-      "0.5 0. 0. 0. 0. 0. 0. 0. 0. 1e-3", GST_CO_CALIBRATION_ERROR_UNSUPPORTED,
-      "tilt");
-  edit_fails (xml_alias_old, "0.5 0. 0. 0. 0.", "0.5 0. 0. 0. 4.",
-      GST_CO_CALIBRATION_ERROR_UNSUPPORTED, "thin-prism");
+  edit_ok (xml_alias_old, "0.5 0. 0. 0. 0. 0. 0. 0. 0. 0.",
+      "0.5 0. 0. 0. 0. 0. 0. 0. 0. 1e-3");
+  edit_ok (xml_alias_old, "0.5 0. 0. 0. 0.", "0.5 0. 0. 0. 4.");
+  edit_fails (xml_alias_old, "<cols>14</cols>", "<cols>13</cols>",
+      GST_CO_CALIBRATION_ERROR_PARSE, "distCoeffs is 1x13");
   edit_fails (xml_alias_old, "<image_width>1280", "<image_width>12.5",
       GST_CO_CALIBRATION_ERROR_PARSE, "image_width");
   edit_fails (xml_alias_old, "</distCoeffs>", "</distCoeffs",
@@ -439,19 +479,117 @@ test_absurd_values (void)
   edit_fails (ros_camera_info, "image_height: 480", "image_height: 0",
       GST_CO_CALIBRATION_ERROR_PARSE, "image_height is 0");
 
-  /* ROS names the model: fisheye's four coefficients are not k1 k2 p1 p2 */
-  edit_fails (ros_camera_info, "plumb_bob", "equidistant",
+  /* ROS names the model: fisheye's four coefficients are not k1 k2 p1 p2
+   * (a fifth, zero, is allowed: ROS writes one) */
+  edit_ok (ros_camera_info, "plumb_bob", "equidistant");
+  edit_ok (ros_camera_info, "plumb_bob", "'fisheye'");
+  edit_fails (ros_camera_info, "plumb_bob", "double_sphere",
       GST_CO_CALIBRATION_ERROR_UNSUPPORTED,
-      "distortion_model is \"equidistant\"");
-  edit_fails (ros_camera_info, "plumb_bob", "'fisheye'",
-      GST_CO_CALIBRATION_ERROR_UNSUPPORTED, "\"fisheye\"");
+      "distortion_model is \"double_sphere\"");
   edit_fails (ros_camera_info, "plumb_bob", "",
-      GST_CO_CALIBRATION_ERROR_PARSE, "distortion_model: expected a name");
+      GST_CO_CALIBRATION_ERROR_UNSUPPORTED, "distortion_model is \"\"");
+  edit_fails (ros_camera_info, "plumb_bob", "[a, b]",
+      GST_CO_CALIBRATION_ERROR_PARSE, "distortion_model is not a name");
   edit_ok (ros_camera_info, "plumb_bob", "\"plumb_bob\"");
   edit_ok (ros_camera_info, "plumb_bob", "rational_polynomial");
   edit_fails (xml_alias_old, "<image_width>", "<distortion_model>equidistant"
       "</distortion_model><image_width>",
-      GST_CO_CALIBRATION_ERROR_UNSUPPORTED, "equidistant");
+      GST_CO_CALIBRATION_ERROR_PARSE, "fisheye (equidistant) camera has 4");
+}
+
+static void
+parse_camera (const gchar * text, const gchar * camera, GstCoCalibration * c)
+{
+  GError *err = NULL;
+
+  g_assert_true (gst_co_calibration_parse (text, strlen (text), camera, c,
+          &err));
+  g_assert_no_error (err);
+}
+
+static void
+camera_fails (const gchar * text, const gchar * camera, const gchar * needle)
+{
+  GstCoCalibration c;
+  GError *err = NULL;
+
+  g_assert_false (gst_co_calibration_parse (text, strlen (text), camera, &c,
+          &err));
+  g_assert_error (err, GST_CO_CALIBRATION_ERROR, GST_CO_CALIBRATION_ERROR_PARSE);
+  if (!strstr (err->message, needle))
+    g_error ("message '%s' lacks '%s'", err->message, needle);
+  g_error_free (err);
+}
+
+/* Kalibr's camchain: camN picks the camera, radtan is OpenCV's k1 k2 p1 p2,
+ * equidistant is the fisheye model. */
+static void
+test_kalibr (void)
+{
+  GstCoCalibration c;
+
+  parse_camera (kalibr_camchain, NULL, &c);
+  g_assert_cmpint (c.model, ==, CO_CAMERA_PINHOLE);
+  g_assert_cmpfloat (c.fx, ==, 461.6);
+  g_assert_cmpfloat (c.fy, ==, 460.3);
+  g_assert_cmpfloat (c.cx, ==, 363.0);
+  g_assert_cmpfloat (c.cy, ==, 248.1);
+  g_assert_cmpfloat (c.dist[CO_DIST_K1], ==, -0.2917);
+  g_assert_cmpfloat (c.dist[CO_DIST_P1], ==, 5.333e-05);
+  g_assert_cmpfloat (c.dist[CO_DIST_P2], ==, -1.578e-04);
+  g_assert_cmpint (c.image_width, ==, 752);
+  g_assert_cmpint (c.image_height, ==, 480);
+  parse_camera (kalibr_camchain, "cam1", &c);
+  g_assert_cmpint (c.model, ==, CO_CAMERA_FISHEYE);
+  g_assert_cmpfloat (c.fx, ==, 280.1);
+  g_assert_cmpfloat (c.dist[CO_DIST_K3], ==, -0.037);
+  g_assert_cmpfloat (c.dist[CO_DIST_K4], ==, 0.0095);
+  g_assert_cmpfloat (c.dist[CO_DIST_P1], ==, 0.0);
+  parse_camera (kalibr_camchain, "right", &c);
+  g_assert_cmpfloat (c.fx, ==, 280.1);
+  camera_fails (kalibr_camchain, "cam2", "no camera cam2");
+  camera_fails (kalibr_camchain, "middle", "expected left, right or camN");
+  edit_fails (kalibr_camchain, "camera_model: pinhole", "camera_model: omni",
+      GST_CO_CALIBRATION_ERROR_UNSUPPORTED, "camera_model is \"omni\"");
+  edit_fails (kalibr_camchain, "[461.6, 460.3, 363.0, 248.1]",
+      "[461.6, 460.3, 363.0]", GST_CO_CALIBRATION_ERROR_PARSE,
+      "intrinsics must have 4 values");
+  edit_fails (kalibr_camchain, "[752, 480]", "[752, 0]",
+      GST_CO_CALIBRATION_ERROR_PARSE, "resolution");
+  edit_fails (kalibr_camchain, "radtan", "fov",
+      GST_CO_CALIBRATION_ERROR_UNSUPPORTED, "distortion_model is \"fov\"");
+}
+
+/* A stereo FileStorage: M1 D1 R1 P1 for left, M2 D2 R2 P2 for right; R
+ * (between the cameras) is not a rectification. */
+static void
+test_stereo (void)
+{
+  GstCoCalibration c;
+
+  parse_camera (opencv_stereo, NULL, &c);
+  g_assert_cmpfloat (c.fx, ==, 533.0);
+  g_assert_cmpfloat (c.dist[CO_DIST_K3], ==, -0.03);
+  g_assert_cmpfloat (c.r[0], ==, 0.999812);
+  g_assert_cmpfloat (c.r[1], ==, -0.006789);
+  g_assert_cmpfloat (c.p[0], ==, 500.0);
+  g_assert_cmpfloat (c.p[3], ==, 0.0);
+  g_assert_cmpfloat (c.p[6], ==, 242.0);
+  g_assert_cmpfloat (c.p[10], ==, 1.0);
+  parse_camera (opencv_stereo, "right", &c);
+  g_assert_cmpfloat (c.fx, ==, 537.0);
+  g_assert_cmpfloat (c.r[0], ==, 0.999924);
+  g_assert_cmpfloat (c.p[3], ==, -1670.0);
+  camera_fails (opencv_stereo, "cam2", "stereo calibration");
+  edit_fails (opencv_stereo, "0.999812, -0.006789", "0.9, -0.006789",
+      GST_CO_CALIBRATION_ERROR_PARSE, "R1 is not a rotation");
+  edit_fails (opencv_stereo, "0., 0., 1., 0. ]\nP2", "0., 0., 2., 0. ]\nP2",
+      GST_CO_CALIBRATION_ERROR_PARSE, "P1: its last row");
+  edit_fails (opencv_stereo, "rows: 3\n   cols: 4\n   dt: d\n   data: [ 500.,",
+      "rows: 3\n   cols: 3\n   dt: d\n   data: [ 500.,",
+      GST_CO_CALIBRATION_ERROR_PARSE, "P1 is 3x3 but its data has 12");
+  /* one camera's file: only the first */
+  camera_fails (ros_camera_info, "right", "describes one camera");
 }
 
 static void
@@ -459,12 +597,12 @@ test_xml_structure (void)
 {
   edit_fails (xml_alias_old, "<rows>3</rows><cols>3</cols><dt>f",
       "<rows>3</cols><cols>3</cols><dt>f", GST_CO_CALIBRATION_ERROR_PARSE,
-      "</cols> closes <rows>");
+      "XML, line");
   edit_fails (xml_alias_old, "</opencv_storage>",
       "</opencv_storage><opencv_storage></opencv_storage>",
-      GST_CO_CALIBRATION_ERROR_PARSE, "one <opencv_storage>");
+      GST_CO_CALIBRATION_ERROR_PARSE, "XML, line");
   edit_fails (xml_alias_old, "</opencv_storage>", "</opencv_storage></x>",
-      GST_CO_CALIBRATION_ERROR_PARSE, "</x> closes no element");
+      GST_CO_CALIBRATION_ERROR_PARSE, "XML, line");
   edit_ok (xml_alias_old, "<image_height>", "<empty/><image_height>");
 }
 
@@ -478,11 +616,11 @@ test_not_regular (void)
   GError *err = NULL;
 
   g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
-  g_assert_false (gst_co_calibration_load (fifo, &c, &err));
+  g_assert_false (gst_co_calibration_load (fifo, NULL, &c, &err));
   g_assert_error (err, GST_CO_CALIBRATION_ERROR, GST_CO_CALIBRATION_ERROR_READ);
   g_assert_nonnull (strstr (err->message, "not a regular file"));
   g_clear_error (&err);
-  g_assert_false (gst_co_calibration_load ("/dev/zero", &c, &err));
+  g_assert_false (gst_co_calibration_load ("/dev/zero", NULL, &c, &err));
   g_assert_nonnull (strstr (err->message, "not a regular file"));
   g_clear_error (&err);
   g_unlink (fifo);
@@ -512,6 +650,8 @@ main (int argc, char **argv)
   g_test_add_func ("/calibration/inline-errors", test_inline_errors);
   g_test_add_func ("/calibration/absurd-values", test_absurd_values);
   g_test_add_func ("/calibration/xml-structure", test_xml_structure);
+  g_test_add_func ("/calibration/kalibr", test_kalibr);
+  g_test_add_func ("/calibration/stereo", test_stereo);
   g_test_add_func ("/calibration/not-regular", test_not_regular);
   return g_test_run ();
 }
