@@ -452,6 +452,10 @@ report (int si, const char *model, FILE * csv)
   }
 }
 
+/* --model beyond lensdistort_math.h's two */
+enum
+{ BENCH_FISHEYE = 10, BENCH_FULL };
+
 static void
 run_size (int si, int model, cudaStream_t s, const char *desc, FILE * csv)
 {
@@ -468,10 +472,34 @@ run_size (int si, int model, cudaStream_t s, const char *desc, FILE * csv)
   b.s = s;
   if (model == CO_LENS_HMD) {
     co_lens_params_init_hmd (&b.p, b.w, b.h, -0.25, 0.05, 0.5, 0.5, 0);
-  } else {
+  } else if (model == CO_LENS_CAMERA) {
     double kk[4] = { 0.8 * b.w, 0.8 * b.w, 0.5 * (b.w - 1), 0.5 * (b.h - 1) };
     double dist[5] = { -0.3, 0.1, 0.001, -0.001, 0.0 };
     co_lens_params_init_camera (&b.p, b.w, b.h, kk, dist, kk);
+  } else {
+    /* the fisheye model, or OpenCV's whole vector (rational, thin prism,
+     * tilt: the most arithmetic a pinhole map has) */
+    static const double fisheye[4] = { -0.013, 0.041, -0.037, 0.0095 };
+    static const double full[CO_CAMERA_N_DIST] = { -0.26, 0.07, 0.0009,
+      0.0004, -0.01, 0.02, 0.01, -0.005, 0.002, -0.0008, 0.0015, 0.0003,
+      0.015, -0.02
+    };
+    CoCamera cam;
+    int j;
+    co_camera_init (&cam, (model == BENCH_FISHEYE ? 0.3 : 0.8) * b.w,
+        (model == BENCH_FISHEYE ? 0.3 : 0.8) * b.w, 0.5 * (b.w - 1),
+        0.5 * (b.h - 1));
+    if (model == BENCH_FISHEYE) {
+      cam.model = CO_CAMERA_FISHEYE;
+      cam.dist[CO_DIST_K1] = fisheye[0];
+      cam.dist[CO_DIST_K2] = fisheye[1];
+      cam.dist[CO_DIST_K3] = fisheye[2];
+      cam.dist[CO_DIST_K4] = fisheye[3];
+    } else {
+      for (j = 0; j < CO_CAMERA_N_DIST; j++)
+        cam.dist[j] = full[j];
+    }
+    co_lens_params_init_pinhole (&b.p, b.w, b.h, &cam);
   }
   co_format_border (CO_FORMAT_RGBA, 0xff000000u, b.border);
 
@@ -591,17 +619,25 @@ main (int argc, char **argv)
       model = CO_LENS_HMD, i++;
     else if (!strcmp (argv[i], "--model") && !strcmp (val, "camera"))
       model = CO_LENS_CAMERA, i++;
+    else if (!strcmp (argv[i], "--model") && !strcmp (val, "fisheye"))
+      model = BENCH_FISHEYE, i++;
+    else if (!strcmp (argv[i], "--model") && !strcmp (val, "full"))
+      model = BENCH_FULL, i++;
     else if (!strcmp (argv[i], "--csv") && *val)
       csv_path = argv[++i];
     else {
       fprintf (strcmp (argv[i], "--help") ? stderr : stdout, "usage: %s "
-          "[--sizes 720,1080,4k,8k] [--model hmd|camera] [--csv FILE]\n",
+          "[--sizes 720,1080,4k,8k] [--model hmd|camera|fisheye|full] "
+          "[--csv FILE]\n",
           argv[0]);
       return strcmp (argv[i], "--help") ? 1 : 0;
     }
   }
   model_desc = model == CO_LENS_HMD ? "hmd k1=-0.25 k2=0.05" :
-      "camera f=0.8w k1=-0.3 k2=0.1 p1=0.001 p2=-0.001";
+      model == CO_LENS_CAMERA ? "camera f=0.8w k1=-0.3 k2=0.1 p1=0.001 "
+      "p2=-0.001" : model == BENCH_FISHEYE ? "fisheye f=0.3w k1..k4=-0.013 "
+      "0.041 -0.037 0.0095" : "camera f=0.8w, all 14 coefficients (rational, "
+      "thin prism, tilt)";
 
   err = cudaGetDeviceCount (&n_dev);
   if (err != cudaSuccess || n_dev < 1) {
