@@ -354,10 +354,12 @@ co_fixate_caps (GstBaseTransform * bt, GstPadDirection direction,
     klass->get_output_size (self, &in, &w, &h);
   gst_structure_fixate_field_nearest_int (s, "width", MAX (w, 1));
   gst_structure_fixate_field_nearest_int (s, "height", MAX (h, 1));
+  /* caps without a pixel aspect ratio stay without one */
   if (gst_structure_has_field (s, "pixel-aspect-ratio"))
     gst_structure_fixate_field_nearest_fraction (s, "pixel-aspect-ratio",
         GST_VIDEO_INFO_PAR_N (&in), GST_VIDEO_INFO_PAR_D (&in));
-  else
+  else if (gst_structure_has_field (gst_caps_get_structure (caps, 0),
+          "pixel-aspect-ratio"))
     gst_structure_set (s, "pixel-aspect-ratio", GST_TYPE_FRACTION,
         GST_VIDEO_INFO_PAR_N (&in), GST_VIDEO_INFO_PAR_D (&in), NULL);
   othercaps = gst_caps_fixate (othercaps);

@@ -321,6 +321,7 @@ gst_cuda_lens_distort_prepare (GstCoRemapFilter * remap, const CoLut * lut,
   if (model == CO_LENS_HMD) {
     co_lens_params_init_hmd (&self->params, ow, oh, s.k1, s.k2, s.center_x,
         s.center_y, s.stereo);
+    co_lens_params_set_source (&self->params, w, h);
   } else {
     double nk[4];
 
@@ -353,6 +354,15 @@ gst_cuda_lens_distort_prepare (GstCoRemapFilter * remap, const CoLut * lut,
         GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS,
             ("alpha=%g: this distortion folds the image border over itself; "
                 "keeping the camera matrix", s.alpha), (NULL));
+    }
+    if (ow != w || oh != h) {
+      /* another output size: P's pixels scale as an image resized */
+      double sx = (double) ow / w, sy = (double) oh / h;
+      int i;
+      for (i = 0; i < 4; i++) {
+        cam.p[i] = cam.p[i] * sx + (0.5 * sx - 0.5) * cam.p[8 + i];
+        cam.p[4 + i] = cam.p[4 + i] * sy + (0.5 * sy - 0.5) * cam.p[8 + i];
+      }
     }
     co_lens_params_init_pinhole (&self->params, ow, oh, &cam);
   }
@@ -605,6 +615,7 @@ gst_cuda_lens_distort_class_init (GstCudaLensDistortClass * klass)
   GstElementClass *ec = GST_ELEMENT_CLASS (klass);
   GstBaseTransformClass *bc = GST_BASE_TRANSFORM_CLASS (klass);
   GstCoRemapFilterClass *rc = GST_CO_REMAP_FILTER_CLASS (klass);
+  GstCoBaseFilterClass *fc = GST_CO_BASE_FILTER_CLASS (klass);
 
   oc->set_property = gst_cuda_lens_distort_set_property;
   oc->get_property = gst_cuda_lens_distort_get_property;
@@ -687,6 +698,9 @@ gst_cuda_lens_distort_class_init (GstCudaLensDistortClass * klass)
       "backward mapping on CUDA or the CPU", "cudaoptics developers");
   gst_co_base_filter_class_add_video_templates (ec, FORMATS, CO_REMAP_MAX_SIZE);
 
+  /* the input's size unless downstream asks for another: the output is
+   * then the corrected image at that size */
+  fc->mode = GST_CO_FILTER_RESIZE;
   bc->start = GST_DEBUG_FUNCPTR (gst_cuda_lens_distort_start);
   rc->prepare = GST_DEBUG_FUNCPTR (gst_cuda_lens_distort_prepare);
   rc->build_lut = GST_DEBUG_FUNCPTR (gst_cuda_lens_distort_build_lut);

@@ -26,6 +26,9 @@ extern "C" {
 /* Host-side parameter set-up (double in, the floats both backends use out) */
 void co_lens_params_init_hmd (CoLensParams * p, int width, int height,
     double k1, double k2, double center_x, double center_y, int stereo);
+/* hmd: the source is src_w x src_h, not the output's size (the eye's
+ * geometry stays the output's; positions are scaled to the source) */
+void co_lens_params_set_source (CoLensParams * p, int src_w, int src_h);
 /* A camera model (R and P included) for a width x height frame */
 void co_lens_params_init_pinhole (CoLensParams * p, int width, int height,
     const CoCamera * cam);

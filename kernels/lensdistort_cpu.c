@@ -33,6 +33,14 @@ co_lens_params_init_hmd (CoLensParams * p, int width, int height, double k1,
 }
 
 void
+co_lens_params_set_source (CoLensParams * p, int src_w, int src_h)
+{
+  p->rescale = src_w != p->width || src_h != p->height;
+  p->src_sx = (float) ((double) src_w / p->width);
+  p->src_sy = (float) ((double) src_h / p->height);
+}
+
+void
 co_lens_params_init_pinhole (CoLensParams * p, int width, int height,
     const CoCamera * cam)
 {

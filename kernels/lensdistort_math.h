@@ -38,6 +38,9 @@ typedef struct
   /* hmd: per eye (two when stereo) centre in pixels, 1/R^2 */
   int32_t stereo, eye_w;
   float k1, k2, ecx0, ecx1, ecy, inv_r2;
+  /* hmd on a source of another size: output pixels to source pixels */
+  int32_t rescale;
+  float src_sx, src_sy;
   /* camera */
   CoCameraParams cam;
 } CoLensParams;
@@ -69,6 +72,10 @@ co_lens_map_hmd (const CoLensParams * p, float x, float y, float slack,
     float x1 = (float) (eye ? p->width : p->eye_w) - 1.0f + slack;
     if (!(*sx >= x0 && *sx <= x1))
       return 0;
+  }
+  if (p->rescale) {
+    *sx = (*sx + 0.5f) * p->src_sx - 0.5f;
+    *sy = (*sy + 0.5f) * p->src_sy - 0.5f;
   }
   return 1;
 }

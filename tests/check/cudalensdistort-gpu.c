@@ -174,6 +174,67 @@ GST_START_TEST (test_cuda_equals_cpu)
 
 GST_END_TEST;
 
+/* Another output size than the input's (downstream caps): CUDA equals the
+ * CPU for the models that rescale (hmd, stereo too) and those whose P
+ * scales, every LUT strategy. */
+GST_START_TEST (test_resized_output_cuda)
+{
+  static const gchar *formats[] = { "RGBA", "NV12", "GRAY16_LE", "I420" };
+  static const gchar *models[] = {
+    "model=hmd k1=-0.25 k2=0.05 stereo=true",
+    "model=camera k1=-0.3 k2=0.1 p1=0.001 k4=0.02 s1=0.001 tau-x=0.01",
+    "model=fisheye fx=200 fy=200 k1=-0.013 k2=0.041 balance=0.5",
+  };
+  GRand *rand = g_rand_new_with_seed (21);
+  guint f, m, l, runs = 0;
+
+  for (f = 0; f < G_N_ELEMENTS (formats); f++) {
+    GstCaps *caps = video_caps (formats[f], 333, 201);
+    GstCaps *outcaps = video_caps (formats[f], 500, 151);
+    GstVideoInfo info, oinfo;
+    GstBuffer *in;
+
+    gst_video_info_from_caps (&info, caps);
+    gst_video_info_from_caps (&oinfo, outcaps);
+    in = make_frame (&info, rand, TRUE);
+    for (m = 0; m < G_N_ELEMENTS (models); m++)
+      for (l = 0; l < G_N_ELEMENTS (luts); l++) {
+        gchar *c = g_strdup_printf ("cudalensdistort backend=cuda lut=%s %s",
+            luts[l], models[m]);
+        gchar *p = g_strdup_printf ("cudalensdistort backend=cpu lut=%s %s",
+            luts[l], models[m]);
+        GstHarness *hc = lens_harness (c, gst_caps_ref (caps));
+        GstHarness *hp = lens_harness (p, gst_caps_ref (caps));
+        GstBuffer *a, *b;
+        gint md = 0;
+
+        gst_harness_set_sink_caps (hc, gst_caps_ref (outcaps));
+        gst_harness_set_sink_caps (hp, gst_caps_ref (outcaps));
+        a = gst_harness_push_and_pull (hc, gst_buffer_ref (in));
+        b = gst_harness_push_and_pull (hp, gst_buffer_ref (in));
+        fail_unless (a && b);
+        fail_unless_equals_int (gst_buffer_get_size (a), oinfo.size);
+        frames_equal (&oinfo, a, b, &md);
+        fail_unless (md <= 1, "%s %s: CUDA differs from CPU by %d",
+            formats[f], c, md);
+        runs++;
+        gst_buffer_unref (a);
+        gst_buffer_unref (b);
+        gst_harness_teardown (hc);
+        gst_harness_teardown (hp);
+        g_free (c);
+        g_free (p);
+      }
+    gst_buffer_unref (in);
+    gst_caps_unref (caps);
+    gst_caps_unref (outcaps);
+  }
+  g_printerr ("%u resized CUDA/CPU comparisons (333x201 to 500x151)\n", runs);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
 /* Tiny and odd sizes: partial 4-pixel groups, one-pixel chroma planes. */
 GST_START_TEST (test_tiny_sizes_cuda)
 {
@@ -788,6 +849,7 @@ cudalensdistort_gpu_suite (void)
   suite_add_tcase (s, tc);
   tcase_set_timeout (tc, 600);
   tcase_add_test (tc, test_cuda_equals_cpu);
+  tcase_add_test (tc, test_resized_output_cuda);
 
   tc = tcase_create ("gpu");
   suite_add_tcase (s, tc);
