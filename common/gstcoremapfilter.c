@@ -44,6 +44,7 @@ typedef struct
 {
   gint lut, interpolation, off_edge;
   guint border_color;
+  gboolean table_only;          /* the subclass's: no lut=none just now */
 } Settings;
 
 struct _GstCoRemapFilterPrivate
@@ -188,6 +189,30 @@ build_from_cuda_map (GstCoRemapFilter * self, GstCoRemapFilterClass * klass,
           x + n, pl->pitch, base->stream), "building the LUT");
 }
 
+gboolean
+gst_co_remap_filter_build_from_maps (GstCoRemapFilter * self,
+    const CoLut * lut)
+{
+  GstCoRemapFilterClass *klass = GST_CO_REMAP_FILTER_GET_CLASS (self);
+  gboolean cuda =
+      GST_CO_BASE_FILTER (self)->active_backend == GST_CO_BACKEND_CUDA;
+  int g;
+
+  for (g = 0; g < lut->n_geometries; g++)
+    if (!(cuda && klass->map_cuda ? build_from_cuda_map (self, klass, lut,
+                g) : build_from_cpu_map (self, klass, lut, g)))
+      return FALSE;
+  return TRUE;
+}
+
+void
+gst_co_remap_filter_set_table_only (GstCoRemapFilter * self,
+    gboolean table_only)
+{
+  self->priv->set.table_only = table_only;
+  gst_co_remap_filter_mark_dirty (self);
+}
+
 static gboolean
 rebuild (GstCoRemapFilter * self, const Settings * s)
 {
@@ -195,12 +220,11 @@ rebuild (GstCoRemapFilter * self, const Settings * s)
   GstCoBaseFilter *base = GST_CO_BASE_FILTER (self);
   GstCoRemapFilterPrivate *priv = self->priv;
   CoLutMode mode = (CoLutMode) s->lut;
-  gboolean cuda = base->active_backend == GST_CO_BACKEND_CUDA;
   CoLut lut;
   int g;
 
   /* no per-pixel map to evaluate: float tables give the same pixels */
-  if (mode == CO_LUT_COMPUTE && !klass->remap)
+  if (mode == CO_LUT_COMPUTE && (!klass->remap || s->table_only))
     mode = CO_LUT_TWO_TABLE;
   co_lut_layout_full (&lut, mode, (CoInterp) s->interpolation,
       (CoEdge) s->off_edge, base->in_format,
@@ -231,10 +255,8 @@ rebuild (GstCoRemapFilter * self, const Settings * s)
     if (!klass->build_lut (self, &lut))
       return FALSE;
   } else if (mode != CO_LUT_COMPUTE) {
-    for (g = 0; g < lut.n_geometries; g++)
-      if (!(cuda && klass->map_cuda ? build_from_cuda_map (self, klass, &lut,
-                  g) : build_from_cpu_map (self, klass, &lut, g)))
-        return FALSE;
+    if (!gst_co_remap_filter_build_from_maps (self, &lut))
+      return FALSE;
   }
   co_format_border (base->in_format, s->border_color, priv->border);
   priv->lut = lut;

@@ -94,6 +94,14 @@ GType gst_co_remap_filter_get_type (void);
 /* The map changed: rebuild before the next frame.  Call with the object
  * lock held (from a property setter). */
 void gst_co_remap_filter_mark_dirty (GstCoRemapFilter * self);
+/* The subclass's map cannot be evaluated per pixel just now (a map read
+ * from a file): lut=none builds float tables instead.  Object lock held. */
+void gst_co_remap_filter_set_table_only (GstCoRemapFilter * self,
+    gboolean table_only);
+/* From build_lut: the tables from map_cpu (map_cuda on CUDA when set), as
+ * when build_lut is not set. */
+gboolean gst_co_remap_filter_build_from_maps (GstCoRemapFilter * self,
+    const CoLut * lut);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (GstCoRemapFilter, gst_object_unref)
 

@@ -55,6 +55,7 @@
 #include <math.h>
 #include "gstcudalensdistort.h"
 #include "gstcocalibration.h"
+#include "gstcomapfile.h"
 #include "lensdistort.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_lens_distort_debug);
@@ -92,6 +93,7 @@ enum
   PROP_BALANCE,
   PROP_FOV_SCALE,
   PROP_CAMERA,
+  PROP_MAP_FILE,
 };
 
 #define DEFAULT_MODEL CO_LENS_HMD
@@ -116,6 +118,7 @@ typedef struct
   gboolean stereo;
   gchar *calibration_file;
   gchar *camera;                /* which camera of the file; NULL: the first */
+  gchar *map_file;
   guint calibration_gen;        /* counts sets, so a file may be fixed */
 } Settings;
 
@@ -137,6 +140,9 @@ struct _GstCudaLensDistort
   CoLensModel base_model;       /* of the table in use, or at start */
   gboolean warned_empty;        /* the border-only warning was posted */
   gboolean warned_fisheye;      /* pinhole-only coefficients were ignored */
+  gchar *map_path;              /* the map file in use (map), or NULL */
+  GstCoMapFile map;
+  gchar *bad_map;               /* the last map file that could not be used */
 };
 
 #define gst_cuda_lens_distort_parent_class parent_class
@@ -285,6 +291,119 @@ camera_from_file (GstCudaLensDistort * self, const Settings * s, int w, int h,
       self->calib_camera, w, h, cam, NULL);
 }
 
+/* ---- map file ---- */
+
+/* GstCoBaseFilter::get_output_size: a map file's size, else the input's. */
+static void
+gst_cuda_lens_distort_get_output_size (GstCoBaseFilter * base,
+    const GstVideoInfo * in, gint * width, gint * height)
+{
+  GstCudaLensDistort *self = GST_CUDA_LENS_DISTORT (base);
+  gchar *path;
+
+  GST_OBJECT_LOCK (self);
+  path = g_strdup (self->set.map_file);
+  GST_OBJECT_UNLOCK (self);
+  /* unreadable: the input's size, and prepare says why */
+  if (path && *path && !gst_co_map_file_size (path, width, height, NULL))
+    GST_DEBUG_OBJECT (self, "map %s unreadable: the input's size", path);
+  g_free (path);
+}
+
+/* The map of @path in self->map, read when it changed; a file that cannot
+ * be used is warned about once and the map in use (or the model) stays. */
+static void
+use_map (GstCudaLensDistort * self, const gchar * path)
+{
+  GstCoMapFile fresh;
+  GError *err = NULL;
+
+  if (!path || !*path) {
+    g_clear_pointer (&self->map_path, g_free);
+    gst_co_map_file_clear (&self->map);
+    return;
+  }
+  if (g_strcmp0 (path, self->map_path) == 0 ||
+      g_strcmp0 (path, self->bad_map) == 0)
+    return;
+  if (!gst_co_map_file_load (path, &fresh, &err)) {
+    GST_ELEMENT_WARNING (self, RESOURCE, OPEN_READ, ("Could not use map "
+            "file, keeping the previous geometry: %s", err->message), (NULL));
+    g_clear_error (&err);
+    g_free (self->bad_map);
+    self->bad_map = g_strdup (path);
+    return;
+  }
+  gst_co_map_file_clear (&self->map);
+  self->map = fresh;
+  g_free (self->map_path);
+  self->map_path = g_strdup (path);
+  GST_INFO_OBJECT (self, "map %s: %dx%d, source %dx%d", path,
+      fresh.width, fresh.height, fresh.src_width, fresh.src_height);
+}
+
+/* self->map at (@x, @y) of its own pixels, bilinear between its pixels
+ * (clamped at its edges); NaN where a tap has none. */
+static void
+sample_map (const GstCoMapFile * m, double x, double y, float *sx, float *sy)
+{
+  double fx = CLAMP (x, 0.0, m->width - 1.0), fy = CLAMP (y, 0.0,
+      m->height - 1.0);
+  int x0 = (int) floor (fx), y0 = (int) floor (fy);
+  int x1 = MIN (x0 + 1, m->width - 1), y1 = MIN (y0 + 1, m->height - 1);
+  double ax = fx - x0, ay = fy - y0;
+  size_t i00 = (size_t) y0 * m->width + x0, i01 = (size_t) y0 * m->width + x1;
+  size_t i10 = (size_t) y1 * m->width + x0, i11 = (size_t) y1 * m->width + x1;
+
+  if (ax == 0.0 && ay == 0.0) {
+    /* on a map pixel: its values, as they are */
+    *sx = m->x[i00];
+    *sy = m->y[i00];
+  } else {
+    *sx = (float) ((1 - ay) * ((1 - ax) * m->x[i00] + ax * m->x[i01]) +
+        ay * ((1 - ax) * m->x[i10] + ax * m->x[i11]));
+    *sy = (float) ((1 - ay) * ((1 - ax) * m->y[i00] + ax * m->y[i01]) +
+        ay * ((1 - ax) * m->y[i10] + ax * m->y[i11]));
+  }
+  if (!isfinite (*sx) || !isfinite (*sy))
+    *sx = *sy = NAN;
+}
+
+/* GstCoRemapFilter::map_cpu, with a map file: each plane pixel's centre
+ * (centre-sited chroma) into the map's pixels, its source position into
+ * the source plane's; the scalings only where sizes differ, so a map of
+ * the output's and the source's sizes gives plane 0 its values as they
+ * are. */
+static gboolean
+gst_cuda_lens_distort_map_cpu (GstCoRemapFilter * remap, const CoLut * lut,
+    gint g, gfloat * x, gfloat * y, gint pitch)
+{
+  GstCudaLensDistort *self = GST_CUDA_LENS_DISTORT (remap);
+  const GstCoMapFile *m = &self->map;
+  const CoLutPlane *pl = &lut->plane[g], *p0 = &lut->plane[0];
+  /* output plane -> map pixels, map's source -> source plane */
+  double ax = (double) m->width / pl->width, ay = (double) m->height /
+      pl->height;
+  double sw = m->src_width ? m->src_width : p0->src_width;
+  double sh = m->src_height ? m->src_height : p0->src_height;
+  double bx = pl->src_width / sw, by = pl->src_height / sh;
+  int i, j;
+
+  for (j = 0; j < pl->height; j++)
+    for (i = 0; i < pl->width; i++) {
+      float sx, sy;
+      sample_map (m, ax == 1.0 ? i : (i + 0.5) * ax - 0.5, ay == 1.0 ? j :
+          (j + 0.5) * ay - 0.5, &sx, &sy);
+      if (bx != 1.0)
+        sx = (float) ((sx + 0.5) * bx - 0.5);
+      if (by != 1.0)
+        sy = (float) ((sy + 0.5) * by - 0.5);
+      x[(size_t) j * pitch + i] = sx;
+      y[(size_t) j * pitch + i] = sy;
+    }
+  return TRUE;
+}
+
 /* GstCoRemapFilter::prepare: the snapshot, the calibration and the lens
  * parameters the table is built from. */
 static gboolean
@@ -308,8 +427,11 @@ gst_cuda_lens_distort_prepare (GstCoRemapFilter * remap, const CoLut * lut,
   s = self->set;
   s.calibration_file = g_strdup (self->set.calibration_file);
   s.camera = g_strdup (self->set.camera);
+  s.map_file = g_strdup (self->set.map_file);
   GST_OBJECT_UNLOCK (self);
 
+  use_map (self, s.map_file);
+  g_free (s.map_file);
   model = (CoLensModel) s.model;
   if (model != CO_LENS_HMD && s.calibration_file && *s.calibration_file) {
     have_cam = camera_from_file (self, &s, w, h, &cam);
@@ -382,6 +504,12 @@ gst_cuda_lens_distort_build_lut (GstCoRemapFilter * remap, const CoLut * lut)
   const CoLensParams *p = &self->params;
 
   self->ready = FALSE;
+  if (self->map_path) {
+    if (!gst_co_remap_filter_build_from_maps (remap, lut))
+      return FALSE;
+    self->ready = TRUE;
+    return TRUE;
+  }
   if (base->active_backend == GST_CO_BACKEND_CUDA) {
     if (!gst_co_base_filter_cuda_ok (base, co_lens_build_lut_cuda (p, lut,
                 base->stream), "building the LUT"))
@@ -427,19 +555,39 @@ gst_cuda_lens_distort_start (GstBaseTransform * bt)
   GstCudaLensDistort *self = GST_CUDA_LENS_DISTORT (bt);
   GstCoCalibration c;
   GError *err = NULL;
-  gchar *path, *camera;
+  gchar *path, *camera, *map;
 
   if (!GST_BASE_TRANSFORM_CLASS (parent_class)->start (bt))
     return FALSE;
   GST_OBJECT_LOCK (self);
   path = g_strdup (self->set.calibration_file);
   camera = g_strdup (self->set.camera);
+  map = g_strdup (self->set.map_file);
   self->base_model = (CoLensModel) self->set.model;
   gst_co_remap_filter_mark_dirty (GST_CO_REMAP_FILTER (self));
   GST_OBJECT_UNLOCK (self);
   g_clear_pointer (&self->calib_path, g_free);
   g_clear_pointer (&self->calib_camera, g_free);
   g_clear_pointer (&self->bad_path, g_free);
+  g_clear_pointer (&self->bad_map, g_free);
+  g_clear_pointer (&self->map_path, g_free);
+  gst_co_map_file_clear (&self->map);
+  if (map && *map) {
+    GstCoMapFile fresh;
+    if (!gst_co_map_file_load (map, &fresh, &err)) {
+      GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ,
+          ("Could not use map file: %s", err->message), (NULL));
+      g_error_free (err);
+      g_free (map);
+      g_free (path);
+      g_free (camera);
+      GST_BASE_TRANSFORM_CLASS (parent_class)->stop (bt);
+      return FALSE;
+    }
+    self->map = fresh;
+    self->map_path = g_steal_pointer (&map);
+  }
+  g_free (map);
   if (path && *path) {
     if (!gst_co_calibration_load (path, camera, &c, &err)) {
       GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ,
@@ -537,6 +685,14 @@ gst_cuda_lens_distort_set_property (GObject * object, guint prop_id,
       case PROP_STEREO:
         s->stereo = g_value_get_boolean (value);
         break;
+      case PROP_MAP_FILE:
+        g_free (s->map_file);
+        s->map_file = g_value_dup_string (value);
+        gst_co_remap_filter_set_table_only (GST_CO_REMAP_FILTER (self),
+            s->map_file && *s->map_file);
+        /* the map's size is the output's */
+        gst_base_transform_reconfigure_src (GST_BASE_TRANSFORM (self));
+        break;
       case PROP_CAMERA:
         g_free (s->camera);
         s->camera = g_value_dup_string (value);
@@ -580,6 +736,8 @@ gst_cuda_lens_distort_get_property (GObject * object, guint prop_id,
     g_value_set_string (value, s->calibration_file);
   else if (prop_id == PROP_CAMERA)
     g_value_set_string (value, s->camera);
+  else if (prop_id == PROP_MAP_FILE)
+    g_value_set_string (value, s->map_file);
   else
     G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
   GST_OBJECT_UNLOCK (self);
@@ -592,6 +750,10 @@ gst_cuda_lens_distort_finalize (GObject * object)
 
   g_free (self->set.calibration_file);
   g_free (self->set.camera);
+  g_free (self->set.map_file);
+  g_free (self->map_path);
+  g_free (self->bad_map);
+  gst_co_map_file_clear (&self->map);
   g_free (self->calib_path);
   g_free (self->calib_camera);
   g_free (self->bad_path);
@@ -677,6 +839,12 @@ gst_cuda_lens_distort_class_init (GstCudaLensDistortClass * klass)
           "camera_info YAML or a Kalibr camchain; replaces fx..tau-y, its "
           "model (pinhole or fisheye) wins over model=camera/fisheye, its "
           "R and P rectify", NULL, GST_CO_PARAM_LIVE));
+  g_object_class_install_property (oc, PROP_MAP_FILE,
+      g_param_spec_string ("map-file", "Map file", "A precomputed map for "
+          "any model: each output pixel's source position (cv::remap's "
+          "map1/map2) in the documented CO-MAP1 file (README); it replaces "
+          "the model, and the output takes its size unless downstream asks "
+          "for another", NULL, GST_CO_PARAM_LIVE));
   g_object_class_install_property (oc, PROP_CAMERA,
       g_param_spec_string ("camera", "Camera", "Which camera of a "
           "calibration file that has several: left (the first; default), "
@@ -704,6 +872,9 @@ gst_cuda_lens_distort_class_init (GstCudaLensDistortClass * klass)
   bc->start = GST_DEBUG_FUNCPTR (gst_cuda_lens_distort_start);
   rc->prepare = GST_DEBUG_FUNCPTR (gst_cuda_lens_distort_prepare);
   rc->build_lut = GST_DEBUG_FUNCPTR (gst_cuda_lens_distort_build_lut);
+  rc->map_cpu = GST_DEBUG_FUNCPTR (gst_cuda_lens_distort_map_cpu);
+  fc->get_output_size =
+      GST_DEBUG_FUNCPTR (gst_cuda_lens_distort_get_output_size);
   rc->remap = GST_DEBUG_FUNCPTR (gst_cuda_lens_distort_remap);
 
   gst_type_mark_as_plugin_api (GST_TYPE_CO_LENS_MODEL, 0);

@@ -205,4 +205,24 @@ if not failed and np.abs(ours.astype(int) - cv2.resize(
         src, (ow, oh), interpolation=cv2.INTER_LINEAR).astype(int)).max() > 1:
     print("hmd resize: a pixel off by more than 1")
     failed = True
+
+# A map file (the documented CO-MAP1 format) holding OpenCV's own maps of a
+# model the element does not have (a division model), through the element
+# at the map's size, and resized by downstream caps.
+import struct  # noqa: E402
+uu, vv = np.meshgrid(np.arange(w, dtype=np.float64), np.arange(h, dtype=np.float64))
+xn, yn = (uu - 320) / 400, (vv - 240) / 400
+div = 1 / (1 + 0.35 * (xn * xn + yn * yn))
+mx = (xn * div * 400 + 320).astype(np.float32)
+my = (yn * div * 400 + 240).astype(np.float32)
+mx[:8, :8] = np.nan  # no source pixel there
+mapfile = os.path.join(tmp, "division.comap")
+with open(mapfile, "wb") as f:
+    f.write(b"CO-MAP1\n" + struct.pack("<4I", w, h, w, h) +
+            mx.astype("<f4").tobytes() + my.astype("<f4").tobytes())
+ours = run(f"cudalensdistort backend={backend} map-file={mapfile}",
+           os.path.join(tmp, "out.raw"))
+ref = cv2.remap(src, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
+                borderValue=0)
+compare("map file (a division model), its own size", ours, ref)
 sys.exit(1 if failed else 0)

@@ -5,6 +5,9 @@
  * pinned-pool and foreign buffers; memory:CUDAMemory pipelines with
  * cudaupload/cudadownload and NVDEC.  Exits 77 (skipped) without a device.
  */
+#include <unistd.h>
+#include <math.h>
+#include <glib/gstdio.h>
 #include <cuda_runtime_api.h>
 #include <gst/app/gstappsink.h>
 #include <gst/app/gstappsrc.h>
@@ -230,6 +233,74 @@ GST_START_TEST (test_resized_output_cuda)
     gst_caps_unref (outcaps);
   }
   g_printerr ("%u resized CUDA/CPU comparisons (333x201 to 500x151)\n", runs);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* map-file: a map of another size than the input (a smooth warp, a hole),
+ * its tables built on the device from the uploaded map: CUDA equals the
+ * CPU for every format and LUT strategy. */
+GST_START_TEST (test_map_file_cuda)
+{
+  const gint mw = 401, mh = 233, iw = 333, ih = 201;
+  gsize n = (gsize) mw * mh, i;
+  guint8 *d = g_malloc (24 + 8 * n);
+  guint32 hdr[4] = { GUINT32_TO_LE (mw), GUINT32_TO_LE (mh), 0, 0 };
+  gchar *path = NULL;
+  gint fd = g_file_open_tmp ("co-map-XXXXXX.comap", &path, NULL);
+  GRand *rand = g_rand_new_with_seed (31);
+  guint f, l, runs = 0;
+
+  close (fd);
+  memcpy (d, "CO-MAP1\n", 8);
+  memcpy (d + 8, hdr, 16);
+  for (i = 0; i < n; i++) {
+    gdouble u = (gdouble) (i % mw) / mw, v = (gdouble) (i / mw) / mh;
+    gfloat x = (gfloat) ((u + 0.05 * sin (6.0 * v)) * iw);
+    gfloat y = (gfloat) ((v + 0.04 * cos (5.0 * u)) * ih);
+    if (i % mw < 10 && i / mw < 10)
+      x = NAN;
+    memcpy (d + 24 + 4 * i, &x, 4);
+    memcpy (d + 24 + 4 * (n + i), &y, 4);
+  }
+  fail_unless (g_file_set_contents (path, (gchar *) d, 24 + 8 * n, NULL));
+  for (f = 0; f < G_N_ELEMENTS (all_formats); f++) {
+    GstCaps *caps = video_caps (all_formats[f], iw, ih);
+    GstCaps *outcaps = video_caps (all_formats[f], mw, mh);
+    GstVideoInfo info, oinfo;
+    GstBuffer *in;
+
+    gst_video_info_from_caps (&info, caps);
+    gst_video_info_from_caps (&oinfo, outcaps);
+    in = make_frame (&info, rand, TRUE);
+    for (l = 0; l < G_N_ELEMENTS (luts); l++) {
+      gchar *c = g_strdup_printf ("cudalensdistort backend=cuda lut=%s "
+          "map-file=\"%s\"", luts[l], path);
+      gchar *p = g_strdup_printf ("cudalensdistort backend=cpu lut=%s "
+          "map-file=\"%s\"", luts[l], path);
+      GstBuffer *a = run_frame (c, caps, in), *b = run_frame (p, caps, in);
+      gint md = 0;
+
+      fail_unless_equals_int (gst_buffer_get_size (a), oinfo.size);
+      frames_equal (&oinfo, a, b, &md);
+      fail_unless (md <= 1, "%s %s: CUDA differs from CPU by %d",
+          all_formats[f], luts[l], md);
+      runs++;
+      gst_buffer_unref (a);
+      gst_buffer_unref (b);
+      g_free (c);
+      g_free (p);
+    }
+    gst_buffer_unref (in);
+    gst_caps_unref (caps);
+    gst_caps_unref (outcaps);
+  }
+  g_printerr ("%u map-file CUDA/CPU comparisons (%dx%d map, %dx%d input)\n",
+      runs, mw, mh, iw, ih);
+  g_unlink (path);
+  g_free (path);
+  g_free (d);
   g_rand_free (rand);
 }
 
@@ -850,6 +921,7 @@ cudalensdistort_gpu_suite (void)
   tcase_set_timeout (tc, 600);
   tcase_add_test (tc, test_cuda_equals_cpu);
   tcase_add_test (tc, test_resized_output_cuda);
+  tcase_add_test (tc, test_map_file_cuda);
 
   tc = tcase_create ("gpu");
   suite_add_tcase (s, tc);

@@ -5,6 +5,7 @@
  * changes, live property changes, tiny frames and bad calibration files.
  */
 #include <sys/stat.h>
+#include <unistd.h>
 #include <glib/gstdio.h>
 #include <gst/app/app.h>
 #include <gst/controller/gstinterpolationcontrolsource.h>
@@ -273,6 +274,136 @@ run_pipeline (const gchar * launch, gint * warnings,
   gst_object_unref (pipe);
   return err_text;
 }
+
+/* A CO-MAP1 file of @w x @h: source x = @a u + @b, y = @a v + @b (NaN
+ * in the first row when @hole), @cut bytes short of whole. */
+static gchar *
+write_map (gint w, gint h, gdouble a, gdouble b, gboolean hole, gsize cut)
+{
+  gsize n = (gsize) w * h, len = 24 + 8 * n, i;
+  guint8 *d = g_malloc0 (len);
+  guint32 hdr[4] = { GUINT32_TO_LE (w), GUINT32_TO_LE (h), 0, 0 };
+  gchar *path = NULL;
+  gint fd = g_file_open_tmp ("co-map-XXXXXX.comap", &path, NULL);
+
+  fail_unless (fd >= 0);
+  close (fd);
+  memcpy (d, "CO-MAP1\n", 8);
+  memcpy (d + 8, hdr, 16);
+  for (i = 0; i < n; i++) {
+    gfloat x = (gfloat) (a * (gdouble) (i % w) + b);
+    gfloat y = (gfloat) (a * (gdouble) (i / w) + b);
+    if (hole && i < (gsize) w)
+      x = NAN;
+    memcpy (d + 24 + 4 * i, &x, 4);
+    memcpy (d + 24 + 4 * (n + i), &y, 4);
+  }
+  fail_unless (g_file_set_contents (path, (gchar *) d, len - cut, NULL));
+  g_free (d);
+  return path;
+}
+
+/* map-file: the output takes the map's size; an identity map of the
+ * input's size passes frames unchanged (a hole takes the border colour);
+ * bad files fail the start with the file named. */
+GST_START_TEST (test_map_file)
+{
+  gchar *id = write_map (64, 48, 1.0, 0.0, FALSE, 0);
+  gchar *big = write_map (100, 80, 0.6, 0.1, FALSE, 0);
+  gchar *holed = write_map (64, 48, 1.0, 0.0, TRUE, 0);
+  gchar *cut = write_map (64, 48, 1.0, 0.0, FALSE, 5);
+  GRand *rand = g_rand_new_with_seed (5);
+  GstCaps *caps = video_caps ("RGBA", 64, 48), *cur;
+  GstVideoInfo info;
+  GstBuffer *in, *out;
+  GstHarness *h;
+  gchar *desc, *err, *launch;
+  gint w = 0, hh = 0;
+  const gchar *bad_text[] = { "NOT-A-MAP", "" };
+  guint i;
+
+  gst_video_info_from_caps (&info, caps);
+  in = make_frame (&info, rand, FALSE);
+  for (i = 0; i < 3; i++) {
+    /* every strategy: lut=none takes float tables from the map */
+    desc = g_strdup_printf (CPU "map-file=\"%s\" lut=%s interpolation=%s",
+        id, i == 0 ? "compressed" : i == 1 ? "two-table" : "none",
+        i == 1 ? "bilinear" : "nearest");
+    out = run_frame (desc, caps, in);
+    fail_unless (frames_equal (&info, in, out, NULL), "%s changed it", desc);
+    gst_buffer_unref (out);
+    g_free (desc);
+  }
+  /* a hole: its row is the border colour (opaque black) */
+  desc = g_strdup_printf (CPU "map-file=\"%s\"", holed);
+  out = run_frame (desc, caps, in);
+  {
+    GstMapInfo m, mi;
+    gst_buffer_map (out, &m, GST_MAP_READ);
+    gst_buffer_map (in, &mi, GST_MAP_READ);
+    fail_unless (m.data[0] == 0 && m.data[1] == 0 && m.data[2] == 0 &&
+        m.data[3] == 255, "the hole is not the border colour");
+    fail_unless (memcmp (m.data + 4 * 64 * 2, mi.data + 4 * 64 * 2, 4 * 64)
+        == 0, "row 2 is not the input's");
+    gst_buffer_unmap (in, &mi);
+    gst_buffer_unmap (out, &m);
+  }
+  gst_buffer_unref (out);
+  g_free (desc);
+  /* the map's size is the output's */
+  desc = g_strdup_printf (CPU "map-file=\"%s\"", big);
+  h = lens_harness (desc, gst_caps_ref (caps));
+  out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+  fail_unless (out != NULL);
+  cur = gst_pad_get_current_caps (h->sinkpad);
+  fail_unless (gst_structure_get_int (gst_caps_get_structure (cur, 0),
+          "width", &w) && gst_structure_get_int (gst_caps_get_structure (cur,
+              0), "height", &hh));
+  fail_unless_equals_int (w, 100);
+  fail_unless_equals_int (hh, 80);
+  fail_unless_equals_int (gst_buffer_get_size (out), 100 * 80 * 4);
+  gst_caps_unref (cur);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+  g_free (desc);
+  /* bad files */
+  for (i = 0; i < G_N_ELEMENTS (bad_text) + 2; i++) {
+    gchar *path = i == 0 ? g_strdup (cut) : i == 1 ?
+        g_strdup ("/nonexistent/x.comap") : NULL;
+    gchar *base;
+    if (!path) {
+      gint fd = g_file_open_tmp ("co-badmap-XXXXXX.comap", &path, NULL);
+      close (fd);
+      fail_unless (g_file_set_contents (path, bad_text[i - 2], -1, NULL));
+    }
+    launch = g_strdup_printf ("videotestsrc num-buffers=2 ! video/x-raw,"
+        "width=64,height=48 ! " CPU "map-file=\"%s\" ! fakesink", path);
+    err = run_pipeline (launch, NULL, NULL);
+    base = g_path_get_basename (path);
+    fail_unless (err != NULL, "no error for %s", path);
+    fail_unless (strstr (err, base) != NULL, "error '%s' does not name %s",
+        err, base);
+    GST_INFO ("%s: %s", path, err);
+    if (i != 1)
+      g_unlink (path);
+    g_free (base);
+    g_free (err);
+    g_free (launch);
+    g_free (path);
+  }
+  gst_buffer_unref (in);
+  gst_caps_unref (caps);
+  g_rand_free (rand);
+  g_unlink (id);
+  g_unlink (big);
+  g_unlink (holed);
+  g_free (id);
+  g_free (big);
+  g_free (holed);
+  g_free (cut);
+}
+
+GST_END_TEST;
 
 GST_START_TEST (test_bad_calibration_files)
 {
@@ -1008,6 +1139,7 @@ cudalensdistort_suite (void)
   tcase_add_test (tc, test_camera_reference);
   tcase_add_test (tc, test_calibration_file);
   tcase_add_test (tc, test_bad_calibration_files);
+  tcase_add_test (tc, test_map_file);
   tcase_add_test (tc, test_bad_calibration_while_playing);
   tcase_add_test (tc, test_calibration_fifo);
   tcase_add_test (tc, test_bad_calibration_before_first_frame);

@@ -1,0 +1,166 @@
+/* cudaoptics — LGPL-2.1-or-later */
+
+/* Reads cudalensdistort's map files (gstcomapfile.h): GLib only, so the
+ * fuzzer links it alone. */
+
+#include "gstcomapfile.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <glib/gstdio.h>
+
+/* *INDENT-OFF* */
+G_DEFINE_QUARK (gst-co-map-file-error-quark, gst_co_map_file_error)
+/* *INDENT-ON* */
+
+static guint32
+u32le (const guint8 * p)
+{
+  return (guint32) p[0] | (guint32) p[1] << 8 | (guint32) p[2] << 16 |
+      (guint32) p[3] << 24;
+}
+
+/* The header's sizes, checked; the bytes the whole file must have. */
+static gboolean
+header (const guint8 * data, gsize len, GstCoMapFile * map, guint64 * total,
+    GError ** error)
+{
+  guint32 w, h, sw, sh;
+
+  if (len < GST_CO_MAP_FILE_HEADER) {
+    g_set_error (error, GST_CO_MAP_FILE_ERROR, GST_CO_MAP_FILE_ERROR_PARSE,
+        "%" G_GSIZE_FORMAT " bytes: shorter than a map file's header (%d)",
+        len, GST_CO_MAP_FILE_HEADER);
+    return FALSE;
+  }
+  if (memcmp (data, GST_CO_MAP_FILE_MAGIC, 8) != 0) {
+    g_set_error (error, GST_CO_MAP_FILE_ERROR, GST_CO_MAP_FILE_ERROR_PARSE,
+        "not a map file (it does not begin with CO-MAP1)");
+    return FALSE;
+  }
+  w = u32le (data + 8);
+  h = u32le (data + 12);
+  sw = u32le (data + 16);
+  sh = u32le (data + 20);
+  if (w < 1 || h < 1 || w > GST_CO_MAP_FILE_MAX_SIZE ||
+      h > GST_CO_MAP_FILE_MAX_SIZE || (guint64) w * h >
+      GST_CO_MAP_FILE_MAX_PIXELS) {
+    g_set_error (error, GST_CO_MAP_FILE_ERROR, GST_CO_MAP_FILE_ERROR_PARSE,
+        "the map is %ux%u; each side must lie between 1 and %d, and at most "
+        "%u pixels in all", w, h, GST_CO_MAP_FILE_MAX_SIZE,
+        GST_CO_MAP_FILE_MAX_PIXELS);
+    return FALSE;
+  }
+  if ((sw == 0) != (sh == 0) || sw > GST_CO_MAP_FILE_MAX_SIZE ||
+      sh > GST_CO_MAP_FILE_MAX_SIZE) {
+    g_set_error (error, GST_CO_MAP_FILE_ERROR, GST_CO_MAP_FILE_ERROR_PARSE,
+        "the source size is %ux%u; both 0 (the stream's) or both between 1 "
+        "and %d", sw, sh, GST_CO_MAP_FILE_MAX_SIZE);
+    return FALSE;
+  }
+  map->width = (gint) w;
+  map->height = (gint) h;
+  map->src_width = (gint) sw;
+  map->src_height = (gint) sh;
+  *total = GST_CO_MAP_FILE_HEADER + (guint64) w * h * 8;
+  return TRUE;
+}
+
+gboolean
+gst_co_map_file_parse (const guint8 * data, gsize len, GstCoMapFile * map,
+    GError ** error)
+{
+  GstCoMapFile m = { 0 };
+  guint64 total, i, n;
+
+  g_return_val_if_fail (data != NULL || len == 0, FALSE);
+  g_return_val_if_fail (map != NULL, FALSE);
+  if (!header (data, len, &m, &total, error))
+    return FALSE;
+  if (len != total) {
+    g_set_error (error, GST_CO_MAP_FILE_ERROR, GST_CO_MAP_FILE_ERROR_PARSE,
+        "a %dx%d map has %" G_GUINT64_FORMAT " bytes, the file %"
+        G_GSIZE_FORMAT, m.width, m.height, total, len);
+    return FALSE;
+  }
+  n = (guint64) m.width * m.height;
+  m.x = g_try_malloc (n * 2 * sizeof (gfloat));
+  if (!m.x) {
+    g_set_error (error, GST_CO_MAP_FILE_ERROR, GST_CO_MAP_FILE_ERROR_READ,
+        "out of memory for a %dx%d map", m.width, m.height);
+    return FALSE;
+  }
+  m.y = m.x + n;
+  for (i = 0; i < 2 * n; i++) {
+    guint32 u = u32le (data + GST_CO_MAP_FILE_HEADER + 4 * i);
+    memcpy (&m.x[i], &u, 4);
+  }
+  *map = m;
+  return TRUE;
+}
+
+gboolean
+gst_co_map_file_load (const gchar * path, GstCoMapFile * map, GError ** error)
+{
+  gchar *data = NULL, *name;
+  gsize len = 0;
+  GError *err = NULL;
+  gboolean ok;
+
+  g_return_val_if_fail (path != NULL, FALSE);
+  name = g_filename_display_name (path);
+  if (!g_file_test (path, G_FILE_TEST_IS_REGULAR)) {
+    g_set_error (error, GST_CO_MAP_FILE_ERROR, GST_CO_MAP_FILE_ERROR_READ,
+        "%s: not a regular file (or missing)", name);
+    g_free (name);
+    return FALSE;
+  }
+  if (!g_file_get_contents (path, &data, &len, &err)) {
+    g_set_error (error, GST_CO_MAP_FILE_ERROR, GST_CO_MAP_FILE_ERROR_READ,
+        "%s: %s", name, err->message);
+    g_error_free (err);
+    g_free (name);
+    return FALSE;
+  }
+  ok = gst_co_map_file_parse ((const guint8 *) data, len, map, error);
+  if (!ok)
+    g_prefix_error (error, "%s: ", name);
+  g_free (data);
+  g_free (name);
+  return ok;
+}
+
+gboolean
+gst_co_map_file_size (const gchar * path, gint * width, gint * height,
+    GError ** error)
+{
+  guint8 buf[GST_CO_MAP_FILE_HEADER];
+  GstCoMapFile m;
+  guint64 total;
+  gsize n = 0;
+  FILE *f;
+  gboolean ok;
+
+  if (!g_file_test (path, G_FILE_TEST_IS_REGULAR) ||
+      !(f = g_fopen (path, "rb"))) {
+    g_set_error (error, GST_CO_MAP_FILE_ERROR, GST_CO_MAP_FILE_ERROR_READ,
+        "cannot open the map file");
+    return FALSE;
+  }
+  n = fread (buf, 1, sizeof buf, f);
+  fclose (f);
+  ok = header (buf, n, &m, &total, error);
+  if (ok) {
+    *width = m.width;
+    *height = m.height;
+  }
+  return ok;
+}
+
+void
+gst_co_map_file_clear (GstCoMapFile * map)
+{
+  g_free (map->x);
+  memset (map, 0, sizeof (*map));
+}
