@@ -592,6 +592,52 @@ test_stereo (void)
   camera_fails (ros_camera_info, "right", "describes one camera");
 }
 
+/* Real-world files (tests/data/calib-examples/SOURCES.md: where each came
+ * from and its licence) parse to the numbers in them. */
+static void
+test_real_world (void)
+{
+  GstCoCalibration c;
+  GError *err = NULL;
+  gchar *path;
+
+  path = data_path ("calib-examples/ros-stereo-right.yaml");
+  g_assert_true (gst_co_calibration_load (path, NULL, &c, &err));
+  g_assert_no_error (err);
+  g_assert_cmpint (c.model, ==, CO_CAMERA_PINHOLE);
+  g_assert_cmpint (c.image_width, ==, 640);
+  g_assert_cmpint (c.image_height, ==, 400);
+  g_assert_cmpfloat_with_epsilon (c.p[3], -34.0834, 1e-3);
+  g_assert_cmpfloat (c.r[0], !=, 1.0);
+  g_free (path);
+
+  path = data_path ("calib-examples/ros-mono-image-common.yaml");
+  g_assert_true (gst_co_calibration_load (path, NULL, &c, &err));
+  g_assert_cmpfloat_with_epsilon (c.dist[CO_DIST_K1], -1.04482, 1e-4);
+  g_free (path);
+
+  path = data_path ("calib-examples/kalibr-camchain-stereo.yaml");
+  g_assert_true (gst_co_calibration_load (path, "cam1", &c, &err));
+  g_assert_no_error (err);
+  g_assert_cmpint (c.image_width, ==, 752);
+  g_assert_cmpfloat (c.fx, >, 400.0);
+  g_free (path);
+
+  path = data_path ("calib-examples/opencv-stereo-intrinsics.yml");
+  g_assert_true (gst_co_calibration_load (path, "right", &c, &err));
+  g_assert_no_error (err);
+  g_assert_cmpfloat (c.fy, >, 1.9 * c.fx);      /* as that sensor stores it */
+  g_free (path);
+
+  /* the sample's extrinsics alone hold no camera matrix: named, not mapped */
+  path = data_path ("calib-examples/opencv-stereo-extrinsics.yml");
+  g_assert_false (gst_co_calibration_load (path, NULL, &c, &err));
+  g_assert_error (err, GST_CO_CALIBRATION_ERROR, GST_CO_CALIBRATION_ERROR_PARSE);
+  g_assert_nonnull (strstr (err->message, "no M1"));
+  g_clear_error (&err);
+  g_free (path);
+}
+
 static void
 test_xml_structure (void)
 {
@@ -652,6 +698,7 @@ main (int argc, char **argv)
   g_test_add_func ("/calibration/xml-structure", test_xml_structure);
   g_test_add_func ("/calibration/kalibr", test_kalibr);
   g_test_add_func ("/calibration/stereo", test_stereo);
+  g_test_add_func ("/calibration/real-world", test_real_world);
   g_test_add_func ("/calibration/not-regular", test_not_regular);
   return g_test_run ();
 }
