@@ -4,6 +4,11 @@
 # is usable, else the CPU backend, which gives the same pixels):
 #   camera-undistort.png  a real wide-angle camera frame (OpenCV's left01.jpg)
 #                         corrected with its own OpenCV calibration file
+#   fisheye-undistort.jpg a fisheye frame (made by the element from
+#                         building.jpg with a map file that pipelines/
+#                         fisheye-map.py writes: what OpenCV's fisheye camera
+#                         would see) and the same frame corrected with
+#                         model=fisheye and that camera's numbers
 #   hmd-stereo.png        a side-by-side stereo frame pre-distorted for a
 #                         headset lens, each eye about its own centre
 #   omni-polar.png        a 360-degree donut (made from building.jpg by
@@ -47,6 +52,17 @@ gst-launch-1.0 -q \
   t. ! queue ! videoconvert ! mix.sink_0 \
   t. ! queue ! cudalensdistort calibration-file="$s/left_intrinsics.yml" alpha=0 ! \
     videoconvert ! mix.sink_1
+
+fisheye=$(python3 pipelines/fisheye-map.py "$out/fisheye.comap" 868 600)
+# shellcheck disable=SC2086
+gst-launch-1.0 -q \
+  compositor name=mix background=black sink_1::xpos=876 ! videoconvert ! jpegenc quality=88 ! \
+    filesink location="$out/fisheye-undistort.jpg" \
+  filesrc location="$s/building.jpg" ! jpegdec ! videoconvert ! \
+    cudalensdistort map-file="$out/fisheye.comap" ! tee name=t \
+  t. ! queue ! videoconvert ! mix.sink_0 \
+  t. ! queue ! cudalensdistort model=fisheye $fisheye balance=0.1 ! videoconvert ! mix.sink_1
+rm "$out/fisheye.comap"
 
 gst-launch-1.0 -q \
   compositor name=sbs sink_1::xpos=868 ! video/x-raw,format=RGBA,width=1736,height=600 ! tee name=o \
@@ -96,6 +112,6 @@ gst-launch-1.0 -q \
   t. ! queue ! cudashcentroid pitch=24 origin-x=8.5 origin-y=6.25 pupil-diameter=18 \
     method=tcog overlay=true overlay-scale=6 ! videoconvert ! mix.sink_1
 
-echo "wrote $out/camera-undistort.png, $out/hmd-stereo.png, $out/omni-polar.png," \
+echo "wrote $out/camera-undistort.png, $out/fisheye-undistort.jpg, $out/hmd-stereo.png, $out/omni-polar.png," \
   "$out/omni-geometry.svg, $out/omni-mirror.jpg and its unwraps $out/omni-*.jpg," \
   "$out/foveate.jpg, $out/shcentroid.png"
