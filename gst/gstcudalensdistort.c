@@ -574,38 +574,33 @@ gst_cuda_lens_distort_start (GstBaseTransform * bt)
   gst_co_map_file_clear (&self->map);
   if (map && *map) {
     GstCoMapFile fresh;
-    if (!gst_co_map_file_load (map, &fresh, &err)) {
-      GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ,
-          ("Could not use map file: %s", err->message), (NULL));
-      g_error_free (err);
-      g_free (map);
-      g_free (path);
-      g_free (camera);
-      GST_BASE_TRANSFORM_CLASS (parent_class)->stop (bt);
-      return FALSE;
-    }
+    if (!gst_co_map_file_load (map, &fresh, &err))
+      goto unusable;
     self->map = fresh;
     self->map_path = g_steal_pointer (&map);
   }
-  g_free (map);
   if (path && *path) {
-    if (!gst_co_calibration_load (path, camera, &c, &err)) {
-      GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ,
-          ("Could not use calibration file: %s", err->message), (NULL));
-      g_error_free (err);
-      g_free (path);
-      g_free (camera);
-      GST_BASE_TRANSFORM_CLASS (parent_class)->stop (bt);
-      return FALSE;
-    }
+    if (!gst_co_calibration_load (path, camera, &c, &err))
+      goto unusable;
     /* the first table is built from this, not from a second read */
     self->calib = c;
     self->calib_path = g_steal_pointer (&path);
     self->calib_camera = g_steal_pointer (&camera);
   }
+  g_free (map);
   g_free (path);
   g_free (camera);
   return TRUE;
+
+unusable:
+  GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ, ("Could not use %s file: %s",
+          map ? "map" : "calibration", err->message), (NULL));
+  g_error_free (err);
+  g_free (map);
+  g_free (path);
+  g_free (camera);
+  GST_BASE_TRANSFORM_CLASS (parent_class)->stop (bt);
+  return FALSE;
 }
 
 /* ---- properties ---- */

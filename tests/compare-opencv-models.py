@@ -71,6 +71,12 @@ def compare(name, ours, ref, mean_bar=0.1):
           + ("" if ok else " FAIL"))
 
 
+def against(name, ours, m1, m2):
+    """@ours against cv2.remap of the frame with OpenCV's maps @m1, @m2"""
+    compare(name, ours, cv2.remap(src, m1, m2, cv2.INTER_LINEAR,
+                                  borderMode=cv2.BORDER_CONSTANT, borderValue=0))
+
+
 camera = f"fx={K[0, 0]} fy={K[1, 1]} cx={K[0, 2]} cy={K[1, 2]}"
 for name, dist in cases:
     props = " ".join(f"{n}={v}" for n, v in zip(names, dist))
@@ -78,8 +84,7 @@ for name, dist in cases:
                os.path.join(tmp, "out.raw"))
     m1, m2 = cv2.initUndistortRectifyMap(K, np.array(dist), None, K, (w, h),
                                          cv2.CV_32FC1)
-    compare(name, ours, cv2.remap(src, m1, m2, cv2.INTER_LINEAR,
-                                  borderMode=cv2.BORDER_CONSTANT, borderValue=0))
+    against(name, ours, m1, m2)
 
 fisheye = (f"model=fisheye fx={KF[0, 0]} fy={KF[1, 1]} cx={KF[0, 2]} cy={KF[1, 2]} "
            + " ".join(f"k{i + 1}={v}" for i, v in enumerate(DF)))
@@ -92,9 +97,7 @@ for balance, fov in ((-1, 1.0), (0.0, 1.0), (0.5, 1.0), (1.0, 1.0), (0.0, 1.5)):
     m1, m2 = cv2.fisheye.initUndistortRectifyMap(KF, DF, np.eye(3), knew, (w, h),
                                                  cv2.CV_32FC1)
     label = "K kept" if balance < 0 else f"balance {balance:g}, fov_scale {fov:g}"
-    compare(f"fisheye, {label}", ours,
-            cv2.remap(src, m1, m2, cv2.INTER_LINEAR,
-                      borderMode=cv2.BORDER_CONSTANT, borderValue=0))
+    against(f"fisheye, {label}", ours, m1, m2)
 
 # Calibration files, each read by the element and compared with OpenCV's maps
 # of the numbers in it: a stereo pair rectified by cv2.stereoRectify and
@@ -118,9 +121,7 @@ for cam, (M, D, R, P) in (("left", (M1, D1, R1, P1)), ("right", (M2, D2, R2, P2)
     ours = run(f"cudalensdistort backend={backend} calibration-file={stereo} "
                f"camera={cam}", os.path.join(tmp, "out.raw"))
     m1, m2 = cv2.initUndistortRectifyMap(M, D, R, P, (w, h), cv2.CV_32FC1)
-    compare(f"stereo FileStorage, {cam} rectified", ours,
-            cv2.remap(src, m1, m2, cv2.INTER_LINEAR,
-                      borderMode=cv2.BORDER_CONSTANT, borderValue=0))
+    against(f"stereo FileStorage, {cam} rectified", ours, m1, m2)
 
 ros = os.path.join(tmp, "fisheye.yaml")
 with open(ros, "w") as f:
@@ -141,9 +142,7 @@ ours = run(f"cudalensdistort backend={backend} calibration-file={ros}",
            os.path.join(tmp, "out.raw"))
 m1, m2 = cv2.fisheye.initUndistortRectifyMap(KF, DF, np.eye(3), KF, (w, h),
                                              cv2.CV_32FC1)
-compare("ROS camera_info, equidistant", ours,
-        cv2.remap(src, m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
-                  borderValue=0))
+against("ROS camera_info, equidistant", ours, m1, m2)
 
 kalibr = os.path.join(tmp, "camchain.yaml")
 KK = np.array([[461.6, 0, 323.0], [0, 460.3, 238.1], [0, 0, 1]])
@@ -165,16 +164,12 @@ cam1:
 ours = run(f"cudalensdistort backend={backend} calibration-file={kalibr} camera=cam0",
            os.path.join(tmp, "out.raw"))
 m1, m2 = cv2.initUndistortRectifyMap(KK, DK, None, KK, (w, h), cv2.CV_32FC1)
-compare("Kalibr camchain, cam0 radtan", ours,
-        cv2.remap(src, m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
-                  borderValue=0))
+against("Kalibr camchain, cam0 radtan", ours, m1, m2)
 ours = run(f"cudalensdistort backend={backend} calibration-file={kalibr} camera=cam1",
            os.path.join(tmp, "out.raw"))
 m1, m2 = cv2.fisheye.initUndistortRectifyMap(KF, DF, np.eye(3), KF, (w, h),
                                              cv2.CV_32FC1)
-compare("Kalibr camchain, cam1 equidistant", ours,
-        cv2.remap(src, m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
-                  borderValue=0))
+against("Kalibr camchain, cam1 equidistant", ours, m1, m2)
 
 # Another output size, asked for by downstream caps: the corrected image at
 # that size (P scaled as an image is resized); hmd with k = 0 is then a
@@ -191,9 +186,7 @@ ours = run(f"cudalensdistort backend={backend} model=camera {camera} {props} ! "
            ow, oh)
 m1, m2 = cv2.initUndistortRectifyMap(K, np.array(dist), None, P, (ow, oh),
                                      cv2.CV_32FC1)
-compare(f"camera, output {ow}x{oh} from downstream caps", ours,
-        cv2.remap(src, m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
-                  borderValue=0))
+against(f"camera, output {ow}x{oh} from downstream caps", ours, m1, m2)
 ours = run(f"cudalensdistort backend={backend} model=hmd k1=0 k2=0 "
            f"off-edge=clamp ! video/x-raw,width={ow},height={oh}",
            os.path.join(tmp, "out.raw"), ow, oh)
