@@ -41,7 +41,7 @@ for t in tests/test-lut tests/test-remap tests/test-camera tests/test-remapfilte
 done
 # cudalensdistort against OpenCV (cv2.undistort, and its other models'
 # maps), where OpenCV's Python module is
-for py in compare-opencv compare-opencv-models; do
+for py in compare-opencv compare-opencv-models stereo-rectify; do
   [ -z "${ONLY:-}" ] || [[ $py =~ $ONLY ]] || continue
   timeout "${TEST_TIMEOUT:-300}" python3 tests/$py.py >"$logs/$py.log" 2>&1
   case $? in
