@@ -143,6 +143,7 @@ struct _GstCudaLensDistort
   gchar *map_path;              /* the map file in use (map), or NULL */
   GstCoMapFile map;
   gchar *bad_map;               /* the last map file that could not be used */
+  gint map_w, map_h;            /* under the object lock: the map in use */
 };
 
 #define gst_cuda_lens_distort_parent_class parent_class
@@ -301,12 +302,20 @@ gst_cuda_lens_distort_get_output_size (GstCoBaseFilter * base,
   GstCudaLensDistort *self = GST_CUDA_LENS_DISTORT (base);
   gchar *path;
 
+  gint mw, mh;
+
   GST_OBJECT_LOCK (self);
   path = g_strdup (self->set.map_file);
+  mw = self->map_w;
+  mh = self->map_h;
   GST_OBJECT_UNLOCK (self);
-  /* unreadable: the input's size, and prepare says why */
-  if (path && *path && !gst_co_map_file_size (path, width, height, NULL))
-    GST_DEBUG_OBJECT (self, "map %s unreadable: the input's size", path);
+  /* unreadable: the size of the map in use (prepare keeps it and says
+   * why), or the input's */
+  if (path && *path && !gst_co_map_file_size (path, width, height, NULL) &&
+      mw > 0) {
+    *width = mw;
+    *height = mh;
+  }
   g_free (path);
 }
 
@@ -321,6 +330,9 @@ use_map (GstCudaLensDistort * self, const gchar * path)
   if (!path || !*path) {
     g_clear_pointer (&self->map_path, g_free);
     gst_co_map_file_clear (&self->map);
+    GST_OBJECT_LOCK (self);
+    self->map_w = self->map_h = 0;
+    GST_OBJECT_UNLOCK (self);
     return;
   }
   if (g_strcmp0 (path, self->map_path) == 0 ||
@@ -338,6 +350,10 @@ use_map (GstCudaLensDistort * self, const gchar * path)
   self->map = fresh;
   g_free (self->map_path);
   self->map_path = g_strdup (path);
+  GST_OBJECT_LOCK (self);
+  self->map_w = fresh.width;
+  self->map_h = fresh.height;
+  GST_OBJECT_UNLOCK (self);
   GST_INFO_OBJECT (self, "map %s: %dx%d, source %dx%d", path,
       fresh.width, fresh.height, fresh.src_width, fresh.src_height);
 }
@@ -572,12 +588,19 @@ gst_cuda_lens_distort_start (GstBaseTransform * bt)
   g_clear_pointer (&self->bad_map, g_free);
   g_clear_pointer (&self->map_path, g_free);
   gst_co_map_file_clear (&self->map);
+  GST_OBJECT_LOCK (self);
+  self->map_w = self->map_h = 0;
+  GST_OBJECT_UNLOCK (self);
   if (map && *map) {
     GstCoMapFile fresh;
     if (!gst_co_map_file_load (map, &fresh, &err))
       goto unusable;
     self->map = fresh;
     self->map_path = g_steal_pointer (&map);
+    GST_OBJECT_LOCK (self);
+    self->map_w = fresh.width;
+    self->map_h = fresh.height;
+    GST_OBJECT_UNLOCK (self);
   }
   if (path && *path) {
     if (!gst_co_calibration_load (path, camera, &c, &err))

@@ -317,6 +317,7 @@ GST_START_TEST (test_map_file)
   GstVideoInfo info;
   GstBuffer *in, *out;
   GstHarness *h;
+  GstElement *lens;
   gchar *desc, *err, *launch;
   gint w = 0, hh = 0;
   const gchar *bad_text[] = { "NOT-A-MAP", "" };
@@ -364,6 +365,22 @@ GST_START_TEST (test_map_file)
   fail_unless_equals_int (gst_buffer_get_size (out), 100 * 80 * 4);
   gst_caps_unref (cur);
   gst_buffer_unref (out);
+  /* while PLAYING: another map renegotiates its size; one that cannot be
+   * read keeps the map (and size) in use, with a warning */
+  lens = gst_harness_find_element (h, "cudalensdistort");
+  g_object_set (lens, "map-file", id, NULL);
+  out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+  fail_unless (out != NULL);
+  fail_unless_equals_int (gst_buffer_get_size (out), 64 * 48 * 4);
+  fail_unless (frames_equal (&info, in, out, NULL), "the identity map live");
+  gst_buffer_unref (out);
+  g_object_set (lens, "map-file", "/nonexistent/map.comap", NULL);
+  out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+  fail_unless (out != NULL);
+  fail_unless_equals_int (gst_buffer_get_size (out), 64 * 48 * 4);
+  fail_unless (frames_equal (&info, in, out, NULL), "the map in use stays");
+  gst_buffer_unref (out);
+  gst_object_unref (lens);
   gst_harness_teardown (h);
   g_free (desc);
   /* bad files */
