@@ -8,16 +8,12 @@
  * syntax was. */
 
 #include "gstcocalibration.h"
+#include "gstcofile.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <glib/gstdio.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <yaml.h>
 #include <libxml/parser.h>
 #include <libxml/tree.h>
@@ -698,45 +694,23 @@ gboolean
 gst_co_calibration_load (const gchar * path, const gchar * camera,
     GstCoCalibration * calib, GError ** error)
 {
-  const gchar *why = NULL;
-  gchar *name, *buf;
-  gboolean ok = FALSE;
-  GStatBuf st;
+  GError *err = NULL;
+  gchar *name, *buf = NULL;
   gsize n = 0;
-  FILE *f = NULL;
-  int fd, err = 0;
+  gboolean ok;
 
   g_return_val_if_fail (path != NULL, FALSE);
   g_return_val_if_fail (calib != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  name = g_filename_display_name (path);
-  buf = g_malloc (MAX_FILE_SIZE + 1);
-  /* non-blocking, so that a FIFO or a device cannot hold the state change:
-   * anything but a regular file is refused before it is read */
-  if ((fd = g_open (path, O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0)) < 0)
-    err = errno;
-  else if (fstat (fd, &st) != 0)
-    err = errno;
-  else if (!S_ISREG (st.st_mode))
-    why = "not a regular file";
-  else if ((f = fdopen (fd, "rb")) == NULL)
-    err = errno;
-  if (f != NULL) {
-    /* one byte past the limit catches a file that grows while it is read */
-    n = fread (buf, 1, MAX_FILE_SIZE + 1, f);
-    err = ferror (f) ? (errno ? errno : EIO) : 0;
-    fclose (f);
-  } else if (fd >= 0) {
-    close (fd);
+  if (!gst_co_file_read (path, MAX_FILE_SIZE, &buf, &n, &err)) {
+    g_set_error_literal (error, GST_CO_CALIBRATION_ERROR, ERR_READ,
+        err->message);
+    g_error_free (err);
+    return FALSE;
   }
-  if (why == NULL && err == 0 && n > MAX_FILE_SIZE)
-    why = "file is larger than 1 MiB";
-  if (why != NULL || err != 0)
-    g_set_error (error, GST_CO_CALIBRATION_ERROR, ERR_READ, "%s: %s", name,
-        why != NULL ? why : g_strerror (err));
-  else if (!(ok = gst_co_calibration_parse (buf, n, camera, calib,
-              error)))
+  name = g_filename_display_name (path);
+  if (!(ok = gst_co_calibration_parse (buf, n, camera, calib, error)))
     g_prefix_error (error, "%s: ", name);
   g_free (buf);
   g_free (name);

@@ -4,11 +4,10 @@
  * fuzzer links it alone. */
 
 #include "gstcomapfile.h"
+#include "gstcofile.h"
 
-#include <errno.h>
-#include <stdio.h>
 #include <string.h>
-#include <glib/gstdio.h>
+#include <unistd.h>
 
 /* *INDENT-OFF* */
 G_DEFINE_QUARK (gst-co-map-file-error-quark, gst_co_map_file_error)
@@ -109,25 +108,20 @@ gst_co_map_file_load (const gchar * path, GstCoMapFile * map, GError ** error)
   gboolean ok;
 
   g_return_val_if_fail (path != NULL, FALSE);
-  name = g_filename_display_name (path);
-  if (!g_file_test (path, G_FILE_TEST_IS_REGULAR)) {
-    g_set_error (error, GST_CO_MAP_FILE_ERROR, GST_CO_MAP_FILE_ERROR_READ,
-        "%s: not a regular file (or missing)", name);
-    g_free (name);
-    return FALSE;
-  }
-  if (!g_file_get_contents (path, &data, &len, &err)) {
-    g_set_error (error, GST_CO_MAP_FILE_ERROR, GST_CO_MAP_FILE_ERROR_READ,
-        "%s: %s", name, err->message);
+  if (!gst_co_file_read (path, GST_CO_MAP_FILE_HEADER +
+          (gsize) GST_CO_MAP_FILE_MAX_PIXELS * 8, &data, &len, &err)) {
+    g_set_error_literal (error, GST_CO_MAP_FILE_ERROR,
+        GST_CO_MAP_FILE_ERROR_READ, err->message);
     g_error_free (err);
-    g_free (name);
     return FALSE;
   }
   ok = gst_co_map_file_parse ((const guint8 *) data, len, map, error);
-  if (!ok)
+  if (!ok) {
+    name = g_filename_display_name (path);
     g_prefix_error (error, "%s: ", name);
+    g_free (name);
+  }
   g_free (data);
-  g_free (name);
   return ok;
 }
 
@@ -137,25 +131,27 @@ gst_co_map_file_size (const gchar * path, gint * width, gint * height,
 {
   guint8 buf[GST_CO_MAP_FILE_HEADER];
   GstCoMapFile m;
-  guint64 total;
-  gsize n = 0;
-  FILE *f;
-  gboolean ok;
+  guint64 total, size;
+  gssize n;
+  int fd;
 
-  if (!g_file_test (path, G_FILE_TEST_IS_REGULAR) ||
-      !(f = g_fopen (path, "rb"))) {
-    g_set_error (error, GST_CO_MAP_FILE_ERROR, GST_CO_MAP_FILE_ERROR_READ,
-        "cannot open the map file");
+  g_return_val_if_fail (path != NULL, FALSE);
+  if ((fd = gst_co_file_open (path, &size, error)) < 0)
+    return FALSE;
+  n = read (fd, buf, sizeof buf);
+  close (fd);
+  if (!header (buf, n > 0 ? (gsize) n : 0, &m, &total, error))
+    return FALSE;
+  /* a truncated body must not announce a size the map will never have */
+  if (size != total) {
+    g_set_error (error, GST_CO_MAP_FILE_ERROR, GST_CO_MAP_FILE_ERROR_PARSE,
+        "a %dx%d map has %" G_GUINT64_FORMAT " bytes, the file %"
+        G_GUINT64_FORMAT, m.width, m.height, total, size);
     return FALSE;
   }
-  n = fread (buf, 1, sizeof buf, f);
-  fclose (f);
-  ok = header (buf, n, &m, &total, error);
-  if (ok) {
-    *width = m.width;
-    *height = m.height;
-  }
-  return ok;
+  *width = m.width;
+  *height = m.height;
+  return TRUE;
 }
 
 void

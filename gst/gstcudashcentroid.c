@@ -39,6 +39,7 @@
  * Since: 0.1
  */
 #include "gstcudashcentroid.h"
+#include "gstcofile.h"
 #include "gstcoimage.h"
 #include "gstcometa.h"
 #include "gstcoshreference.h"
@@ -51,6 +52,10 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_sh_centroid_debug);
 
 #define RESULT_KIND "GstCoShCentroids"
 #define FORMATS "{ GRAY8, GRAY16_LE }"
+/* bounds on what a named file may hold before it is read: a text line per
+ * lenslet, a float per pixel value */
+#define MAX_REFERENCE_FILE (64 << 20)
+#define MAX_LUT_FILE (1 << 20)
 
 enum
 {
@@ -212,7 +217,7 @@ read_reference (const gchar * path, gint n, gdouble * rx, gdouble * ry,
   GError *err = NULL;
   gint k;
 
-  if (!g_file_get_contents (path, &text, &size, &err)) {
+  if (!gst_co_file_read (path, MAX_REFERENCE_FILE, &text, &size, &err)) {
     *why = g_strdup (err->message);
     g_error_free (err);
     return FALSE;
@@ -237,7 +242,7 @@ read_lut (const gchar * path, gint levels, gchar ** why)
   gfloat *lut;
   gint i;
 
-  if (!g_file_get_contents (path, &data, &size, &err)) {
+  if (!gst_co_file_read (path, MAX_LUT_FILE, &data, &size, &err)) {
     *why = g_strdup (err->message);
     g_error_free (err);
     return NULL;
