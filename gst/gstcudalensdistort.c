@@ -120,6 +120,7 @@ typedef struct
   gchar *camera;                /* which camera of the file; NULL: the first */
   gchar *map_file;
   guint calibration_gen;        /* counts sets, so a file may be fixed */
+  guint map_gen;                /* likewise, and setting it again re-reads */
 } Settings;
 
 struct _GstCudaLensDistort
@@ -140,9 +141,12 @@ struct _GstCudaLensDistort
   CoLensModel base_model;       /* of the table in use, or at start */
   gboolean warned_empty;        /* the border-only warning was posted */
   gboolean warned_fisheye;      /* pinhole-only coefficients were ignored */
+  gboolean mapped;              /* this table comes from the map file */
   gchar *map_path;              /* the map file in use (map), or NULL */
   GstCoMapFile map;
+  guint map_gen;                /* the set map_file that gave the map */
   gchar *bad_map;               /* the last map file that could not be used */
+  guint bad_map_gen;
   gint map_w, map_h;            /* under the object lock: the map in use */
 };
 
@@ -319,10 +323,11 @@ gst_cuda_lens_distort_get_output_size (GstCoBaseFilter * base,
   g_free (path);
 }
 
-/* The map of @path in self->map, read when it changed; a file that cannot
- * be used is warned about once and the map in use (or the model) stays. */
+/* The map of @path in self->map, read when the property was set since;
+ * a file that cannot be used is warned about once per setting and the map
+ * in use (or the model) stays. */
 static void
-use_map (GstCudaLensDistort * self, const gchar * path)
+use_map (GstCudaLensDistort * self, const gchar * path, guint gen)
 {
   GstCoMapFile fresh;
   GError *err = NULL;
@@ -335,8 +340,8 @@ use_map (GstCudaLensDistort * self, const gchar * path)
     GST_OBJECT_UNLOCK (self);
     return;
   }
-  if (g_strcmp0 (path, self->map_path) == 0 ||
-      g_strcmp0 (path, self->bad_map) == 0)
+  if ((gen == self->map_gen && g_strcmp0 (path, self->map_path) == 0) ||
+      (gen == self->bad_map_gen && g_strcmp0 (path, self->bad_map) == 0))
     return;
   if (!gst_co_map_file_load (path, &fresh, &err)) {
     GST_ELEMENT_WARNING (self, RESOURCE, OPEN_READ, ("Could not use map "
@@ -344,8 +349,11 @@ use_map (GstCudaLensDistort * self, const gchar * path)
     g_clear_error (&err);
     g_free (self->bad_map);
     self->bad_map = g_strdup (path);
+    self->bad_map_gen = gen;
     return;
   }
+  g_clear_pointer (&self->bad_map, g_free);
+  self->map_gen = gen;
   gst_co_map_file_clear (&self->map);
   self->map = fresh;
   g_free (self->map_path);
@@ -446,7 +454,11 @@ gst_cuda_lens_distort_prepare (GstCoRemapFilter * remap, const CoLut * lut,
   s.map_file = g_strdup (self->set.map_file);
   GST_OBJECT_UNLOCK (self);
 
-  use_map (self, s.map_file);
+  /* a map needs a table: if the filter chose lut=none before a map was set,
+   * the map waits for the rebuild its setter asked for */
+  if (lut->mode != CO_LUT_COMPUTE || !s.map_file || !*s.map_file)
+    use_map (self, s.map_file, s.map_gen);
+  self->mapped = lut->mode != CO_LUT_COMPUTE && self->map_path != NULL;
   g_free (s.map_file);
   model = (CoLensModel) s.model;
   if (model != CO_LENS_HMD && s.calibration_file && *s.calibration_file) {
@@ -520,7 +532,7 @@ gst_cuda_lens_distort_build_lut (GstCoRemapFilter * remap, const CoLut * lut)
   const CoLensParams *p = &self->params;
 
   self->ready = FALSE;
-  if (self->map_path) {
+  if (self->mapped) {
     if (!gst_co_remap_filter_build_from_maps (remap, lut))
       return FALSE;
     self->ready = TRUE;
@@ -572,6 +584,8 @@ gst_cuda_lens_distort_start (GstBaseTransform * bt)
   GstCoCalibration c;
   GError *err = NULL;
   gchar *path, *camera, *map;
+  const gchar *what = "calibration";
+  guint map_gen;
 
   if (!GST_BASE_TRANSFORM_CLASS (parent_class)->start (bt))
     return FALSE;
@@ -579,6 +593,7 @@ gst_cuda_lens_distort_start (GstBaseTransform * bt)
   path = g_strdup (self->set.calibration_file);
   camera = g_strdup (self->set.camera);
   map = g_strdup (self->set.map_file);
+  map_gen = self->set.map_gen;
   self->base_model = (CoLensModel) self->set.model;
   gst_co_remap_filter_mark_dirty (GST_CO_REMAP_FILTER (self));
   GST_OBJECT_UNLOCK (self);
@@ -593,9 +608,12 @@ gst_cuda_lens_distort_start (GstBaseTransform * bt)
   GST_OBJECT_UNLOCK (self);
   if (map && *map) {
     GstCoMapFile fresh;
+    what = "map";
     if (!gst_co_map_file_load (map, &fresh, &err))
       goto unusable;
+    what = "calibration";
     self->map = fresh;
+    self->map_gen = map_gen;
     self->map_path = g_steal_pointer (&map);
     GST_OBJECT_LOCK (self);
     self->map_w = fresh.width;
@@ -617,7 +635,7 @@ gst_cuda_lens_distort_start (GstBaseTransform * bt)
 
 unusable:
   GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ, ("Could not use %s file: %s",
-          map ? "map" : "calibration", err->message), (NULL));
+          what, err->message), (NULL));
   g_error_free (err);
   g_free (map);
   g_free (path);
@@ -706,6 +724,7 @@ gst_cuda_lens_distort_set_property (GObject * object, guint prop_id,
       case PROP_MAP_FILE:
         g_free (s->map_file);
         s->map_file = g_value_dup_string (value);
+        s->map_gen++;
         gst_co_remap_filter_set_table_only (GST_CO_REMAP_FILTER (self),
             s->map_file && *s->map_file);
         /* the map's size is the output's */

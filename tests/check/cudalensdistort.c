@@ -312,6 +312,9 @@ GST_START_TEST (test_map_file)
   gchar *big = write_map (100, 80, 0.6, 0.1, FALSE, 0);
   gchar *holed = write_map (64, 48, 1.0, 0.0, TRUE, 0);
   gchar *cut = write_map (64, 48, 1.0, 0.0, FALSE, 5);
+  gchar *big_cut = write_map (100, 80, 0.6, 0.1, FALSE, 5), *bytes;
+  gchar *fifo = g_build_filename (g_get_tmp_dir (), "co-map-fifo.comap", NULL);
+  gsize n;
   GRand *rand = g_rand_new_with_seed (5);
   GstCaps *caps = video_caps ("RGBA", 64, 48), *cur;
   GstVideoInfo info;
@@ -380,18 +383,37 @@ GST_START_TEST (test_map_file)
   fail_unless_equals_int (gst_buffer_get_size (out), 64 * 48 * 4);
   fail_unless (frames_equal (&info, in, out, NULL), "the map in use stays");
   gst_buffer_unref (out);
+  /* a body cut short: its header's size is not negotiated either */
+  g_object_set (lens, "map-file", big_cut, NULL);
+  out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+  fail_unless (out != NULL);
+  fail_unless_equals_int (gst_buffer_get_size (out), 64 * 48 * 4);
+  fail_unless (frames_equal (&info, in, out, NULL), "the map in use stays");
+  gst_buffer_unref (out);
+  /* the same path, repaired and set again, is read again */
+  fail_unless (g_file_get_contents (big, &bytes, &n, NULL));
+  fail_unless (g_file_set_contents (big_cut, bytes, n, NULL));
+  g_free (bytes);
+  g_object_set (lens, "map-file", big_cut, NULL);
+  out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+  fail_unless (out != NULL);
+  fail_unless_equals_int (gst_buffer_get_size (out), 100 * 80 * 4);
+  gst_buffer_unref (out);
   gst_object_unref (lens);
   gst_harness_teardown (h);
   g_free (desc);
   /* bad files */
-  for (i = 0; i < G_N_ELEMENTS (bad_text) + 2; i++) {
+  g_unlink (fifo);
+  fail_unless (mkfifo (fifo, 0600) == 0);
+  for (i = 0; i < G_N_ELEMENTS (bad_text) + 3; i++) {
+    /* a FIFO with no writer must not block the state change */
     gchar *path = i == 0 ? g_strdup (cut) : i == 1 ?
-        g_strdup ("/nonexistent/x.comap") : NULL;
+        g_strdup ("/nonexistent/x.comap") : i == 2 ? g_strdup (fifo) : NULL;
     gchar *base;
     if (!path) {
       gint fd = g_file_open_tmp ("co-badmap-XXXXXX.comap", &path, NULL);
       close (fd);
-      fail_unless (g_file_set_contents (path, bad_text[i - 2], -1, NULL));
+      fail_unless (g_file_set_contents (path, bad_text[i - 3], -1, NULL));
     }
     launch = g_strdup_printf ("videotestsrc num-buffers=2 ! video/x-raw,"
         "width=64,height=48 ! " CPU "map-file=\"%s\" ! fakesink", path);
@@ -401,6 +423,8 @@ GST_START_TEST (test_map_file)
     fail_unless (strstr (err, base) != NULL, "error '%s' does not name %s",
         err, base);
     GST_INFO ("%s: %s", path, err);
+    if (i == 2)
+      fail_unless (strstr (err, "not a regular file") != NULL, "%s", err);
     if (i != 1)
       g_unlink (path);
     g_free (base);
@@ -418,6 +442,9 @@ GST_START_TEST (test_map_file)
   g_free (big);
   g_free (holed);
   g_free (cut);
+  g_unlink (big_cut);
+  g_free (big_cut);
+  g_free (fifo);
 }
 
 GST_END_TEST;
@@ -440,6 +467,15 @@ GST_START_TEST (test_bad_calibration_files)
     fail_unless (strstr (err, bad[i]) != NULL, "error '%s' does not name %s",
         err, bad[i]);
     GST_INFO ("%s: %s", bad[i], err);
+    g_free (err);
+    g_free (launch);
+    /* an empty map-file is no map: the error still says calibration */
+    launch = g_strdup_printf ("videotestsrc num-buffers=2 ! video/x-raw,"
+        "width=64,height=48 ! " CPU "map-file=\"\" calibration-file=\"%s\" ! "
+        "fakesink", path);
+    err = run_pipeline (launch, NULL, NULL);
+    fail_unless (err != NULL && strstr (err, "calibration file") != NULL,
+        "error '%s' does not say calibration file", err);
     g_free (err);
     g_free (launch);
     g_free (path);
