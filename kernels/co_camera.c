@@ -255,12 +255,23 @@ co_camera_fisheye_new_camera (const CoCamera * cam, int width, int height,
 
   balance = fmin (fmax (balance, 0.0), 1.0);
   for (i = 0; i < 4; i++) {
-    if (!fisheye_undistort_point (cam, pu[i], pv[i], &px[i], &py[i]))
+    const double *r = cam->r;
+    double x, y, z;
+    if (!fisheye_undistort_point (cam, pu[i], pv[i], &x, &y))
       return 0;
-    py[i] *= aspect;
+    /* through R, as cv::fisheye::undistortPoints(K, D, R) */
+    z = r[6] * x + r[7] * y + r[8];
+    if (!(z > 0.0))
+      return 0;
+    px[i] = (r[0] * x + r[1] * y + r[2]) / z;
+    py[i] = (r[3] * x + r[4] * y + r[5]) / z;
     cnx += px[i] / 4.0;
     cny += py[i] / 4.0;
+    py[i] *= aspect;
   }
+  /* OpenCV (4.x) scales the centre of mass's x, not its y, by the aspect
+   * ratio; the same, so that fx != fy gives its matrix */
+  cnx *= aspect;
   f[0] = width * 0.5 / (cnx - fmin (fmin (px[0], px[1]), fmin (px[2],
               px[3])));
   f[1] = width * 0.5 / (fmax (fmax (px[0], px[1]), fmax (px[2], px[3])) -

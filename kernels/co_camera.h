@@ -195,10 +195,10 @@ void co_camera_params_init (CoCameraParams * p, const CoCamera * cam);
  * when the distortion folds the border over (no usable rectangle). */
 int co_camera_optimal_new_camera (const CoCamera * cam, int width,
     int height, double alpha, double new_k[4]);
-/* cv::fisheye::estimateNewCameraMatrixForUndistortRectify (R = I, the same
- * size): @balance 0 keeps only valid pixels, 1 the whole field between the
- * border's midpoints; @fov_scale above 1 zooms out.  Returns 0 when the
- * border does not undistort to a usable rectangle. */
+/* cv::fisheye::estimateNewCameraMatrixForUndistortRectify (the camera's
+ * R, the same size): @balance 0 keeps only valid pixels, 1 the whole field
+ * between the border's midpoints; @fov_scale above 1 zooms out.  Returns 0
+ * when the border does not undistort to a usable rectangle. */
 int co_camera_fisheye_new_camera (const CoCamera * cam, int width,
     int height, double balance, double fov_scale, double new_k[4]);
 

@@ -99,6 +99,19 @@ for balance, fov in ((-1, 1.0), (0.0, 1.0), (0.5, 1.0), (1.0, 1.0), (0.0, 1.5)):
     label = "K kept" if balance < 0 else f"balance {balance:g}, fov_scale {fov:g}"
     against(f"fisheye, {label}", ours, m1, m2)
 
+# fx != fy: OpenCV scales the centre of mass's x by fx/fy (not its y); the
+# element follows it
+KA = np.array([[300.0, 0.0, 326.0], [0.0, 262.0, 236.0], [0.0, 0.0, 1.0]])
+ours = run(f"cudalensdistort backend={backend} model=fisheye fx={KA[0, 0]} "
+           f"fy={KA[1, 1]} cx={KA[0, 2]} cy={KA[1, 2]} "
+           + " ".join(f"k{i + 1}={v}" for i, v in enumerate(DF)) + " balance=0.5",
+           os.path.join(tmp, "out.raw"))
+knew = cv2.fisheye.estimateNewCameraMatrixForUndistortRectify(
+    KA, DF, (w, h), np.eye(3), balance=0.5)
+m1, m2 = cv2.fisheye.initUndistortRectifyMap(KA, DF, np.eye(3), knew, (w, h),
+                                             cv2.CV_32FC1)
+against("fisheye, fx != fy, balance 0.5", ours, m1, m2)
+
 # Calibration files, each read by the element and compared with OpenCV's maps
 # of the numbers in it: a stereo pair rectified by cv2.stereoRectify and
 # saved by cv2.FileStorage (M1 D1 R1 P1 / M2 D2 R2 P2, camera=left/right),
@@ -143,6 +156,28 @@ ours = run(f"cudalensdistort backend={backend} calibration-file={ros}",
 m1, m2 = cv2.fisheye.initUndistortRectifyMap(KF, DF, np.eye(3), KF, (w, h),
                                              cv2.CV_32FC1)
 against("ROS camera_info, equidistant", ours, m1, m2)
+
+# the same with a rectification R: balance's camera matrix is found through
+# R, as cv::fisheye::estimateNewCameraMatrixForUndistortRectify(K, D, R)
+RF, _ = cv2.Rodrigues(np.array([0.03, -0.06, 0.02]))
+rosr = os.path.join(tmp, "fisheye-r.yaml")
+with open(ros) as f, open(rosr, "w") as g:
+    g.write(f.read() + f"""rectification_matrix:
+  rows: 3
+  cols: 3
+  data: [{", ".join(repr(v) for v in RF.ravel())}]
+projection_matrix:
+  rows: 3
+  cols: 4
+  data: [{KF[0, 0]}, 0, {KF[0, 2]}, 0, 0, {KF[1, 1]}, {KF[1, 2]}, 0, 0, 0, 1, 0]
+""")
+ours = run(f"cudalensdistort backend={backend} calibration-file={rosr} balance=0.5",
+           os.path.join(tmp, "out.raw"))
+knew = cv2.fisheye.estimateNewCameraMatrixForUndistortRectify(
+    KF, DF, (w, h), RF, balance=0.5)
+m1, m2 = cv2.fisheye.initUndistortRectifyMap(KF, DF, RF, knew, (w, h),
+                                             cv2.CV_32FC1)
+against("ROS camera_info, equidistant, R, balance 0.5", ours, m1, m2)
 
 kalibr = os.path.join(tmp, "camchain.yaml")
 KK = np.array([[461.6, 0, 323.0], [0, 460.3, 238.1], [0, 0, 1]])
