@@ -265,13 +265,12 @@ co_camera_fisheye_new_camera (const CoCamera * cam, int width, int height,
       return 0;
     px[i] = (r[0] * x + r[1] * y + r[2]) / z;
     py[i] = (r[3] * x + r[4] * y + r[5]) / z;
+    /* in units of x (OpenCV 4.7 and later; until 4.6 it scaled the
+     * centre's x instead, a bug it fixed: opencv#22537) */
+    py[i] *= aspect;
     cnx += px[i] / 4.0;
     cny += py[i] / 4.0;
-    py[i] *= aspect;
   }
-  /* OpenCV (4.x) scales the centre of mass's x, not its y, by the aspect
-   * ratio; the same, so that fx != fy gives its matrix */
-  cnx *= aspect;
   f[0] = width * 0.5 / (cnx - fmin (fmin (px[0], px[1]), fmin (px[2],
               px[3])));
   f[1] = width * 0.5 / (fmax (fmax (px[0], px[1]), fmax (px[2], px[3])) -

@@ -99,15 +99,37 @@ for balance, fov in ((-1, 1.0), (0.0, 1.0), (0.5, 1.0), (1.0, 1.0), (0.0, 1.5)):
     label = "K kept" if balance < 0 else f"balance {balance:g}, fov_scale {fov:g}"
     against(f"fisheye, {label}", ours, m1, m2)
 
-# fx != fy: OpenCV scales the centre of mass's x by fx/fy (not its y); the
-# element follows it
+
+
+def fisheye_new_camera(K, D, R, balance):
+    """cv2.fisheye.estimateNewCameraMatrixForUndistortRectify as OpenCV 4.7
+    and later compute it; until 4.6 the centre of mass's x, not its y, was
+    scaled by fx/fy (opencv#22537, fixed by opencv#22604), which only
+    matters when fx != fy"""
+    if tuple(int(v) for v in cv2.__version__.split(".")[:2]) >= (4, 7):
+        return cv2.fisheye.estimateNewCameraMatrixForUndistortRectify(
+            K, D, (w, h), R, balance=balance)
+    pts = np.array([[[w // 2, 0], [w, h // 2], [w // 2, h], [0, h // 2]]],
+                   np.float64)
+    p = cv2.fisheye.undistortPoints(pts, K, D, R=R)[0].copy()
+    a = K[0, 0] / K[1, 1]
+    p[:, 1] *= a
+    cn = p.mean(0)
+    f = [w * 0.5 / (cn[0] - p[:, 0].min()), w * 0.5 / (p[:, 0].max() - cn[0]),
+         h * 0.5 * a / (cn[1] - p[:, 1].min()),
+         h * 0.5 * a / (p[:, 1].max() - cn[1])]
+    fl = balance * min(f) + (1 - balance) * max(f)
+    c = -cn * fl + np.array([w, h * a]) * 0.5
+    return np.array([[fl, 0, c[0]], [0, fl / a, c[1] / a], [0, 0, 1]])
+
+
+# fx != fy: OpenCV 4.7's aspect handling, whatever version is installed
 KA = np.array([[300.0, 0.0, 326.0], [0.0, 262.0, 236.0], [0.0, 0.0, 1.0]])
 ours = run(f"cudalensdistort backend={backend} model=fisheye fx={KA[0, 0]} "
            f"fy={KA[1, 1]} cx={KA[0, 2]} cy={KA[1, 2]} "
            + " ".join(f"k{i + 1}={v}" for i, v in enumerate(DF)) + " balance=0.5",
            os.path.join(tmp, "out.raw"))
-knew = cv2.fisheye.estimateNewCameraMatrixForUndistortRectify(
-    KA, DF, (w, h), np.eye(3), balance=0.5)
+knew = fisheye_new_camera(KA, DF, np.eye(3), 0.5)
 m1, m2 = cv2.fisheye.initUndistortRectifyMap(KA, DF, np.eye(3), knew, (w, h),
                                              cv2.CV_32FC1)
 against("fisheye, fx != fy, balance 0.5", ours, m1, m2)
@@ -165,7 +187,7 @@ with open(ros) as f, open(rosr, "w") as g:
     g.write(f.read() + f"""rectification_matrix:
   rows: 3
   cols: 3
-  data: [{", ".join(repr(v) for v in RF.ravel())}]
+  data: [{", ".join(f"{v:.17g}" for v in RF.ravel())}]
 projection_matrix:
   rows: 3
   cols: 4
@@ -173,8 +195,7 @@ projection_matrix:
 """)
 ours = run(f"cudalensdistort backend={backend} calibration-file={rosr} balance=0.5",
            os.path.join(tmp, "out.raw"))
-knew = cv2.fisheye.estimateNewCameraMatrixForUndistortRectify(
-    KF, DF, (w, h), RF, balance=0.5)
+knew = fisheye_new_camera(KF, DF, RF, 0.5)
 m1, m2 = cv2.fisheye.initUndistortRectifyMap(KF, DF, RF, knew, (w, h),
                                              cv2.CV_32FC1)
 against("ROS camera_info, equidistant, R, balance 0.5", ours, m1, m2)
