@@ -56,10 +56,11 @@ struct _GstCoRemapFilterPrivate
   gboolean ready, new_caps;
   CoLut lut;
   guint32 border[CO_MAX_PLANES];
-  gpointer table[4];            /* [2 g]: packed or x, [2 g + 1]: y */
-  gsize table_size[4];
-  gpointer map[2];              /* the float map on the CUDA backend */
-  gsize map_size[2];
+  /* [2 g]: packed or x, [2 g + 1]: y, for each geometry g (co_remap.h) */
+  gpointer table[2 * CO_LUT_MAX_GEOMETRIES];
+  gsize table_size[2 * CO_LUT_MAX_GEOMETRIES];
+  gpointer map[CO_LUT_MAX_GEOMETRIES];  /* the float maps, CUDA backend */
+  gsize map_size[CO_LUT_MAX_GEOMETRIES];
 };
 
 #define gst_co_remap_filter_parent_class parent_class
@@ -198,8 +199,8 @@ gst_co_remap_filter_build_from_maps (GstCoRemapFilter * self,
       GST_CO_BASE_FILTER (self)->active_backend == GST_CO_BACKEND_CUDA;
   int g;
 
-  for (g = 0; g < lut->n_geometries; g++)
-    if (!(cuda && klass->map_cuda ? build_from_cuda_map (self, klass, lut,
+  for (g = 0; g < CO_LUT_MAX_GEOMETRIES; g++)
+    if (co_lut_has_geometry (lut, g) && !(cuda && klass->map_cuda ? build_from_cuda_map (self, klass, lut,
                 g) : build_from_cpu_map (self, klass, lut, g)))
       return FALSE;
   return TRUE;
@@ -237,9 +238,11 @@ rebuild (GstCoRemapFilter * self, const Settings * s)
   priv->ready = FALSE;
   if (klass->prepare && !klass->prepare (self, &lut, priv->new_caps))
     return FALSE;
-  for (g = 0; g < lut.n_geometries; g++) {
+  for (g = 0; g < CO_LUT_MAX_GEOMETRIES; g++) {
     gsize bytes = co_lut_table_bytes (&lut, g);
     int t;
+    if (!bytes)
+      continue;
     for (t = 0; bytes && t < (mode == CO_LUT_TWO_TABLE ? 2 : 1); t++)
       if (!gst_co_base_filter_ensure (base, &priv->table[g * 2 + t],
               &priv->table_size[g * 2 + t], bytes))
@@ -319,12 +322,12 @@ gst_co_remap_filter_release (GstCoBaseFilter * base)
   GstCoRemapFilterPrivate *priv = GST_CO_REMAP_FILTER (base)->priv;
   int i;
 
-  for (i = 0; i < 4; i++) {
+  for (i = 0; i < 2 * CO_LUT_MAX_GEOMETRIES; i++) {
     gst_co_base_filter_free (base, priv->table[i]);
     priv->table[i] = NULL;
     priv->table_size[i] = 0;
   }
-  for (i = 0; i < 2; i++) {
+  for (i = 0; i < CO_LUT_MAX_GEOMETRIES; i++) {
     gst_co_base_filter_free (base, priv->map[i]);
     priv->map[i] = NULL;
     priv->map_size[i] = 0;

@@ -56,11 +56,13 @@ struct _GstCoRemapFilter
  *   of the subclass's properties (under the object lock) and derive what
  *   the map needs (outside it).  @lut has its final layout (sizes, mode,
  *   interpolation, off-edge mode, fractional bits) and no tables yet;
- *   @new_caps is TRUE on the first rebuild after (re)negotiation.  FALSE
- *   posts nothing: post an error first.  Optional.
+ *   prepare may make it chromatic (co_lut_set_chroma: separate red and blue
+ *   geometries, which the map functions and build_lut are then asked for
+ *   too).  @new_caps is TRUE on the first rebuild after (re)negotiation.
+ *   FALSE posts nothing: post an error first.  Optional.
  * @map_cpu: host memory: the source position of every output pixel of
- *   geometry @g (0: plane 0, 1: the subsampled planes, whose sizes are
- *   lut->plane[g]), @pitch floats from one row to the next, NaN where there
+ *   geometry @g (0: plane 0, 1: the subsampled planes, CO_LUT_RED/BLUE: the
+ *   colours of a chromatic table; sizes in lut->plane[g]), @pitch floats from one row to the next, NaN where there
  *   is no source pixel.  Pixel centres on integers.  Required unless
  *   build_lut is set.
  * @map_cuda: the same in device memory, on the element's stream.  Optional:
@@ -75,7 +77,7 @@ struct _GstCoRemapFilterClass
 {
   GstCoBaseFilterClass parent_class;
 
-  gboolean      (*prepare)   (GstCoRemapFilter * self, const CoLut * lut,
+  gboolean      (*prepare)   (GstCoRemapFilter * self, CoLut * lut,
                               gboolean new_caps);
   gboolean      (*map_cpu)   (GstCoRemapFilter * self, const CoLut * lut,
                               gint g, gfloat * x, gfloat * y, gint pitch);

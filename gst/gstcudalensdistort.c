@@ -94,6 +94,13 @@ enum
   PROP_FOV_SCALE,
   PROP_CAMERA,
   PROP_MAP_FILE,
+  PROP_SCALE,
+  PROP_RED_K1,
+  PROP_RED_K2,
+  PROP_RED_SCALE,
+  PROP_BLUE_K1,
+  PROP_BLUE_K2,
+  PROP_BLUE_SCALE,
 };
 
 #define DEFAULT_MODEL CO_LENS_HMD
@@ -104,6 +111,7 @@ enum
 #define DEFAULT_ALPHA -1.0
 #define DEFAULT_BALANCE -1.0
 #define DEFAULT_FOV_SCALE 1.0
+#define DEFAULT_SCALE 1.0
 /* a calibration file obeys the same ranges (gstcocalibration.h) */
 #define MAX_COEFF GST_CO_CALIBRATION_MAX_COEFF
 #define MAX_PIXELS GST_CO_CALIBRATION_MAX_PIXELS
@@ -115,6 +123,8 @@ typedef struct
   gint model;
   gdouble k1, k2, k3, p1, p2, center_x, center_y, fx, fy, cx, cy, alpha;
   gdouble k4, k5, k6, s1, s2, s3, s4, tau_x, tau_y, balance, fov_scale;
+  /* hmd: magnification, and red's and blue's against green's */
+  gdouble scale, red_k1, red_k2, red_scale, blue_k1, blue_k2, blue_scale;
   gboolean stereo;
   gchar *calibration_file;
   gchar *camera;                /* which camera of the file; NULL: the first */
@@ -431,7 +441,7 @@ gst_cuda_lens_distort_map_cpu (GstCoRemapFilter * remap, const CoLut * lut,
 /* GstCoRemapFilter::prepare: the snapshot, the calibration and the lens
  * parameters the table is built from. */
 static gboolean
-gst_cuda_lens_distort_prepare (GstCoRemapFilter * remap, const CoLut * lut,
+gst_cuda_lens_distort_prepare (GstCoRemapFilter * remap, CoLut * lut,
     gboolean new_caps)
 {
   GstCudaLensDistort *self = GST_CUDA_LENS_DISTORT (remap);
@@ -471,7 +481,25 @@ gst_cuda_lens_distort_prepare (GstCoRemapFilter * remap, const CoLut * lut,
   if (model == CO_LENS_HMD) {
     co_lens_params_init_hmd (&self->params, ow, oh, s.k1, s.k2, s.center_x,
         s.center_y, s.stereo);
+    co_lens_params_set_colour (&self->params, 0, s.k1, s.k2, s.scale);
+    co_lens_params_set_colour (&self->params, 1, s.k1 + s.red_k1,
+        s.k2 + s.red_k2, s.scale * s.red_scale);
+    co_lens_params_set_colour (&self->params, 2, s.k1 + s.blue_k1,
+        s.k2 + s.blue_k2, s.scale * s.blue_scale);
     co_lens_params_set_source (&self->params, w, h);
+    /* a map file replaces the model, colours included */
+    if (co_lens_params_chromatic (&self->params) && !self->mapped &&
+        !co_lut_set_chroma (lut)) {
+      GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("Chromatic correction "
+              "(red-* and blue-* properties) needs RGB frames (RGBA, BGRA, "
+              "RGBx, BGRx or RGB), not %s: convert before cudalensdistort, or "
+              "leave red-* and blue-* at their defaults",
+              gst_video_format_to_string (GST_VIDEO_INFO_FORMAT
+                  (&base->in_info))), (NULL));
+      g_free (s.calibration_file);
+      g_free (s.camera);
+      return FALSE;
+    }
   } else {
     double nk[4];
 
@@ -697,6 +725,20 @@ double_field (Settings * s, guint id)
       return &s->balance;
     case PROP_FOV_SCALE:
       return &s->fov_scale;
+    case PROP_SCALE:
+      return &s->scale;
+    case PROP_RED_K1:
+      return &s->red_k1;
+    case PROP_RED_K2:
+      return &s->red_k2;
+    case PROP_RED_SCALE:
+      return &s->red_scale;
+    case PROP_BLUE_K1:
+      return &s->blue_k1;
+    case PROP_BLUE_K2:
+      return &s->blue_k2;
+    case PROP_BLUE_SCALE:
+      return &s->blue_scale;
     default:
       return NULL;
   }
@@ -897,6 +939,24 @@ gst_cuda_lens_distort_class_init (GstCudaLensDistortClass * klass)
   install_double (oc, PROP_FOV_SCALE, "fov-scale", "Field of view scale",
       "Divides the focal length balance chose: above 1 shows more of the "
       "field (fisheye, with balance)", 0.1, 10.0, DEFAULT_FOV_SCALE);
+  install_double (oc, PROP_SCALE, "scale", "Scale", "Source positions "
+      "scaled about the lens centre: below 1 magnifies (hmd)", 0.1, 10.0,
+      DEFAULT_SCALE);
+  install_double (oc, PROP_RED_K1, "red-k1", "Red k1", "Added to k1 for the "
+      "red channel: lateral chromatic aberration pre-compensation (hmd, RGB "
+      "formats)", -MAX_COEFF, MAX_COEFF, DEFAULT_K);
+  install_double (oc, PROP_RED_K2, "red-k2", "Red k2", "Added to k2 for the "
+      "red channel (hmd, RGB formats)", -MAX_COEFF, MAX_COEFF, DEFAULT_K);
+  install_double (oc, PROP_RED_SCALE, "red-scale", "Red scale", "Multiplies "
+      "scale for the red channel, as a VR runtime's per-colour aberration "
+      "scale (hmd, RGB formats)", 0.5, 2.0, DEFAULT_SCALE);
+  install_double (oc, PROP_BLUE_K1, "blue-k1", "Blue k1", "Added to k1 for "
+      "the blue channel (hmd, RGB formats)", -MAX_COEFF, MAX_COEFF, DEFAULT_K);
+  install_double (oc, PROP_BLUE_K2, "blue-k2", "Blue k2", "Added to k2 for "
+      "the blue channel (hmd, RGB formats)", -MAX_COEFF, MAX_COEFF, DEFAULT_K);
+  install_double (oc, PROP_BLUE_SCALE, "blue-scale", "Blue scale",
+      "Multiplies scale for the blue channel (hmd, RGB formats)", 0.5, 2.0,
+      DEFAULT_SCALE);
   gst_element_class_set_static_metadata (ec, "CUDA lens distortion",
       "Filter/Effect/Video/Hardware",
       "Lens (pre)distortion and camera undistortion by compressed LUT "
@@ -930,6 +990,7 @@ gst_cuda_lens_distort_init (GstCudaLensDistort * self)
   s->alpha = DEFAULT_ALPHA;
   s->balance = DEFAULT_BALANCE;
   s->fov_scale = DEFAULT_FOV_SCALE;
+  s->scale = s->red_scale = s->blue_scale = DEFAULT_SCALE;
 }
 
 gboolean

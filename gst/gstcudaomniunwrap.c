@@ -303,7 +303,7 @@ gst_cuda_omni_unwrap_get_output_size (GstCoBaseFilter * base,
 }
 
 static gboolean
-gst_cuda_omni_unwrap_prepare (GstCoRemapFilter * remap, const CoLut * lut,
+gst_cuda_omni_unwrap_prepare (GstCoRemapFilter * remap, CoLut * lut,
     gboolean new_caps)
 {
   GstCudaOmniUnwrap *self = GST_CUDA_OMNI_UNWRAP (remap);

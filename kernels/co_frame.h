@@ -110,6 +110,24 @@ co_format_plane_kind (CoFormat f, int plane)
   }
 }
 
+/* The byte of a packed pixel that holds red (blue is 2 - it), or -1 for a
+ * format without separate colour channels (grey, YUV, 16-bit). */
+CO_HD int
+co_format_red_channel (CoFormat f)
+{
+  switch (f) {
+    case CO_FORMAT_RGBA:
+    case CO_FORMAT_RGBX:
+    case CO_FORMAT_RGB:
+      return 0;
+    case CO_FORMAT_BGRA:
+    case CO_FORMAT_BGRX:
+      return 2;
+    default:
+      return -1;
+  }
+}
+
 CO_HD int
 co_pix_bpp (CoPixKind k)
 {

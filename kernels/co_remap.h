@@ -81,17 +81,50 @@ typedef struct
   float *x, *y;                 /* CO_LUT_TWO_TABLE; NaN where unmapped */
 } CoLutPlane;
 
-/* plane[0] serves plane 0 of the frame, plane[1] every subsampled plane. */
+/* Table geometries: plane[0] serves plane 0 of the frame, plane[1] every
+ * subsampled plane.  A chromatic table (lateral chromatic aberration, packed
+ * RGB only) adds plane[CO_LUT_RED] and plane[CO_LUT_BLUE]: plane 0's
+ * geometry, whose entries place the red and the blue channel while
+ * plane[0]'s place green (and alpha). */
+#define CO_LUT_RED 2
+#define CO_LUT_BLUE 3
+#define CO_LUT_MAX_GEOMETRIES 4
+
 typedef struct
 {
   CoLutMode mode;
   CoInterp interp;
   CoEdge edge;
   CoFormat format;
-  int32_t n_geometries;
-  int32_t frac[2];
-  CoLutPlane plane[2];
+  int32_t n_geometries;         /* of the planes: 1 or 2 */
+  int32_t chroma;               /* plane[CO_LUT_RED/BLUE] are in use */
+  int32_t red_channel;          /* the byte of red in a pixel when chroma */
+  int32_t frac[CO_LUT_MAX_GEOMETRIES];
+  CoLutPlane plane[CO_LUT_MAX_GEOMETRIES];
 } CoLut;
+
+/* Whether geometry @g has a table in @lut. */
+CO_HD int
+co_lut_has_geometry (const CoLut * lut, int g)
+{
+  return g < lut->n_geometries || (lut->chroma && (g == CO_LUT_RED
+          || g == CO_LUT_BLUE));
+}
+
+/* log2 of the subsampling of the planes geometry @g serves */
+CO_HD int
+co_lut_geometry_shift (int g)
+{
+  return g == 1 ? 1 : 0;
+}
+
+/* The colour geometry @g places: 0 every channel (or green and alpha in a
+ * chromatic table), 1 red, 2 blue. */
+CO_HD int
+co_lut_geometry_channel (int g)
+{
+  return g == CO_LUT_RED ? 1 : g == CO_LUT_BLUE ? 2 : 0;
+}
 
 CO_HD int
 co_lut_frac_bits (int src_w, int src_h)
@@ -295,6 +328,22 @@ co_sample (const CoSrcPlane * s, CoPixKind k, CoInterp interp, int frac,
           (size_t) x0 * 4, s->pitch, wx, wy, frac);
   }
   return co_sample_generic (s, k, interp, frac, e, border);
+}
+
+/* A chromatic sample: green's entry @eg for every channel, then red and
+ * blue replaced by their samples at @er and @eb (@rc: red's byte).  Each
+ * channel is what co_sample gives at that channel's own entry, so a channel
+ * equals the plain remap of a table built for it alone. */
+CO_HD uint32_t
+co_sample_rgb (const CoSrcPlane * s, CoPixKind k, CoInterp interp, int frac,
+    uint32_t eg, uint32_t er, uint32_t eb, int rc, uint32_t border)
+{
+  const int bc = 2 - rc;
+  const uint32_t rm = 0xffu << (8 * rc), bm = 0xffu << (8 * bc);
+  uint32_t v = co_sample (s, k, interp, frac, eg, border);
+  uint32_t r = er == eg ? v : co_sample (s, k, interp, frac, er, border);
+  uint32_t b = eb == eg ? v : co_sample (s, k, interp, frac, eb, border);
+  return (v & ~(rm | bm)) | (r & rm) | (b & bm);
 }
 
 #ifdef __cplusplus

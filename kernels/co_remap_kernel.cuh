@@ -49,17 +49,54 @@ struct CoPlaneArgs
   CoLutPlane lut;
   int32_t shift, frac, vec, edge;
   uint32_t border;
+  /* a chromatic table: red's and blue's tables, red's byte */
+  CoLutPlane lut_red, lut_blue;
+  int32_t red_channel;
 };
 
-/* For elements without a per-pixel map: never called. */
+/* The per-pixel map (CO_LUT_COMPUTE) of an element: the entry of output
+ * pixel (x, y) of the plane @a describes, for colour @ch (0: every channel,
+ * or green in a chromatic table; 1 red; 2 blue).  For elements without
+ * one: never called. */
 struct CoNoEntry
 {
-  __device__ uint32_t operator() (const CoPlaneArgs &, int, int, CoInterp)
-      const
+  __device__ uint32_t operator() (const CoPlaneArgs &, int, int, CoInterp,
+      int) const
   {
     return CO_LUT_UNMAPPED;
   }
 };
+
+/* Four horizontally adjacent entries from table @pl, or from the map */
+template <int I, int M, class E>
+__device__ __forceinline__ void
+co_entries4 (const E & ent, const CoPlaneArgs & a, const CoLutPlane & pl,
+    int ch, int x0, int y, uint32_t e[4])
+{
+  const CoInterp interp = (CoInterp) I;
+  const size_t li = (size_t) y * pl.pitch + x0;
+  if (M == CO_LUT_COMPRESSED) {
+    /* in bounds even on the last column: rows are padded to pitch */
+    uint4 q = __ldg ((const uint4 *) (pl.packed + li));
+    e[0] = q.x;
+    e[1] = q.y;
+    e[2] = q.z;
+    e[3] = q.w;
+  } else if (M == CO_LUT_TWO_TABLE) {
+    float4 fx = __ldg ((const float4 *) (pl.x + li));
+    float4 fy = __ldg ((const float4 *) (pl.y + li));
+    const int sw = pl.src_width, sh = pl.src_height, f = a.frac;
+    const CoEdge edge = (CoEdge) a.edge;
+    e[0] = co_lut_encode (interp, edge, fx.x, fy.x, sw, sh, f);
+    e[1] = co_lut_encode (interp, edge, fx.y, fy.y, sw, sh, f);
+    e[2] = co_lut_encode (interp, edge, fx.z, fy.z, sw, sh, f);
+    e[3] = co_lut_encode (interp, edge, fx.w, fy.w, sw, sh, f);
+  } else {
+#pragma unroll
+    for (int i = 0; i < 4; i++)
+      e[i] = ent (a, x0 + i, y, interp, ch);
+  }
+}
 
 template <int K>
 __device__ __forceinline__ void
@@ -85,7 +122,7 @@ co_store4 (uint8_t * d, const uint32_t v[4], int n, bool vec)
     co_pix_store (d + i * co_pix_bpp (kind), kind, v[i]);
 }
 
-template <int K, int I, int M, class E>
+template <int K, int I, int M, int C, class E>
 __global__ void __launch_bounds__ (CO_BLOCK_X * CO_BLOCK_Y)
 co_remap_kernel (E ent, CoPlaneArgs a)
 {
@@ -102,34 +139,26 @@ co_remap_kernel (E ent, CoPlaneArgs a)
 
   if (x0 >= w || y >= a.lut.height)
     return;
-  const size_t li = (size_t) y * a.lut.pitch + x0;
-  if (M == CO_LUT_COMPRESSED) {
-    /* in bounds even on the last column: rows are padded to pitch */
-    uint4 q = __ldg ((const uint4 *) (a.lut.packed + li));
-    e[0] = q.x;
-    e[1] = q.y;
-    e[2] = q.z;
-    e[3] = q.w;
-  } else if (M == CO_LUT_TWO_TABLE) {
-    float4 fx = __ldg ((const float4 *) (a.lut.x + li));
-    float4 fy = __ldg ((const float4 *) (a.lut.y + li));
-    const int sw = a.lut.src_width, sh = a.lut.src_height, f = a.frac;
-    const CoEdge edge = (CoEdge) a.edge;
-    e[0] = co_lut_encode (interp, edge, fx.x, fy.x, sw, sh, f);
-    e[1] = co_lut_encode (interp, edge, fx.y, fy.y, sw, sh, f);
-    e[2] = co_lut_encode (interp, edge, fx.z, fy.z, sw, sh, f);
-    e[3] = co_lut_encode (interp, edge, fx.w, fy.w, sw, sh, f);
+  co_entries4<I, M> (ent, a, a.lut, 0, x0, y, e);
+  if (C) {
+    uint32_t er[4], eb[4];
+    co_entries4<I, M> (ent, a, a.lut_red, 1, x0, y, er);
+    co_entries4<I, M> (ent, a, a.lut_blue, 2, x0, y, eb);
+#pragma unroll
+    for (int i = 0; i < 4; i++) {
+      if (x0 + i >= w)
+        e[i] = er[i] = eb[i] = CO_LUT_UNMAPPED;
+      v[i] = co_sample_rgb (&a.src, kind, interp, a.frac, e[i], er[i], eb[i],
+          a.red_channel, a.border);
+    }
   } else {
 #pragma unroll
-    for (int i = 0; i < 4; i++)
-      e[i] = ent (a, x0 + i, y, interp);
-  }
-#pragma unroll
-  for (int i = 0; i < 4; i++) {
-    /* past the row's end the table holds padding: never sample it */
-    if (x0 + i >= w)
-      e[i] = CO_LUT_UNMAPPED;
-    v[i] = co_sample (&a.src, kind, interp, a.frac, e[i], a.border);
+    for (int i = 0; i < 4; i++) {
+      /* past the row's end the table holds padding: never sample it */
+      if (x0 + i >= w)
+        e[i] = CO_LUT_UNMAPPED;
+      v[i] = co_sample (&a.src, kind, interp, a.frac, e[i], a.border);
+    }
   }
 
   const int n = min (CO_PX_PER_THREAD, w - x0);
@@ -142,22 +171,33 @@ struct CoRemapPick
 {
   typedef void (*Fn) (E, CoPlaneArgs);
 
-  template <int K>
+  template <int K, int C>
   static Fn
   by_mode (CoLutMode m, CoInterp i)
   {
     static const Fn t[2][3] = {
-      {co_remap_kernel<K, 0, 0, E>, co_remap_kernel<K, 0, 1, E>,
-          co_remap_kernel<K, 0, 2, E>},
-      {co_remap_kernel<K, 1, 0, E>, co_remap_kernel<K, 1, 1, E>,
-          co_remap_kernel<K, 1, 2, E>},
+      {co_remap_kernel<K, 0, 0, C, E>, co_remap_kernel<K, 0, 1, C, E>,
+          co_remap_kernel<K, 0, 2, C, E>},
+      {co_remap_kernel<K, 1, 0, C, E>, co_remap_kernel<K, 1, 1, C, E>,
+          co_remap_kernel<K, 1, 2, C, E>},
     };
     return t[i][m];
   }
 
+  template <int K>
   static Fn
-  get (CoPixKind k, CoLutMode m, CoInterp i)
+  by_mode (CoLutMode m, CoInterp i)
   {
+    return by_mode<K, 0> (m, i);
+  }
+
+  /* chromatic kernels exist for packed RGB only: NULL for anything else */
+  static Fn
+  get (CoPixKind k, CoLutMode m, CoInterp i, bool chroma)
+  {
+    if (chroma)
+      return k == CO_PIX_U8X4 ? by_mode<CO_PIX_U8X4, 1> (m, i) :
+          k == CO_PIX_U8X3 ? by_mode<CO_PIX_U8X3, 1> (m, i) : (Fn) NULL;
     switch (k) {
       case CO_PIX_U8X1:
         return by_mode<CO_PIX_U8X1> (m, i);
@@ -224,8 +264,25 @@ co_remap_launch (const E & ent, const CoLut * lut, const CoFrame * in,
     a.edge = lut->edge;
     a.vec = co_aligned (out->data[pi], out->pitch[pi], vec_align);
     a.border = border[pi];
-    CoRemapPick<E>::get (kind, lut->mode, lut->interp)
-        <<<dim3 ((a.lut.width + CO_REMAP_TILE_W - 1) / CO_REMAP_TILE_W,
+    const bool chroma = lut->chroma && g == 0;
+    if (chroma) {
+      a.lut_red = lut->plane[CO_LUT_RED];
+      a.lut_blue = lut->plane[CO_LUT_BLUE];
+      a.red_channel = lut->red_channel;
+      if ((lut->mode == CO_LUT_COMPRESSED && (!a.lut_red.packed ||
+                  !a.lut_blue.packed)) || (lut->mode == CO_LUT_TWO_TABLE &&
+              (!a.lut_red.x || !a.lut_red.y || !a.lut_blue.x ||
+                  !a.lut_blue.y)))
+        return cudaErrorInvalidDevicePointer;
+    } else {
+      a.lut_red = a.lut_blue = a.lut;
+      a.red_channel = 0;
+    }
+    typename CoRemapPick<E>::Fn fn = CoRemapPick<E>::get (kind, lut->mode,
+        lut->interp, chroma);
+    if (!fn)
+      return cudaErrorInvalidValue;
+    fn <<<dim3 ((a.lut.width + CO_REMAP_TILE_W - 1) / CO_REMAP_TILE_W,
             (a.lut.height + CO_REMAP_TILE_H - 1) / CO_REMAP_TILE_H),
         dim3 (CO_BLOCK_X, CO_BLOCK_Y), 0, s>>> (ent, a);
   }

@@ -18,16 +18,18 @@ struct LensEntry
 {
   CoLensParams p;
   __device__ uint32_t operator() (const CoPlaneArgs & a, int x, int y,
-      CoInterp interp) const
+      CoInterp interp, int ch) const
   {
-    return co_lens_entry (&p, a.shift, x, y, interp, (CoEdge) a.edge, a.frac,
+    /* the table geometry of this plane and colour */
+    const int g = ch == 1 ? CO_LUT_RED : ch == 2 ? CO_LUT_BLUE : a.shift;
+    return co_lens_entry (&p, g, x, y, interp, (CoEdge) a.edge, a.frac,
         a.lut.src_width, a.lut.src_height);
   }
 };
 
 template <int M>
 __global__ void __launch_bounds__ (BLOCK_X * BLOCK_Y)
-build_kernel (CoLensParams p, CoLutPlane pl, int shift, int interp, int edge,
+build_kernel (CoLensParams p, CoLutPlane pl, int g, int interp, int edge,
     int frac)
 {
   const int x = blockIdx.x * BLOCK_X + threadIdx.x;
@@ -38,11 +40,11 @@ build_kernel (CoLensParams p, CoLutPlane pl, int shift, int interp, int edge,
   const bool pad = x >= pl.width;
   const size_t i = (size_t) y * pl.pitch + x;
   if (M == CO_LUT_COMPRESSED) {
-    pl.packed[i] = pad ? CO_LUT_UNMAPPED : co_lens_entry (&p, shift, x, y,
+    pl.packed[i] = pad ? CO_LUT_UNMAPPED : co_lens_entry (&p, g, x, y,
         (CoInterp) interp, (CoEdge) edge, frac, pl.src_width, pl.src_height);
   } else {
     float sx, sy;
-    if (pad || !co_lens_map_plane (&p, shift, x, y, &sx, &sy))
+    if (pad || !co_lens_map_plane (&p, g, x, y, &sx, &sy))
       sx = sy = __int_as_float (0x7fc00000);
     pl.x[i] = sx;
     pl.y[i] = sy;
@@ -93,7 +95,9 @@ co_lens_build_lut_cuda (const CoLensParams * p, const CoLut * lut,
   cudaStream_t s = (cudaStream_t) stream;
   if (lut->mode == CO_LUT_COMPUTE)
     return cudaSuccess;
-  for (int g = 0; g < lut->n_geometries; g++) {
+  for (int g = 0; g < CO_LUT_MAX_GEOMETRIES; g++) {
+    if (!co_lut_has_geometry (lut, g))
+      continue;
     const CoLutPlane &pl = lut->plane[g];
     if (pl.width <= 0 || pl.height <= 0)
       return cudaErrorInvalidValue;

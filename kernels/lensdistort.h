@@ -26,6 +26,12 @@ extern "C" {
 /* Host-side parameter set-up (double in, the floats both backends use out) */
 void co_lens_params_init_hmd (CoLensParams * p, int width, int height,
     double k1, double k2, double center_x, double center_y, int stereo);
+/* hmd: colour @ch's (1 red, 2 blue; 0 green or every channel)
+ * coefficients and magnification; init_hmd sets all three alike */
+void co_lens_params_set_colour (CoLensParams * p, int ch, double k1,
+    double k2, double scale);
+/* hmd with a colour that differs from green: a chromatic table is needed */
+int co_lens_params_chromatic (const CoLensParams * p);
 /* hmd: the source is src_w x src_h, not the output's size (the eye's
  * geometry stays the output's; positions are scaled to the source) */
 void co_lens_params_set_source (CoLensParams * p, int src_w, int src_h);

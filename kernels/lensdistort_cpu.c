@@ -23,13 +23,37 @@ co_lens_params_init_hmd (CoLensParams * p, int width, int height, double k1,
   p->height = height;
   p->stereo = stereo && width >= 2;
   p->eye_w = p->stereo ? eye_w : width;
-  p->k1 = (float) k1;
-  p->k2 = (float) k2;
+  co_lens_params_set_colour (p, 0, k1, k2, 1.0);
+  co_lens_params_set_colour (p, 1, k1, k2, 1.0);
+  co_lens_params_set_colour (p, 2, k1, k2, 1.0);
   p->ecx0 = (float) (center_x * p->eye_w - 0.5);
   /* the right eye's lens centre mirrors the left one's about the nose */
   p->ecx1 = (float) (p->eye_w + (1.0 - center_x) * (width - p->eye_w) - 0.5);
   p->ecy = (float) (center_y * height - 0.5);
   p->inv_r2 = (float) (1.0 / (hw * hw + hh * hh));
+}
+
+void
+co_lens_params_set_colour (CoLensParams * p, int ch, double k1, double k2,
+    double scale)
+{
+  p->k1[ch] = (float) k1;
+  p->k2[ch] = (float) k2;
+  p->scale[ch] = (float) scale;
+}
+
+int
+co_lens_params_chromatic (const CoLensParams * p)
+{
+  int ch;
+
+  if (p->model != CO_LENS_HMD)
+    return 0;
+  for (ch = 1; ch < 3; ch++)
+    if (p->k1[ch] != p->k1[0] || p->k2[ch] != p->k2[0] ||
+        p->scale[ch] != p->scale[0])
+      return 1;
+  return 0;
 }
 
 void
@@ -106,9 +130,11 @@ co_lens_build_lut_cpu (const CoLensParams * p, const CoLut * lut)
 
   if (lut->mode == CO_LUT_COMPUTE)
     return;
-  for (g = 0; g < lut->n_geometries; g++) {
+  for (g = 0; g < CO_LUT_MAX_GEOMETRIES; g++) {
     const CoLutPlane *pl = &lut->plane[g];
     int y;
+    if (!co_lut_has_geometry (lut, g))
+      continue;
 #pragma omp parallel for schedule(static) \
     if ((int64_t) pl->width * pl->height >= PARALLEL_MIN_PIXELS)
     for (y = 0; y < pl->height; y++) {
@@ -156,9 +182,17 @@ co_lens_remap_cpu (const CoLensParams * p, const CoLut * lut,
       int x;
       for (x = 0; x < pl->width; x++) {
         uint32_t e = co_lens_entry (p, g, x, y, lut->interp, lut->edge,
-            lut->frac[g], pl->src_width, pl->src_height);
-        co_pix_store (d + (size_t) x * bpp, kind, co_sample (&s, kind,
-                lut->interp, lut->frac[g], e, border[pi]));
+            lut->frac[g], pl->src_width, pl->src_height), v;
+        if (lut->chroma && g == 0)
+          v = co_sample_rgb (&s, kind, lut->interp, lut->frac[0], e,
+              co_lens_entry (p, CO_LUT_RED, x, y, lut->interp, lut->edge,
+                  lut->frac[0], pl->src_width, pl->src_height),
+              co_lens_entry (p, CO_LUT_BLUE, x, y, lut->interp, lut->edge,
+                  lut->frac[0], pl->src_width, pl->src_height),
+              lut->red_channel, border[pi]);
+        else
+          v = co_sample (&s, kind, lut->interp, lut->frac[g], e, border[pi]);
+        co_pix_store (d + (size_t) x * bpp, kind, v);
       }
     }
   }

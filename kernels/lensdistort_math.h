@@ -35,9 +35,11 @@ typedef enum
 typedef struct
 {
   int32_t model, width, height;
-  /* hmd: per eye (two when stereo) centre in pixels, 1/R^2 */
+  /* hmd: per eye (two when stereo) centre in pixels, 1/R^2; per colour
+   * (0 green, or every channel; 1 red; 2 blue) coefficients and scale */
   int32_t stereo, eye_w;
-  float k1, k2, ecx0, ecx1, ecy, inv_r2;
+  float ecx0, ecx1, ecy, inv_r2;
+  float k1[3], k2[3], scale[3];
   /* hmd on a source of another size: output pixels to source pixels */
   int32_t rescale;
   float src_sx, src_sy;
@@ -45,26 +47,32 @@ typedef struct
   CoCameraParams cam;
 } CoLensParams;
 
-/* HMD pre-distortion (the paper's model):
- *   x_s = c + (x_o - c) / (1 + k1 r^2 + k2 r^4),  r = |x_o - c| / R
+/* HMD pre-distortion (the paper's model), per colour c:
+ *   x_s = c + s_c (x_o - c) / (1 + k1_c r^2 + k2_c r^4),  r = |x_o - c| / R
  * with c the lens centre of the eye and R the eye's half-diagonal, so r is 1
- * in the eye's corners whatever the resolution.  Where the denominator is not
- * positive, or the source falls outside the eye's half in stereo, there is no
- * source pixel. */
+ * in the eye's corners whatever the resolution, and s_c a magnification
+ * (1 by default; red's and blue's differ from green's to pre-compensate the
+ * lens's lateral chromatic aberration, as VR runtimes do).  Where the
+ * denominator is not positive, or the source falls outside the eye's half in
+ * stereo, there is no source pixel. */
 CO_HD int
-co_lens_map_hmd (const CoLensParams * p, float x, float y, float slack,
-    float *sx, float *sy)
+co_lens_map_hmd (const CoLensParams * p, int ch, float x, float y,
+    float slack, float *sx, float *sy)
 {
-  /* a select, not an array index, so that the device keeps p in registers */
+  /* selects, not array indices, so that the device keeps p in registers */
   int eye = (p->stereo && x >= (float) p->eye_w) ? 1 : 0;
   float ecx = eye ? p->ecx1 : p->ecx0;
+  float k1 = ch == 1 ? p->k1[1] : ch == 2 ? p->k1[2] : p->k1[0];
+  float k2 = ch == 1 ? p->k2[1] : ch == 2 ? p->k2[2] : p->k2[0];
+  float s = ch == 1 ? p->scale[1] : ch == 2 ? p->scale[2] : p->scale[0];
   float dx = x - ecx, dy = y - p->ecy;
   float r2 = (dx * dx + dy * dy) * p->inv_r2;
-  float d = 1.0f + r2 * (p->k1 + r2 * p->k2);
+  float d = 1.0f + r2 * (k1 + r2 * k2);
   if (!(d > 1e-6f))
     return 0;
-  *sx = ecx + dx / d;
-  *sy = p->ecy + dy / d;
+  /* with s = 1 the same floats as without it */
+  *sx = ecx + dx / d * s;
+  *sy = p->ecy + dy / d * s;
   if (p->stereo) {
     /* all taps with a non-zero weight stay inside the eye; a subsampled
      * plane's pixel may straddle the seam by its own half-footprint */
@@ -80,40 +88,45 @@ co_lens_map_hmd (const CoLensParams * p, float x, float y, float slack,
   return 1;
 }
 
+/* @ch: the colour (co_lut_geometry_channel); the camera models have one
+ * geometry for all. */
 CO_HD int
-co_lens_map (const CoLensParams * p, float x, float y, float slack,
+co_lens_map (const CoLensParams * p, int ch, float x, float y, float slack,
     float *sx, float *sy)
 {
-  return p->model == CO_LENS_HMD ? co_lens_map_hmd (p, x, y, slack, sx, sy) :
-      co_camera_map (&p->cam, x, y, sx, sy);
+  return p->model == CO_LENS_HMD ? co_lens_map_hmd (p, ch, x, y, slack, sx,
+      sy) : co_camera_map (&p->cam, x, y, sx, sy);
 }
 
-/* Map pixel (px, py) of a plane subsampled by 2^shift: its centre goes to
- * frame coordinates (centre-sited chroma), through the model, and back. */
+/* Map pixel (px, py) of table geometry @g (co_remap.h: a plane subsampled
+ * by 2^shift, or a colour): its centre goes to frame coordinates
+ * (centre-sited chroma), through the model, and back. */
 CO_HD int
-co_lens_map_plane (const CoLensParams * p, int shift, int px, int py,
+co_lens_map_plane (const CoLensParams * p, int g, int px, int py,
     float *sx, float *sy)
 {
+  const int shift = co_lut_geometry_shift (g), ch = co_lut_geometry_channel (g);
   float s, o, fx, fy;
   if (shift == 0)
-    return co_lens_map (p, (float) px, (float) py, 0.0f, sx, sy);
+    return co_lens_map (p, ch, (float) px, (float) py, 0.0f, sx, sy);
   s = (float) (1 << shift);
   o = 0.5f * (s - 1.0f);
-  if (!co_lens_map (p, (float) px * s + o, (float) py * s + o, o, &fx, &fy))
+  if (!co_lens_map (p, ch, (float) px * s + o, (float) py * s + o, o, &fx,
+          &fy))
     return 0;
   *sx = (fx - o) / s;
   *sy = (fy - o) / s;
   return 1;
 }
 
-/* The compressed LUT entry of one output pixel; src_w/src_h are the source
- * plane's. */
+/* The compressed LUT entry of one output pixel of geometry @g; src_w/src_h
+ * are the source plane's. */
 CO_HD uint32_t
-co_lens_entry (const CoLensParams * p, int shift, int px, int py,
+co_lens_entry (const CoLensParams * p, int g, int px, int py,
     CoInterp interp, CoEdge edge, int frac, int src_w, int src_h)
 {
   float sx, sy;
-  if (!co_lens_map_plane (p, shift, px, py, &sx, &sy))
+  if (!co_lens_map_plane (p, g, px, py, &sx, &sy))
     return CO_LUT_UNMAPPED;
   return co_lut_encode (interp, edge, sx, sy, src_w, src_h, frac);
 }

@@ -31,7 +31,12 @@ void co_lut_layout_full (CoLut * lut, CoLutMode mode, CoInterp interp,
 /* Same size in and out, off-edge border. */
 void co_lut_layout (CoLut * lut, CoLutMode mode, CoInterp interp,
     CoFormat format, int width, int height);
-/* Bytes of one table of geometry g (0 for CO_LUT_COMPUTE). */
+/* Adds the red and blue geometries of a chromatic table (co_remap.h);
+ * 0 (and nothing changed) when the format has no separate colour channels
+ * in one plane. */
+int co_lut_set_chroma (CoLut * lut);
+/* Bytes of one table of geometry g (0 for CO_LUT_COMPUTE or a geometry
+ * @lut does not have). */
 size_t co_lut_table_bytes (const CoLut * lut, int g);
 
 /* The tables of geometry g from source positions x, y (map_pitch floats a

@@ -38,10 +38,28 @@ co_lut_layout (CoLut * lut, CoLutMode mode, CoInterp interp, CoFormat format,
       height, width, height);
 }
 
+int
+co_lut_set_chroma (CoLut * lut)
+{
+  int rc = co_format_red_channel (lut->format);
+
+  if (rc < 0)
+    return 0;
+  lut->chroma = 1;
+  lut->red_channel = rc;
+  lut->plane[CO_LUT_RED] = lut->plane[CO_LUT_BLUE] = lut->plane[0];
+  lut->plane[CO_LUT_RED].packed = lut->plane[CO_LUT_BLUE].packed = NULL;
+  lut->plane[CO_LUT_RED].x = lut->plane[CO_LUT_BLUE].x = NULL;
+  lut->plane[CO_LUT_RED].y = lut->plane[CO_LUT_BLUE].y = NULL;
+  lut->frac[CO_LUT_RED] = lut->frac[CO_LUT_BLUE] = lut->frac[0];
+  return 1;
+}
+
 size_t
 co_lut_table_bytes (const CoLut * lut, int g)
 {
-  if (lut->mode == CO_LUT_COMPUTE || g >= lut->n_geometries)
+  if (lut->mode == CO_LUT_COMPUTE || g < 0 || g >= CO_LUT_MAX_GEOMETRIES ||
+      !co_lut_has_geometry (lut, g))
     return 0;
   return (size_t) lut->plane[g].pitch * lut->plane[g].height * 4;
 }
@@ -74,6 +92,18 @@ co_lut_from_map_cpu (const CoLut * lut, int g, const float *x,
   }
 }
 
+/* The entry of output pixel @x of row @row in geometry @g's table */
+static inline uint32_t
+entry_at (const CoLut * lut, int g, size_t row, int x)
+{
+  const CoLutPlane *pl = &lut->plane[g];
+
+  if (lut->mode == CO_LUT_COMPRESSED)
+    return pl->packed[row + x];
+  return co_lut_encode (lut->interp, lut->edge, pl->x[row + x],
+      pl->y[row + x], pl->src_width, pl->src_height, lut->frac[g]);
+}
+
 void
 co_remap_cpu (const CoLut * lut, const CoFrame * in, CoFrame * out,
     const uint32_t border[CO_MAX_PLANES])
@@ -98,11 +128,14 @@ co_remap_cpu (const CoLut * lut, const CoFrame * in, CoFrame * out,
       size_t row = (size_t) y * pl->pitch;
       int x;
       for (x = 0; x < pl->width; x++) {
-        uint32_t e = lut->mode == CO_LUT_COMPRESSED ? pl->packed[row + x] :
-            co_lut_encode (lut->interp, lut->edge, pl->x[row + x],
-            pl->y[row + x], pl->src_width, pl->src_height, lut->frac[g]);
-        co_pix_store (d + (size_t) x * bpp, kind, co_sample (&s, kind,
-                lut->interp, lut->frac[g], e, border[pi]));
+        uint32_t e = entry_at (lut, g, row, x), v;
+        if (lut->chroma && g == 0)
+          v = co_sample_rgb (&s, kind, lut->interp, lut->frac[0], e,
+              entry_at (lut, CO_LUT_RED, row, x), entry_at (lut, CO_LUT_BLUE,
+                  row, x), lut->red_channel, border[pi]);
+        else
+          v = co_sample (&s, kind, lut->interp, lut->frac[g], e, border[pi]);
+        co_pix_store (d + (size_t) x * bpp, kind, v);
       }
     }
   }

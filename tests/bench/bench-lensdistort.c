@@ -106,13 +106,28 @@ typedef struct
   uint32_t border[CO_MAX_PLANES];
   CoFrame in[N_FRAMES], out[N_FRAMES];
   CoLut dlut[2][3], hlut[2][3];
-  void *dtab[4], *htab[4];      /* the tables behind dlut and hlut */
+  void *dtab[12], *htab[12];    /* the tables behind dlut and hlut */
   uint32_t *fwd;
   float *npp_x, *npp_y;
   uint8_t *pin_in, *pin_out, *ref;
 } Bench;
 
 static double results[N_VARIANTS][N_SIZES];
+/* --model hmd-chroma: red and blue have geometries of their own */
+static int chroma;
+
+/* The least bytes per pixel variant @v moves: a chromatic table is read
+ * three times (the taps of the three colours mostly share cache lines) */
+static int
+min_bytes (int v)
+{
+  int b = variants[v].bytes;
+  if (chroma && variants[v].mode == CO_LUT_COMPRESSED && b)
+    b += 8;
+  else if (chroma && variants[v].mode == CO_LUT_TWO_TABLE && b)
+    b += 16;
+  return b;
+}
 static cudaEvent_t ev[N_BATCH + 1];
 static int gate_open, gate_expired;
 
@@ -366,24 +381,31 @@ check (Bench * b, int v)
   return bad;
 }
 
+/* p: per colour geometry c (0, CO_LUT_RED, CO_LUT_BLUE as 0, 1, 2) four
+ * tables: compressed nearest, bilinear, then x and y (shared by both) */
 static void
-luts_alloc (CoLut lut[2][3], void *p[4], int w, int h, int device)
+luts_alloc (CoLut lut[2][3], void *p[12], int w, int h, int device)
 {
+  static const int geom[3] = { 0, CO_LUT_RED, CO_LUT_BLUE };
   size_t n;
-  int i, m;
+  int i, m, c;
 
   for (i = 0; i < 2; i++)
-    for (m = 0; m < 3; m++)
+    for (m = 0; m < 3; m++) {
       co_lut_layout (&lut[i][m], (CoLutMode) m, (CoInterp) i,
           CO_FORMAT_RGBA, w, h);
+      if (chroma)
+        co_lut_set_chroma (&lut[i][m]);
+    }
   n = co_lut_table_bytes (&lut[0][CO_LUT_COMPRESSED], 0);
-  for (i = 0; i < 4; i++)
+  for (i = 0; i < 12; i++)
     CHECK (device ? cudaMalloc (&p[i], n) : cudaMallocHost (&p[i], n));
-  for (i = 0; i < 2; i++) {
-    lut[i][CO_LUT_COMPRESSED].plane[0].packed = p[i];
-    lut[i][CO_LUT_TWO_TABLE].plane[0].x = p[2]; /* shared by both */
-    lut[i][CO_LUT_TWO_TABLE].plane[0].y = p[3];
-  }
+  for (c = 0; c < 3; c++)
+    for (i = 0; i < 2; i++) {
+      lut[i][CO_LUT_COMPRESSED].plane[geom[c]].packed = p[4 * c + i];
+      lut[i][CO_LUT_TWO_TABLE].plane[geom[c]].x = p[4 * c + 2];
+      lut[i][CO_LUT_TWO_TABLE].plane[geom[c]].y = p[4 * c + 3];
+    }
 }
 
 /* The NPP maps: the GPU's two-table LUT with NaN (unmapped) made -1. */
@@ -430,7 +452,7 @@ report (int si, const char *model, FILE * csv)
       "| of copy BW |\n|---|---:|---:|---:|---:|---:|---:|\n");
   for (v = 0; v < N_VARIANTS; v++) {
     double ms = results[v][si];
-    double bw = variants[v].bytes ? variants[v].bytes * px / (ms * 1e6) : NAN;
+    double bw = min_bytes (v) ? min_bytes (v) * px / (ms * 1e6) : NAN;
     double d[5] = { cpu / ms, gpu / ms, ms / copy, bw, bw / copy_bw };
     static const int prec[5] = { 1, 2, 2, 0, 2 };
     int i;
@@ -448,7 +470,7 @@ report (int si, const char *model, FILE * csv)
         sizes[si].h, model, variants[v].name, ms);
     for (i = 0; i < 5; i++)
       fprintf (csv, isfinite (d[i]) ? ",%.6g" : ",", d[i]);
-    fprintf (csv, ",%d\n", variants[v].bytes);
+    fprintf (csv, ",%d\n", min_bytes (v));
   }
 }
 
@@ -472,6 +494,11 @@ run_size (int si, int model, cudaStream_t s, const char *desc, FILE * csv)
   b.s = s;
   if (model == CO_LENS_HMD) {
     co_lens_params_init_hmd (&b.p, b.w, b.h, -0.25, 0.05, 0.5, 0.5, 0);
+    if (chroma) {
+      /* a headset's lateral colour: red drawn in, blue out, about 1% */
+      co_lens_params_set_colour (&b.p, 1, -0.24, 0.05, 0.992);
+      co_lens_params_set_colour (&b.p, 2, -0.26, 0.05, 1.012);
+    }
   } else if (model == CO_LENS_CAMERA) {
     double kk[4] = { 0.8 * b.w, 0.8 * b.w, 0.5 * (b.w - 1), 0.5 * (b.h - 1) };
     double dist[5] = { -0.3, 0.1, 0.001, -0.001, 0.0 };
@@ -553,8 +580,13 @@ run_size (int si, int model, cudaStream_t s, const char *desc, FILE * csv)
 
   for (v = 0; v < N_VARIANTS; v++) {    /* e2e last: it overwrites frames */
     Kind kd = variants[v].kind;
-    results[v][si] = kd == K_CPU ? time_cpu (&b, v) : kd == K_E2E ?
-        time_e2e (&b, v) : kd != K_NPP || npp_remap_fn ? time_gpu (&b, v) : NAN;
+    /* forward mapping and NPP move one geometry: no chromatic baseline */
+    if (chroma && (kd == K_FWD || kd == K_NPP))
+      results[v][si] = NAN;
+    else
+      results[v][si] = kd == K_CPU ? time_cpu (&b, v) : kd == K_E2E ?
+          time_e2e (&b, v) : kd != K_NPP || npp_remap_fn ? time_gpu (&b, v) :
+          NAN;
   }
   report (si, desc, csv);
 
@@ -562,7 +594,7 @@ run_size (int si, int model, cudaStream_t s, const char *desc, FILE * csv)
     CHECK (cudaFree (b.in[k].data[0]));
     CHECK (cudaFree (b.out[k].data[0]));
   }
-  for (k = 0; k < 4; k++) {
+  for (k = 0; k < 12; k++) {
     CHECK (cudaFree (b.dtab[k]));
     CHECK (cudaFreeHost (b.htab[k]));
   }
@@ -617,6 +649,8 @@ main (int argc, char **argv)
       i++;
     else if (!strcmp (argv[i], "--model") && !strcmp (val, "hmd"))
       model = CO_LENS_HMD, i++;
+    else if (!strcmp (argv[i], "--model") && !strcmp (val, "hmd-chroma"))
+      model = CO_LENS_HMD, chroma = 1, i++;
     else if (!strcmp (argv[i], "--model") && !strcmp (val, "camera"))
       model = CO_LENS_CAMERA, i++;
     else if (!strcmp (argv[i], "--model") && !strcmp (val, "fisheye"))
@@ -627,13 +661,16 @@ main (int argc, char **argv)
       csv_path = argv[++i];
     else {
       fprintf (strcmp (argv[i], "--help") ? stderr : stdout, "usage: %s "
-          "[--sizes 720,1080,4k,8k] [--model hmd|camera|fisheye|full] "
+          "[--sizes 720,1080,4k,8k] [--model hmd|hmd-chroma|camera|fisheye|"
+          "full] "
           "[--csv FILE]\n",
           argv[0]);
       return strcmp (argv[i], "--help") ? 1 : 0;
     }
   }
-  model_desc = model == CO_LENS_HMD ? "hmd k1=-0.25 k2=0.05" :
+  model_desc = model == CO_LENS_HMD && chroma ? "hmd k1=-0.25 k2=0.05, "
+      "chromatic: red k1=-0.24 scale 0.992, blue k1=-0.26 scale 1.012" :
+      model == CO_LENS_HMD ? "hmd k1=-0.25 k2=0.05" :
       model == CO_LENS_CAMERA ? "camera f=0.8w k1=-0.3 k2=0.1 p1=0.001 "
       "p2=-0.001" : model == BENCH_FISHEYE ? "fisheye f=0.3w k1..k4=-0.013 "
       "0.041 -0.037 0.0095" : "camera f=0.8w, all 14 coefficients (rational, "

@@ -238,6 +238,77 @@ GST_START_TEST (test_resized_output_cuda)
 
 GST_END_TEST;
 
+/* Chromatic hmd (red and blue geometries of their own): CUDA equals the
+ * CPU in every packed RGB format, LUT strategy, sampling and off-edge mode,
+ * mono and stereo, on random and natural frames, and at another output
+ * size. */
+GST_START_TEST (test_chromatic_cuda)
+{
+  static const gchar *formats[] = { "RGBA", "BGRA", "RGBx", "BGRx", "RGB" };
+  const gchar *chroma = "model=hmd k1=-0.28 k2=0.07 scale=0.97 "
+      "red-k1=0.02 red-k2=-0.01 red-scale=0.985 blue-k1=-0.025 "
+      "blue-k2=0.015 blue-scale=1.02";
+  GRand *rand = g_rand_new_with_seed (31);
+  guint f, img, l, i, st, runs = 0;
+  gint worst = 0;
+
+  for (f = 0; f < G_N_ELEMENTS (formats); f++)
+    for (img = 0; img < 3; img++) {
+      gint w = img == 1 ? 868 : 333, h = img == 1 ? 600 : 201;
+      GstCaps *caps = video_caps (formats[f], w, h);
+      /* img 2: the output at another size (hmd rescales) */
+      GstCaps *outcaps = img == 2 ? video_caps (formats[f], 500, 151) :
+          gst_caps_ref (caps);
+      GstVideoInfo info, oinfo;
+      GstBuffer *in;
+
+      gst_video_info_from_caps (&info, caps);
+      gst_video_info_from_caps (&oinfo, outcaps);
+      in = img == 1 ? natural_frame (formats[f], w, h) :
+          make_frame (&info, rand, img == 2);
+      for (l = 0; l < G_N_ELEMENTS (luts); l++)
+        for (i = 0; i < G_N_ELEMENTS (interps); i++)
+          for (st = 0; st < 2; st++) {
+            gchar *c = g_strdup_printf ("cudalensdistort backend=cuda lut=%s "
+                "interpolation=%s off-edge=%s stereo=%d %s", luts[l],
+                interps[i], edges[(l + i + st) % 3], st, chroma);
+            gchar *p = g_strdup_printf ("cudalensdistort backend=cpu lut=%s "
+                "interpolation=%s off-edge=%s stereo=%d %s", luts[l],
+                interps[i], edges[(l + i + st) % 3], st, chroma);
+            GstHarness *hc = lens_harness (c, gst_caps_ref (caps));
+            GstHarness *hp = lens_harness (p, gst_caps_ref (caps));
+            GstBuffer *a, *b;
+            gint md = 0;
+
+            gst_harness_set_sink_caps (hc, gst_caps_ref (outcaps));
+            gst_harness_set_sink_caps (hp, gst_caps_ref (outcaps));
+            a = gst_harness_push_and_pull (hc, gst_buffer_ref (in));
+            b = gst_harness_push_and_pull (hp, gst_buffer_ref (in));
+            fail_unless (a && b);
+            fail_unless_equals_int (gst_buffer_get_size (a), oinfo.size);
+            frames_equal (&oinfo, a, b, &md);
+            fail_unless (md <= (i ? 1 : 0), "%s %dx%d %s: CUDA differs from "
+                "CPU by %d", formats[f], w, h, c, md);
+            worst = MAX (worst, md);
+            runs++;
+            gst_buffer_unref (a);
+            gst_buffer_unref (b);
+            gst_harness_teardown (hc);
+            gst_harness_teardown (hp);
+            g_free (c);
+            g_free (p);
+          }
+      gst_buffer_unref (in);
+      gst_caps_unref (caps);
+      gst_caps_unref (outcaps);
+    }
+  g_printerr ("%u chromatic CUDA/CPU comparisons, max diff %d\n", runs,
+      worst);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
 /* map-file: a map of another size than the input (a smooth warp, a hole),
  * its tables built on the device from the uploaded map: CUDA equals the
  * CPU for every format and LUT strategy. */
@@ -922,6 +993,7 @@ cudalensdistort_gpu_suite (void)
   tcase_add_test (tc, test_cuda_equals_cpu);
   tcase_add_test (tc, test_resized_output_cuda);
   tcase_add_test (tc, test_map_file_cuda);
+  tcase_add_test (tc, test_chromatic_cuda);
 
   tc = tcase_create ("gpu");
   suite_add_tcase (s, tc);

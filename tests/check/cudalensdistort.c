@@ -449,6 +449,99 @@ GST_START_TEST (test_map_file)
 
 GST_END_TEST;
 
+/* Chromatic hmd: each colour channel equals the plain hmd remap run with
+ * that channel's coefficients and scale (k1 + red-k1, scale * red-scale...),
+ * in every format with colour channels, every lut strategy and sampling,
+ * mono and stereo; grey and YUV frames get an error naming the format. */
+GST_START_TEST (test_hmd_chromatic)
+{
+  const gchar *formats[] = { "RGBA", "BGRA", "RGBx", "BGRx", "RGB" };
+  const gchar *luts[] = { "compressed", "two-table", "none" };
+  const gdouble k1 = -0.31, k2 = 0.09, scale = 0.96;
+  const gdouble dk1[3] = { 0.0, 0.025, -0.03 }, dk2[3] = { 0.0, -0.01, 0.012 };
+  const gdouble cs[3] = { 1.0, 0.97, 1.04 };
+  const gchar *grey[] = { "GRAY8", "NV12", "I420", "GRAY16_LE" };
+  GRand *rand = g_rand_new_with_seed (11);
+  guint f, l, interp, stereo, c;
+
+  for (f = 0; f < G_N_ELEMENTS (formats); f++) {
+    GstCaps *caps = video_caps (formats[f], 96, 54);
+    GstVideoInfo info;
+    GstBuffer *in;
+    /* the byte of each colour: green 1, red and blue by the format's order */
+    const gint red = formats[f][0] == 'B' ? 2 : 0;
+    const gint byte[3] = { 1, red, 2 - red };
+
+    gst_video_info_from_caps (&info, caps);
+    in = make_frame (&info, rand, FALSE);
+    for (l = 0; l < G_N_ELEMENTS (luts); l++)
+      for (interp = 0; interp < 2; interp++)
+        for (stereo = 0; stereo < 2; stereo++) {
+          gchar *common = g_strdup_printf (CPU "lut=%s interpolation=%s "
+              "stereo=%d border-color=0xff306090", luts[l],
+              interp ? "bilinear" : "nearest", stereo);
+          /* %.17g: the element reads back the very doubles summed here */
+          gchar *desc = g_strdup_printf ("%s k1=%.17g k2=%.17g scale=%.17g "
+              "red-k1=%.17g red-k2=%.17g red-scale=%.17g blue-k1=%.17g "
+              "blue-k2=%.17g blue-scale=%.17g", common, k1, k2, scale, dk1[1],
+              dk2[1], cs[1], dk1[2], dk2[2], cs[2]);
+          GstBuffer *out = run_frame (desc, caps, in);
+          GstMapInfo mo;
+          gint moved = 0;
+
+          gst_buffer_map (out, &mo, GST_MAP_READ);
+          for (c = 0; c < 3; c++) {
+            gchar *plain = g_strdup_printf ("%s k1=%.17g k2=%.17g "
+                "scale=%.17g", common, k1 + dk1[c], k2 + dk2[c],
+                scale * cs[c]);
+            GstBuffer *ref = run_frame (plain, caps, in);
+            GstMapInfo mr;
+            gint bpp = GST_VIDEO_INFO_COMP_PSTRIDE (&info, 0), x, y, n = 0;
+            gint stride = GST_VIDEO_INFO_PLANE_STRIDE (&info, 0);
+
+            gst_buffer_map (ref, &mr, GST_MAP_READ);
+            for (y = 0; y < 54; y++)
+              for (x = 0; x < 96; x++) {
+                gsize o = (gsize) y * stride + (gsize) x * bpp;
+                n += mo.data[o + byte[c]] != mr.data[o + byte[c]];
+                /* alpha (or x) follows green */
+                if (c == 0 && bpp == 4)
+                  n += mo.data[o + 3] != mr.data[o + 3];
+                /* red is not where the green geometry would put it */
+                if (c == 0)
+                  moved += mo.data[o + byte[1]] != mr.data[o + byte[1]];
+              }
+            fail_unless (n == 0, "%s [%s]: colour %u differs from the plain "
+                "remap in %d pixels", formats[f], desc, c, n);
+            gst_buffer_unmap (ref, &mr);
+            gst_buffer_unref (ref);
+            g_free (plain);
+          }
+          fail_unless (moved > 96 * 54 / 8, "%s [%s]: red is where green "
+              "is", formats[f], desc);
+          gst_buffer_unmap (out, &mo);
+          gst_buffer_unref (out);
+          g_free (desc);
+          g_free (common);
+        }
+    gst_buffer_unref (in);
+    gst_caps_unref (caps);
+  }
+  for (f = 0; f < G_N_ELEMENTS (grey); f++) {
+    gchar *launch = g_strdup_printf ("videotestsrc num-buffers=2 ! "
+        "video/x-raw,format=%s,width=64,height=48 ! " CPU "k1=-0.2 "
+        "red-scale=0.99 ! fakesink", grey[f]);
+    gchar *err = run_pipeline (launch, NULL, NULL);
+    fail_unless (err != NULL && strstr (err, "needs RGB") != NULL &&
+        strstr (err, grey[f]) != NULL, "%s: error '%s'", grey[f], err);
+    g_free (err);
+    g_free (launch);
+  }
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_bad_calibration_files)
 {
   const gchar *bad[] = { "does-not-exist.yml", "calib-bad-junk.yml",
@@ -1193,6 +1286,7 @@ cudalensdistort_suite (void)
   tcase_add_test (tc, test_calibration_file);
   tcase_add_test (tc, test_bad_calibration_files);
   tcase_add_test (tc, test_map_file);
+  tcase_add_test (tc, test_hmd_chromatic);
   tcase_add_test (tc, test_bad_calibration_while_playing);
   tcase_add_test (tc, test_calibration_fifo);
   tcase_add_test (tc, test_bad_calibration_before_first_frame);

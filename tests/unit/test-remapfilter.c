@@ -56,7 +56,7 @@ test_remap_get_property (GObject * object, guint prop_id, GValue * value,
 }
 
 static gboolean
-test_remap_prepare (GstCoRemapFilter * remap, const CoLut * lut,
+test_remap_prepare (GstCoRemapFilter * remap, CoLut * lut,
     gboolean new_caps)
 {
   GstTestRemap *self = (GstTestRemap *) remap;
