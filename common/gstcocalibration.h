@@ -40,6 +40,16 @@ gboolean gst_co_calibration_load (const gchar * path, const gchar * camera,
     GstCoCalibration * calib, GError ** error);
 gboolean gst_co_calibration_parse (const gchar * text, gsize len,
     const gchar * camera, GstCoCalibration * calib, GError ** error);
+/* The rectification of @calib's camera from a second file: OpenCV's
+ * stereo_calib sample writes intrinsics.yml (M1 D1 M2 D2) and
+ * extrinsics.yml (R T R1 R2 P1 P2 Q) apart.  R and P of @camera (R1 P1
+ * left, R2 P2 right; or a camera_info's rectification_matrix and
+ * projection_matrix) replace @calib's; a file with neither is an error. */
+gboolean gst_co_calibration_load_rectification (const gchar * path,
+    const gchar * camera, GstCoCalibration * calib, GError ** error);
+gboolean gst_co_calibration_parse_rectification (const gchar * text,
+    gsize len, const gchar * camera, GstCoCalibration * calib,
+    GError ** error);
 
 G_END_DECLS
 

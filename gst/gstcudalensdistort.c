@@ -101,6 +101,7 @@ enum
   PROP_BLUE_K1,
   PROP_BLUE_K2,
   PROP_BLUE_SCALE,
+  PROP_RECTIFICATION_FILE,
 };
 
 #define DEFAULT_MODEL CO_LENS_HMD
@@ -128,6 +129,7 @@ typedef struct
   gboolean stereo;
   gchar *calibration_file;
   gchar *camera;                /* which camera of the file; NULL: the first */
+  gchar *rectification_file;    /* R and P from a second file */
   gchar *map_file;
   guint calibration_gen;        /* counts sets, so a file may be fixed */
   guint map_gen;                /* likewise, and setting it again re-reads */
@@ -144,7 +146,8 @@ struct _GstCudaLensDistort
   CoLensParams params;          /* of the table being built or in use */
   CoLensModel model;            /* likewise, once a file was resolved */
   gchar *calib_path;            /* the last usable file, its camera and */
-  gchar *calib_camera;          /* contents */
+  gchar *calib_camera;          /* contents, and the rectification file */
+  gchar *calib_rect;
   GstCoCalibration calib;
   gchar *bad_path;              /* the last file that could not be used */
   guint bad_gen;
@@ -186,12 +189,22 @@ gst_co_lens_model_get_type (void)
 
 /* ---- calibration ---- */
 
+/* @path's camera, rectified by @rect's R and P when @rect is set. */
+static gboolean
+read_calibration (const gchar * path, const gchar * rect, const gchar * camera,
+    GstCoCalibration * c, GError ** error)
+{
+  return gst_co_calibration_load (path, camera, c, error) && (!rect || !*rect
+      || gst_co_calibration_load_rectification (rect, camera, c, error));
+}
+
 /* Loads @camera of @path (cached) into the camera of a w x h stream.  A
  * file calibrated at another resolution is scaled, as intrinsics scale:
  * K, and P's first two rows (pixel centres on integers). */
 static gboolean
 load_calibration (GstCudaLensDistort * self, const gchar * path,
-    const gchar * camera, int w, int h, CoCamera * cam, GError ** error)
+    const gchar * rect, const gchar * camera, int w, int h, CoCamera * cam,
+    GError ** error)
 {
   GstCoCalibration *c = &self->calib;
   double sx = 1.0, sy = 1.0;
@@ -200,16 +213,19 @@ load_calibration (GstCudaLensDistort * self, const gchar * path,
   int i;
 
   if (g_strcmp0 (path, self->calib_path) != 0 ||
-      g_strcmp0 (camera, self->calib_camera) != 0) {
+      g_strcmp0 (camera, self->calib_camera) != 0 ||
+      g_strcmp0 (rect, self->calib_rect) != 0) {
     GstCoCalibration fresh;
     news = TRUE;
-    if (!gst_co_calibration_load (path, camera, &fresh, error))
+    if (!read_calibration (path, rect, camera, &fresh, error))
       return FALSE;
     *c = fresh;
     g_free (self->calib_path);
     g_free (self->calib_camera);
+    g_free (self->calib_rect);
     self->calib_path = g_strdup (path);
     self->calib_camera = g_strdup (camera);
+    self->calib_rect = g_strdup (rect);
     GST_INFO_OBJECT (self, "calibration %s (camera %s): %s, fx %g fy %g cx %g "
         "cy %g, k1 %g k2 %g p1 %g p2 %g k3 %g k4 %g (%dx%d)", path,
         camera ? camera : "first", c->model == CO_CAMERA_FISHEYE ? "fisheye"
@@ -288,8 +304,8 @@ camera_from_file (GstCudaLensDistort * self, const Settings * s, int w, int h,
   gboolean known_bad = s->calibration_gen == self->bad_gen &&
       g_strcmp0 (s->calibration_file, self->bad_path) == 0;
 
-  if (!known_bad && load_calibration (self, s->calibration_file, s->camera,
-          w, h, cam, &err))
+  if (!known_bad && load_calibration (self, s->calibration_file,
+          s->rectification_file, s->camera, w, h, cam, &err))
     return TRUE;
   /* start() refused an unusable file, so this one was set while running:
    * the geometry in use stays, and the other properties still apply */
@@ -303,7 +319,7 @@ camera_from_file (GstCudaLensDistort * self, const Settings * s, int w, int h,
     self->bad_gen = s->calibration_gen;
   }
   return self->calib_path && load_calibration (self, self->calib_path,
-      self->calib_camera, w, h, cam, NULL);
+      self->calib_rect, self->calib_camera, w, h, cam, NULL);
 }
 
 /* ---- map file ---- */
@@ -461,6 +477,7 @@ gst_cuda_lens_distort_prepare (GstCoRemapFilter * remap, CoLut * lut,
   s = self->set;
   s.calibration_file = g_strdup (self->set.calibration_file);
   s.camera = g_strdup (self->set.camera);
+  s.rectification_file = g_strdup (self->set.rectification_file);
   s.map_file = g_strdup (self->set.map_file);
   GST_OBJECT_UNLOCK (self);
 
@@ -498,6 +515,7 @@ gst_cuda_lens_distort_prepare (GstCoRemapFilter * remap, CoLut * lut,
                   (&base->in_info))), (NULL));
       g_free (s.calibration_file);
       g_free (s.camera);
+      g_free (s.rectification_file);
       return FALSE;
     }
   } else {
@@ -547,6 +565,7 @@ gst_cuda_lens_distort_prepare (GstCoRemapFilter * remap, CoLut * lut,
   self->model = model;
   g_free (s.calibration_file);
   g_free (s.camera);
+  g_free (s.rectification_file);
   return TRUE;
 }
 
@@ -611,7 +630,7 @@ gst_cuda_lens_distort_start (GstBaseTransform * bt)
   GstCudaLensDistort *self = GST_CUDA_LENS_DISTORT (bt);
   GstCoCalibration c;
   GError *err = NULL;
-  gchar *path, *camera, *map;
+  gchar *path, *camera, *map, *rect;
   const gchar *what = "calibration";
   guint map_gen;
 
@@ -620,6 +639,7 @@ gst_cuda_lens_distort_start (GstBaseTransform * bt)
   GST_OBJECT_LOCK (self);
   path = g_strdup (self->set.calibration_file);
   camera = g_strdup (self->set.camera);
+  rect = g_strdup (self->set.rectification_file);
   map = g_strdup (self->set.map_file);
   map_gen = self->set.map_gen;
   self->base_model = (CoLensModel) self->set.model;
@@ -627,6 +647,7 @@ gst_cuda_lens_distort_start (GstBaseTransform * bt)
   GST_OBJECT_UNLOCK (self);
   g_clear_pointer (&self->calib_path, g_free);
   g_clear_pointer (&self->calib_camera, g_free);
+  g_clear_pointer (&self->calib_rect, g_free);
   g_clear_pointer (&self->bad_path, g_free);
   g_clear_pointer (&self->bad_map, g_free);
   g_clear_pointer (&self->map_path, g_free);
@@ -649,16 +670,21 @@ gst_cuda_lens_distort_start (GstBaseTransform * bt)
     GST_OBJECT_UNLOCK (self);
   }
   if (path && *path) {
-    if (!gst_co_calibration_load (path, camera, &c, &err))
+    if (!read_calibration (path, rect, camera, &c, &err))
       goto unusable;
     /* the first table is built from this, not from a second read */
     self->calib = c;
     self->calib_path = g_steal_pointer (&path);
     self->calib_camera = g_steal_pointer (&camera);
+    self->calib_rect = g_steal_pointer (&rect);
+  } else if (rect && *rect) {
+    GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS, ("rectification-file is "
+            "used with a calibration-file only: it is ignored"), (NULL));
   }
   g_free (map);
   g_free (path);
   g_free (camera);
+  g_free (rect);
   return TRUE;
 
 unusable:
@@ -668,6 +694,7 @@ unusable:
   g_free (map);
   g_free (path);
   g_free (camera);
+  g_free (rect);
   GST_BASE_TRANSFORM_CLASS (parent_class)->stop (bt);
   return FALSE;
 }
@@ -777,6 +804,11 @@ gst_cuda_lens_distort_set_property (GObject * object, guint prop_id,
         s->camera = g_value_dup_string (value);
         s->calibration_gen++;
         break;
+      case PROP_RECTIFICATION_FILE:
+        g_free (s->rectification_file);
+        s->rectification_file = g_value_dup_string (value);
+        s->calibration_gen++;
+        break;
       case PROP_CALIBRATION_FILE:
         g_free (s->calibration_file);
         s->calibration_file = g_value_dup_string (value);
@@ -815,6 +847,8 @@ gst_cuda_lens_distort_get_property (GObject * object, guint prop_id,
     g_value_set_string (value, s->calibration_file);
   else if (prop_id == PROP_CAMERA)
     g_value_set_string (value, s->camera);
+  else if (prop_id == PROP_RECTIFICATION_FILE)
+    g_value_set_string (value, s->rectification_file);
   else if (prop_id == PROP_MAP_FILE)
     g_value_set_string (value, s->map_file);
   else
@@ -829,12 +863,14 @@ gst_cuda_lens_distort_finalize (GObject * object)
 
   g_free (self->set.calibration_file);
   g_free (self->set.camera);
+  g_free (self->set.rectification_file);
   g_free (self->set.map_file);
   g_free (self->map_path);
   g_free (self->bad_map);
   gst_co_map_file_clear (&self->map);
   g_free (self->calib_path);
   g_free (self->calib_camera);
+  g_free (self->calib_rect);
   g_free (self->bad_path);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
@@ -924,6 +960,13 @@ gst_cuda_lens_distort_class_init (GstCudaLensDistortClass * klass)
           "map1/map2) in the documented CO-MAP1 file (README); it replaces "
           "the model, and the output takes its size unless downstream asks "
           "for another", NULL, GST_CO_PARAM_LIVE));
+  g_object_class_install_property (oc, PROP_RECTIFICATION_FILE,
+      g_param_spec_string ("rectification-file", "Rectification file",
+          "R and P for the calibration-file's camera from a second file, as "
+          "OpenCV's stereo_calib writes them apart (intrinsics.yml M1 D1 M2 "
+          "D2, extrinsics.yml R1 P1 R2 P2; camera picks left or right); "
+          "they replace the calibration file's own", NULL,
+          GST_CO_PARAM_LIVE));
   g_object_class_install_property (oc, PROP_CAMERA,
       g_param_spec_string ("camera", "Camera", "Which camera of a "
           "calibration file that has several: left (the first; default), "

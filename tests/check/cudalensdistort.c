@@ -542,6 +542,72 @@ GST_START_TEST (test_hmd_chromatic)
 
 GST_END_TEST;
 
+/* rectification-file: stereo_calib's extrinsics.yml rectifies the
+ * intrinsics.yml camera (a different picture than the intrinsics alone),
+ * also when set while PLAYING; an unusable one fails the start naming it;
+ * without a calibration-file it is ignored with a warning. */
+GST_START_TEST (test_rectification_file)
+{
+  gchar *intr = data_path ("CO_SAMPLES_DIR", "stereo-intrinsics.yml");
+  gchar *extr = data_path ("CO_SAMPLES_DIR", "stereo-extrinsics.yml");
+  GstCaps *caps = video_caps ("GRAY8", 640, 480);
+  GRand *rand = g_rand_new_with_seed (3);
+  GstVideoInfo info;
+  GstBuffer *in, *plain, *rect, *live;
+  GstHarness *h;
+  GstElement *lens;
+  gchar *desc, *launch, *err;
+  gint warnings = 0;
+
+  gst_video_info_from_caps (&info, caps);
+  in = make_frame (&info, rand, TRUE);
+  desc = g_strdup_printf (CPU "calibration-file=\"%s\" camera=right", intr);
+  plain = run_frame (desc, caps, in);
+  g_free (desc);
+  desc = g_strdup_printf (CPU "calibration-file=\"%s\" camera=right "
+      "rectification-file=\"%s\"", intr, extr);
+  rect = run_frame (desc, caps, in);
+  fail_if (frames_equal (&info, plain, rect, NULL), "R2 P2 changed nothing");
+  g_free (desc);
+  /* while PLAYING */
+  desc = g_strdup_printf (CPU "calibration-file=\"%s\" camera=right", intr);
+  h = lens_harness (desc, gst_caps_ref (caps));
+  gst_buffer_unref (gst_harness_push_and_pull (h, gst_buffer_ref (in)));
+  lens = gst_harness_find_element (h, "cudalensdistort");
+  g_object_set (lens, "rectification-file", extr, NULL);
+  live = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+  fail_unless (frames_equal (&info, rect, live, NULL), "set while PLAYING");
+  gst_buffer_unref (live);
+  gst_object_unref (lens);
+  gst_harness_teardown (h);
+  g_free (desc);
+  /* the intrinsics file holds no rectification: refused by name */
+  launch = g_strdup_printf ("videotestsrc num-buffers=2 ! video/x-raw,"
+      "width=64,height=48 ! " CPU "calibration-file=\"%s\" "
+      "rectification-file=\"%s\" ! fakesink", intr, intr);
+  err = run_pipeline (launch, NULL, NULL);
+  fail_unless (err != NULL && strstr (err, "no rectification") != NULL,
+      "error '%s'", err);
+  g_free (err);
+  g_free (launch);
+  launch = g_strdup_printf ("videotestsrc num-buffers=2 ! video/x-raw,"
+      "width=64,height=48 ! " CPU "rectification-file=\"%s\" ! fakesink",
+      extr);
+  err = run_pipeline (launch, &warnings, NULL);
+  fail_unless (err == NULL, "%s", err);
+  fail_unless (warnings >= 1);
+  g_free (launch);
+  gst_buffer_unref (in);
+  gst_buffer_unref (plain);
+  gst_buffer_unref (rect);
+  gst_caps_unref (caps);
+  g_rand_free (rand);
+  g_free (intr);
+  g_free (extr);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_bad_calibration_files)
 {
   const gchar *bad[] = { "does-not-exist.yml", "calib-bad-junk.yml",
@@ -1287,6 +1353,7 @@ cudalensdistort_suite (void)
   tcase_add_test (tc, test_bad_calibration_files);
   tcase_add_test (tc, test_map_file);
   tcase_add_test (tc, test_hmd_chromatic);
+  tcase_add_test (tc, test_rectification_file);
   tcase_add_test (tc, test_bad_calibration_while_playing);
   tcase_add_test (tc, test_calibration_fifo);
   tcase_add_test (tc, test_bad_calibration_before_first_frame);

@@ -43,5 +43,12 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
       &err);
   co_fuzz_check_result ("gst_co_calibration_parse", ok, &calib, err);
   g_clear_error (&err);
+  /* as a rectification-file for a plain camera */
+  co_camera_init (&calib, 500.0, 500.0, 320.0, 240.0);
+  ok = gst_co_calibration_parse_rectification ((const gchar *) data, size,
+      "right", &calib, &err);
+  co_fuzz_check_result ("gst_co_calibration_parse_rectification", ok, &calib,
+      err);
+  g_clear_error (&err);
   return 0;
 }

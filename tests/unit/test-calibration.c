@@ -592,6 +592,53 @@ test_stereo (void)
   camera_fails (ros_camera_info, "right", "describes one camera");
 }
 
+/* stereo_calib's two files: intrinsics.yml's camera rectified by
+ * extrinsics.yml's R1 P1 / R2 P2 (the real-world LibMultiSense pair); a file
+ * without a rectification, as the second file, is refused by name. */
+static void
+test_rectification_file (void)
+{
+  gchar *intr = data_path ("calib-examples/opencv-stereo-intrinsics.yml");
+  gchar *extr = data_path ("calib-examples/opencv-stereo-extrinsics.yml");
+  GstCoCalibration c, plain;
+  GError *err = NULL;
+  gint cam;
+
+  for (cam = 0; cam < 2; cam++) {
+    const gchar *which = cam ? "right" : "left";
+    g_assert_true (gst_co_calibration_load (intr, which, &plain, &err));
+    c = plain;
+    g_assert_true (gst_co_calibration_load_rectification (extr, which, &c,
+            &err));
+    g_assert_no_error (err);
+    /* the camera stays, R and P are the second file's */
+    g_assert_cmpfloat (c.fx, ==, plain.fx);
+    g_assert_cmpfloat (c.dist[CO_DIST_K1], ==, plain.dist[CO_DIST_K1]);
+    g_assert_cmpfloat (c.r[0], !=, 1.0);
+    g_assert_cmpfloat (c.r[0], >, 0.99);
+    g_assert_cmpfloat (c.p[10], ==, 1.0);
+    /* the right camera's P carries the baseline */
+    if (cam)
+      g_assert_cmpfloat (c.p[3], <, -1.0);
+    else
+      g_assert_cmpfloat (c.p[3], ==, 0.0);
+  }
+  /* intrinsics as the rectification: it has none */
+  c = plain;
+  g_assert_false (gst_co_calibration_load_rectification (intr, NULL, &c,
+          &err));
+  g_assert_error (err, GST_CO_CALIBRATION_ERROR, GST_CO_CALIBRATION_ERROR_PARSE);
+  g_assert_nonnull (strstr (err->message, "no rectification"));
+  g_assert_nonnull (strstr (err->message, "opencv-stereo-intrinsics.yml"));
+  g_clear_error (&err);
+  g_assert_false (gst_co_calibration_load_rectification ("/nonexistent.yml",
+          NULL, &c, &err));
+  g_assert_error (err, GST_CO_CALIBRATION_ERROR, GST_CO_CALIBRATION_ERROR_READ);
+  g_clear_error (&err);
+  g_free (intr);
+  g_free (extr);
+}
+
 /* Real-world files (tests/data/calib-examples/SOURCES.md: where each came
  * from and its licence) parse to the numbers in them. */
 static void
@@ -699,6 +746,8 @@ main (int argc, char **argv)
   g_test_add_func ("/calibration/kalibr", test_kalibr);
   g_test_add_func ("/calibration/stereo", test_stereo);
   g_test_add_func ("/calibration/real-world", test_real_world);
+  g_test_add_func ("/calibration/rectification-file",
+      test_rectification_file);
   g_test_add_func ("/calibration/not-regular", test_not_regular);
   return g_test_run ();
 }
