@@ -9,11 +9,14 @@
 #                         fisheye-map.py writes: what OpenCV's fisheye camera
 #                         would see) and the same frame corrected with
 #                         model=fisheye and that camera's numbers
-#   stereo-rectify.png    a chessboard as two calibrated cameras with lens
-#                         distortion see it (rendered by tests/stereo-
-#                         rectify.py), rectified by the element from one
-#                         cv2.FileStorage file (camera=left, camera=right):
-#                         the guide lines show the rows aligned
+#   stereo-rectify.jpg    a photographed stereo pair (OpenCV's left01/
+#                         right01.jpg) before and after rectification through
+#                         stereo_calib's two files (tests/stereo-rectify.py),
+#                         with guide lines
+#   hmd-chroma.jpg        a frame pre-distorted for a headset with red and
+#                         blue pre-scaled, and its edge through a lens with
+#                         lateral colour, without and with that
+#                         (pipelines/hmd-chroma.py)
 #   hmd-stereo.png        a side-by-side stereo frame pre-distorted for a
 #                         headset lens, each eye about its own centre
 #   omni-polar.png        a 360-degree donut (made from building.jpg by
@@ -68,7 +71,8 @@ gst-launch-1.0 -q \
   t. ! queue ! videoconvert ! mix.sink_0 \
   t. ! queue ! cudalensdistort model=fisheye $fisheye balance=0.1 ! videoconvert ! mix.sink_1
 rm "$out/fisheye.comap"
-python3 tests/stereo-rectify.py auto "$out/stereo-rectify.png" >/dev/null
+python3 tests/stereo-rectify.py auto "$out/stereo-rectify.jpg" >/dev/null
+python3 pipelines/hmd-chroma.py "$s/building.jpg" "$out/hmd-chroma.jpg" >/dev/null
 
 gst-launch-1.0 -q \
   compositor name=sbs sink_1::xpos=868 ! video/x-raw,format=RGBA,width=1736,height=600 ! tee name=o \
@@ -118,6 +122,6 @@ gst-launch-1.0 -q \
   t. ! queue ! cudashcentroid pitch=24 origin-x=8.5 origin-y=6.25 pupil-diameter=18 \
     method=tcog overlay=true overlay-scale=6 ! videoconvert ! mix.sink_1
 
-echo "wrote $out/camera-undistort.png, $out/fisheye-undistort.jpg, $out/stereo-rectify.png, $out/hmd-stereo.png, $out/omni-polar.png," \
+echo "wrote $out/camera-undistort.png, $out/fisheye-undistort.jpg, $out/stereo-rectify.jpg, $out/hmd-stereo.png, $out/omni-polar.png," \
   "$out/omni-geometry.svg, $out/omni-mirror.jpg and its unwraps $out/omni-*.jpg," \
   "$out/foveate.jpg, $out/shcentroid.png"

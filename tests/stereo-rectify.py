@@ -83,12 +83,6 @@ dy = np.abs(cl[:, 1] - cr[:, 1])
 print(f"backend={backend}: 54 chessboard corners, row difference between the "
       f"cameras: {raw:.2f} px at most before, {dy.max():.3f} px at most "
       f"({dy.mean():.3f} mean) after rectification")
-if len(sys.argv) > 2:  # a picture: the rectified pair with guide lines
-    pair = cv2.cvtColor(np.hstack([rect(tmp + "/l.png", "left"),
-                                   rect(tmp + "/r.png", "right")]), cv2.COLOR_GRAY2BGR)
-    for y in range(20, h, 40):
-        cv2.line(pair, (0, y), (2 * w - 1, y), (0, 160, 255), 1)
-    cv2.imwrite(sys.argv[2], pair)
 ok = raw > 5 and dy.max() < 0.5
 
 # A photographed pair: OpenCV's sample left01.jpg / right01.jpg, calibrated
@@ -131,4 +125,11 @@ print(f"photographed pair left01/right01 (calibration-file + rectification-file)
       f"{praw:.2f} px at most before, {pdy.max():.3f} px at most ({pdy.mean():.3f} "
       f"mean) after; OpenCV's own maps: {cdy.max():.3f} at most ({cdy.mean():.3f} mean)")
 ok = ok and praw > 5 and pdy.mean() < 0.5 and pdy.max() < cdy.max() + 0.05
+if len(sys.argv) > 2:  # a picture: the photographed pair before and after
+    pair = np.vstack([np.hstack([pl, pr]),
+                      np.hstack([rect_photo("left"), rect_photo("right")])])
+    pair = cv2.cvtColor(pair, cv2.COLOR_GRAY2BGR)
+    for y in range(20, 2 * h, 40):
+        cv2.line(pair, (0, y), (2 * w - 1, y), (0, 160, 255), 1)
+    cv2.imwrite(sys.argv[2], pair)
 sys.exit(0 if ok else 1)
