@@ -20,10 +20,8 @@ struct LensEntry
   __device__ uint32_t operator() (const CoPlaneArgs & a, int x, int y,
       CoInterp interp, int ch) const
   {
-    /* the table geometry of this plane and colour */
-    const int g = ch == 1 ? CO_LUT_RED : ch == 2 ? CO_LUT_BLUE : a.shift;
-    return co_lens_entry (&p, g, x, y, interp, (CoEdge) a.edge, a.frac,
-        a.lut.src_width, a.lut.src_height);
+    return co_lens_entry_sc (&p, a.shift, ch, x, y, interp, (CoEdge) a.edge,
+        a.frac, a.lut.src_width, a.lut.src_height);
   }
 };
 

@@ -98,14 +98,14 @@ co_lens_map (const CoLensParams * p, int ch, float x, float y, float slack,
       sy) : co_camera_map (&p->cam, x, y, sx, sy);
 }
 
-/* Map pixel (px, py) of table geometry @g (co_remap.h: a plane subsampled
- * by 2^shift, or a colour): its centre goes to frame coordinates
- * (centre-sited chroma), through the model, and back. */
+/* Map pixel (px, py) of a plane subsampled by 2^@shift, colour @ch: its
+ * centre goes to frame coordinates (centre-sited chroma), through the
+ * model, and back.  The per-pixel kernels call it with a constant @ch, so
+ * the colour's selects fold away. */
 CO_HD int
-co_lens_map_plane (const CoLensParams * p, int g, int px, int py,
+co_lens_map_sc (const CoLensParams * p, int shift, int ch, int px, int py,
     float *sx, float *sy)
 {
-  const int shift = co_lut_geometry_shift (g), ch = co_lut_geometry_channel (g);
   float s, o, fx, fy;
   if (shift == 0)
     return co_lens_map (p, ch, (float) px, (float) py, 0.0f, sx, sy);
@@ -119,16 +119,35 @@ co_lens_map_plane (const CoLensParams * p, int g, int px, int py,
   return 1;
 }
 
-/* The compressed LUT entry of one output pixel of geometry @g; src_w/src_h
- * are the source plane's. */
+/* The same for table geometry @g (co_remap.h: a subsampled plane, or a
+ * colour). */
+CO_HD int
+co_lens_map_plane (const CoLensParams * p, int g, int px, int py,
+    float *sx, float *sy)
+{
+  return co_lens_map_sc (p, co_lut_geometry_shift (g),
+      co_lut_geometry_channel (g), px, py, sx, sy);
+}
+
+/* The compressed LUT entry of one output pixel (plane shift @shift, colour
+ * @ch); src_w/src_h are the source plane's. */
+CO_HD uint32_t
+co_lens_entry_sc (const CoLensParams * p, int shift, int ch, int px, int py,
+    CoInterp interp, CoEdge edge, int frac, int src_w, int src_h)
+{
+  float sx, sy;
+  if (!co_lens_map_sc (p, shift, ch, px, py, &sx, &sy))
+    return CO_LUT_UNMAPPED;
+  return co_lut_encode (interp, edge, sx, sy, src_w, src_h, frac);
+}
+
+/* ... of geometry @g */
 CO_HD uint32_t
 co_lens_entry (const CoLensParams * p, int g, int px, int py,
     CoInterp interp, CoEdge edge, int frac, int src_w, int src_h)
 {
-  float sx, sy;
-  if (!co_lens_map_plane (p, g, px, py, &sx, &sy))
-    return CO_LUT_UNMAPPED;
-  return co_lut_encode (interp, edge, sx, sy, src_w, src_h, frac);
+  return co_lens_entry_sc (p, co_lut_geometry_shift (g),
+      co_lut_geometry_channel (g), px, py, interp, edge, frac, src_w, src_h);
 }
 
 #ifdef __cplusplus
