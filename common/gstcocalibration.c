@@ -676,9 +676,36 @@ load_tree (Ctx * c, const gchar * text, gsize len)
   return *s == '<' ? load_xml (c, s, end - s) : load_yaml (c, s, end - s);
 }
 
-gboolean
-gst_co_calibration_parse (const gchar * text, gsize len, const gchar * camera,
-    GstCoCalibration * calib, GError ** error)
+/* The rectification of @camera from the tree in @c into @calib's camera */
+static gboolean
+read_rectification_only (Ctx * c, const gchar * camera, CoCamera * calib)
+{
+  const gchar *name;
+  CoCamera cam;
+
+  if (!select_camera (c, camera))
+    return FALSE;
+  if (!(c->suffix[0] ? find (c, rs_names, TRUE, &name) || find (c, ps_names,
+              TRUE, &name) : find (c, r_names, FALSE, &name) || find (c,
+              p_names, FALSE, &name)))
+    return fail (c->error, ERR_PARSE, "no rectification in it (R1 P1 and R2 "
+        "P2, or rectification_matrix and projection_matrix)");
+  /* the rectified camera's own P; without one, [K | 0] */
+  co_camera_init (&cam, calib->fx, calib->fy, calib->cx, calib->cy);
+  cam.model = calib->model;
+  memcpy (cam.dist, calib->dist, sizeof cam.dist);
+  cam.image_width = calib->image_width;
+  cam.image_height = calib->image_height;
+  if (!read_rectification (c, &cam))
+    return FALSE;
+  *calib = cam;
+  return TRUE;
+}
+
+/* A whole camera, or (@rect_only) the rectification of @calib's. */
+static gboolean
+parse (const gchar * text, gsize len, const gchar * camera,
+    GstCoCalibration * calib, gboolean rect_only, GError ** error)
 {
   gboolean ok;
   Ctx c;
@@ -691,105 +718,63 @@ gst_co_calibration_parse (const gchar * text, gsize len, const gchar * camera,
   c.error = error;
   if (!load_tree (&c, text, len))
     return FALSE;
-  ok = read_camera (&c, camera, calib);
+  ok = rect_only ? read_rectification_only (&c, camera, calib) :
+      read_camera (&c, camera, calib);
   yaml_document_delete (&c.doc);
   return ok;
+}
+
+static gboolean
+load (const gchar * path, const gchar * camera, GstCoCalibration * calib,
+    gboolean rect_only, GError ** error)
+{
+  GError *err = NULL;
+  gchar *name, *buf = NULL;
+  gsize n = 0;
+  gboolean ok;
+
+  g_return_val_if_fail (path != NULL, FALSE);
+  g_return_val_if_fail (calib != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (!gst_co_file_read (path, MAX_FILE_SIZE, &buf, &n, &err)) {
+    g_set_error_literal (error, GST_CO_CALIBRATION_ERROR, ERR_READ,
+        err->message);
+    g_error_free (err);
+    return FALSE;
+  }
+  name = g_filename_display_name (path);
+  if (!(ok = parse (buf, n, camera, calib, rect_only, error)))
+    g_prefix_error (error, "%s: ", name);
+  g_free (buf);
+  g_free (name);
+  return ok;
+}
+
+gboolean
+gst_co_calibration_parse (const gchar * text, gsize len, const gchar * camera,
+    GstCoCalibration * calib, GError ** error)
+{
+  return parse (text, len, camera, calib, FALSE, error);
 }
 
 gboolean
 gst_co_calibration_parse_rectification (const gchar * text, gsize len,
     const gchar * camera, GstCoCalibration * calib, GError ** error)
 {
-  const gchar *name;
-  CoCamera cam;
-  gboolean ok;
-  Ctx c;
-
-  g_return_val_if_fail (text != NULL || len == 0, FALSE);
-  g_return_val_if_fail (calib != NULL, FALSE);
-  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
-
-  memset (&c, 0, sizeof (c));
-  c.error = error;
-  if (!load_tree (&c, text, len))
-    return FALSE;
-  cam = *calib;
-  ok = select_camera (&c, camera);
-  if (ok && !(c.suffix[0] ? find (&c, rs_names, TRUE, &name) ||
-          find (&c, ps_names, TRUE, &name) : find (&c, r_names, FALSE,
-              &name) || find (&c, p_names, FALSE, &name)))
-    ok = fail (error, ERR_PARSE, "no rectification in it (R1 P1 and R2 P2, "
-        "or rectification_matrix and projection_matrix)");
-  /* the rectified camera's own P; without one, [K | 0] */
-  if (ok) {
-    co_camera_init (&cam, calib->fx, calib->fy, calib->cx, calib->cy);
-    cam.model = calib->model;
-    memcpy (cam.dist, calib->dist, sizeof cam.dist);
-    cam.image_width = calib->image_width;
-    cam.image_height = calib->image_height;
-    ok = read_rectification (&c, &cam);
-  }
-  if (ok)
-    *calib = cam;
-  yaml_document_delete (&c.doc);
-  return ok;
-}
-
-/* The bytes of @path, or FALSE with a READ error naming it. */
-static gboolean
-read_file (const gchar * path, gchar ** buf, gsize * n, GError ** error)
-{
-  GError *err = NULL;
-
-  if (gst_co_file_read (path, MAX_FILE_SIZE, buf, n, &err))
-    return TRUE;
-  g_set_error_literal (error, GST_CO_CALIBRATION_ERROR, ERR_READ,
-      err->message);
-  g_error_free (err);
-  return FALSE;
+  return parse (text, len, camera, calib, TRUE, error);
 }
 
 gboolean
 gst_co_calibration_load (const gchar * path, const gchar * camera,
     GstCoCalibration * calib, GError ** error)
 {
-  gchar *name, *buf = NULL;
-  gsize n = 0;
-  gboolean ok;
-
-  g_return_val_if_fail (path != NULL, FALSE);
-  g_return_val_if_fail (calib != NULL, FALSE);
-  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
-
-  if (!read_file (path, &buf, &n, error))
-    return FALSE;
-  name = g_filename_display_name (path);
-  if (!(ok = gst_co_calibration_parse (buf, n, camera, calib, error)))
-    g_prefix_error (error, "%s: ", name);
-  g_free (buf);
-  g_free (name);
-  return ok;
+  return load (path, camera, calib, FALSE, error);
 }
 
 gboolean
 gst_co_calibration_load_rectification (const gchar * path,
     const gchar * camera, GstCoCalibration * calib, GError ** error)
 {
-  gchar *name, *buf = NULL;
-  gsize n = 0;
-  gboolean ok;
-
-  g_return_val_if_fail (path != NULL, FALSE);
-  g_return_val_if_fail (calib != NULL, FALSE);
-  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
-
-  if (!read_file (path, &buf, &n, error))
-    return FALSE;
-  name = g_filename_display_name (path);
-  if (!(ok = gst_co_calibration_parse_rectification (buf, n, camera, calib,
-              error)))
-    g_prefix_error (error, "%s: ", name);
-  g_free (buf);
-  g_free (name);
-  return ok;
+  return load (path, camera, calib, TRUE, error);
 }

@@ -177,6 +177,35 @@ GST_START_TEST (test_cuda_equals_cpu)
 
 GST_END_TEST;
 
+/* @in through one CUDA and one CPU element with @props, their outputs
+ * @outcaps (@oinfo): the largest difference of any byte. */
+static gint
+cuda_vs_cpu (const gchar * props, GstCaps * caps, GstCaps * outcaps,
+    const GstVideoInfo * oinfo, GstBuffer * in)
+{
+  gchar *c = g_strdup_printf ("cudalensdistort backend=cuda %s", props);
+  gchar *p = g_strdup_printf ("cudalensdistort backend=cpu %s", props);
+  GstHarness *hc = lens_harness (c, gst_caps_ref (caps));
+  GstHarness *hp = lens_harness (p, gst_caps_ref (caps));
+  GstBuffer *a, *b;
+  gint md = 0;
+
+  gst_harness_set_sink_caps (hc, gst_caps_ref (outcaps));
+  gst_harness_set_sink_caps (hp, gst_caps_ref (outcaps));
+  a = gst_harness_push_and_pull (hc, gst_buffer_ref (in));
+  b = gst_harness_push_and_pull (hp, gst_buffer_ref (in));
+  fail_unless (a && b, "%s: no output", props);
+  fail_unless_equals_int (gst_buffer_get_size (a), oinfo->size);
+  frames_equal (oinfo, a, b, &md);
+  gst_buffer_unref (a);
+  gst_buffer_unref (b);
+  gst_harness_teardown (hc);
+  gst_harness_teardown (hp);
+  g_free (c);
+  g_free (p);
+  return md;
+}
+
 /* Another output size than the input's (downstream caps): CUDA equals the
  * CPU for the models that rescale (hmd, stereo too) and those whose P
  * scales, every LUT strategy. */
@@ -202,31 +231,12 @@ GST_START_TEST (test_resized_output_cuda)
     in = make_frame (&info, rand, TRUE);
     for (m = 0; m < G_N_ELEMENTS (models); m++)
       for (l = 0; l < G_N_ELEMENTS (luts); l++) {
-        gchar *c = g_strdup_printf ("cudalensdistort backend=cuda lut=%s %s",
-            luts[l], models[m]);
-        gchar *p = g_strdup_printf ("cudalensdistort backend=cpu lut=%s %s",
-            luts[l], models[m]);
-        GstHarness *hc = lens_harness (c, gst_caps_ref (caps));
-        GstHarness *hp = lens_harness (p, gst_caps_ref (caps));
-        GstBuffer *a, *b;
-        gint md = 0;
-
-        gst_harness_set_sink_caps (hc, gst_caps_ref (outcaps));
-        gst_harness_set_sink_caps (hp, gst_caps_ref (outcaps));
-        a = gst_harness_push_and_pull (hc, gst_buffer_ref (in));
-        b = gst_harness_push_and_pull (hp, gst_buffer_ref (in));
-        fail_unless (a && b);
-        fail_unless_equals_int (gst_buffer_get_size (a), oinfo.size);
-        frames_equal (&oinfo, a, b, &md);
+        gchar *props = g_strdup_printf ("lut=%s %s", luts[l], models[m]);
+        gint md = cuda_vs_cpu (props, caps, outcaps, &oinfo, in);
         fail_unless (md <= 1, "%s %s: CUDA differs from CPU by %d",
-            formats[f], c, md);
+            formats[f], props, md);
         runs++;
-        gst_buffer_unref (a);
-        gst_buffer_unref (b);
-        gst_harness_teardown (hc);
-        gst_harness_teardown (hp);
-        g_free (c);
-        g_free (p);
+        g_free (props);
       }
     gst_buffer_unref (in);
     gst_caps_unref (caps);
@@ -269,34 +279,15 @@ GST_START_TEST (test_chromatic_cuda)
       for (l = 0; l < G_N_ELEMENTS (luts); l++)
         for (i = 0; i < G_N_ELEMENTS (interps); i++)
           for (st = 0; st < 2; st++) {
-            gchar *c = g_strdup_printf ("cudalensdistort backend=cuda lut=%s "
-                "interpolation=%s off-edge=%s stereo=%d %s", luts[l],
-                interps[i], edges[(l + i + st) % 3], st, chroma);
-            gchar *p = g_strdup_printf ("cudalensdistort backend=cpu lut=%s "
-                "interpolation=%s off-edge=%s stereo=%d %s", luts[l],
-                interps[i], edges[(l + i + st) % 3], st, chroma);
-            GstHarness *hc = lens_harness (c, gst_caps_ref (caps));
-            GstHarness *hp = lens_harness (p, gst_caps_ref (caps));
-            GstBuffer *a, *b;
-            gint md = 0;
-
-            gst_harness_set_sink_caps (hc, gst_caps_ref (outcaps));
-            gst_harness_set_sink_caps (hp, gst_caps_ref (outcaps));
-            a = gst_harness_push_and_pull (hc, gst_buffer_ref (in));
-            b = gst_harness_push_and_pull (hp, gst_buffer_ref (in));
-            fail_unless (a && b);
-            fail_unless_equals_int (gst_buffer_get_size (a), oinfo.size);
-            frames_equal (&oinfo, a, b, &md);
+            gchar *props = g_strdup_printf ("lut=%s interpolation=%s "
+                "off-edge=%s stereo=%d %s", luts[l], interps[i],
+                edges[(l + i + st) % 3], st, chroma);
+            gint md = cuda_vs_cpu (props, caps, outcaps, &oinfo, in);
             fail_unless (md <= (i ? 1 : 0), "%s %dx%d %s: CUDA differs from "
-                "CPU by %d", formats[f], w, h, c, md);
+                "CPU by %d", formats[f], w, h, props, md);
             worst = MAX (worst, md);
             runs++;
-            gst_buffer_unref (a);
-            gst_buffer_unref (b);
-            gst_harness_teardown (hc);
-            gst_harness_teardown (hp);
-            g_free (c);
-            g_free (p);
+            g_free (props);
           }
       gst_buffer_unref (in);
       gst_caps_unref (caps);
