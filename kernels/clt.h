@@ -1,0 +1,43 @@
+/* cudaoptics — LGPL-2.1-or-later
+ *
+ * cudaaberration's transform over whole planes (clt_math.h has one tile):
+ * the C reference, the oracle of the CUDA side.
+ *
+ * A w x h float plane has tiles_x x tiles_y tiles (co_clt_tiles); tile
+ * (tx, ty) nominally starts at pixel (8 tx - 8, 8 ty - 8), so every pixel
+ * of the plane lies in four tiles and forward then inverse gives it back
+ * (to float rounding), borders included.  Samples outside the plane read
+ * as 0.  Coefficients are stored tile by tile, row-major, 256 floats each
+ * (clt_math.h's [q][kv][kh]).
+ */
+#ifndef CO_CLT_H
+#define CO_CLT_H
+
+#include <stddef.h>
+#include "clt_math.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+void co_clt_tiles (int w, int h, int *tiles_x, int *tiles_y);
+
+/* The CLT of every tile of @img (@pitch floats a row).  With @dx, @dy
+ * (one float per tile, or NULL), tile i samples the plane @dx[i], @dy[i]
+ * pixels further on: its integer part moves the 16x16 window, the rest
+ * (within +-0.5) shifts the window function and rotates the phases, so
+ * the inverse gives out(x, y) = img(x + dx, y + dy) for band-limited
+ * images. */
+void co_clt_forward_cpu (const float *img, int w, int h, int pitch,
+    const float *dx, const float *dy, float *clt);
+/* Every tile multiplied by @kernel (4 x 8 x 8) */
+void co_clt_convolve_cpu (float *clt, int n_tiles, const float *kernel);
+/* Back to a w x h plane by overlap-add, in four passes of tiles that do not
+ * overlap (even rows and columns first), as the CUDA side does. */
+void co_clt_inverse_cpu (const float *clt, int w, int h, float *out,
+    int pitch);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CO_CLT_H */

@@ -1,0 +1,88 @@
+/* cudaoptics — LGPL-2.1-or-later
+ *
+ * C reference of the tile transform over planes (clt.h).
+ */
+#include <math.h>
+#include <string.h>
+#include "clt.h"
+#include "remap.h"              /* CO_PARALLEL_MIN_PIXELS */
+
+void
+co_clt_tiles (int w, int h, int *tiles_x, int *tiles_y)
+{
+  *tiles_x = (w + 7) / 8 + 1;
+  *tiles_y = (h + 7) / 8 + 1;
+}
+
+void
+co_clt_forward_cpu (const float *img, int w, int h, int pitch,
+    const float *dx, const float *dy, float *clt)
+{
+  int tx_n, ty_n, i;
+
+  co_clt_tiles (w, h, &tx_n, &ty_n);
+#pragma omp parallel for schedule(static) \
+    if ((int64_t) w * h >= CO_PARALLEL_MIN_PIXELS)
+  for (i = 0; i < tx_n * ty_n; i++) {
+    const int tx = i % tx_n, ty = i / tx_n;
+    const float px = (float) (8 * tx - 8) + (dx ? dx[i] : 0.0f);
+    const float py = (float) (8 * ty - 8) + (dy ? dy[i] : 0.0f);
+    /* the integer corner, and what is left of the shift */
+    const float fx = floorf (px + 0.5f), fy = floorf (py + 0.5f);
+    const int ix = (int) fx, iy = (int) fy;
+    float tile[CO_CLT_TILE * CO_CLT_TILE], *z = clt + (size_t) i *
+        CO_CLT_COEFFS;
+    int x, y;
+
+    for (y = 0; y < 16; y++)
+      for (x = 0; x < 16; x++) {
+        const int sx = ix + x, sy = iy + y;
+        tile[y * 16 + x] = sx >= 0 && sx < w && sy >= 0 && sy < h ?
+            img[(size_t) sy * pitch + sx] : 0.0f;
+      }
+    /* sample ix + t lies at t + (ix - px) from where the tile should
+     * start: the window is evaluated there, the phases moved back */
+    co_clt_forward_tile (tile, 16, fx - px, fy - py, z);
+    co_clt_rotate (z, fx - px, fy - py);
+  }
+}
+
+void
+co_clt_convolve_cpu (float *clt, int n_tiles, const float *kernel)
+{
+  int i;
+  for (i = 0; i < n_tiles; i++)
+    co_clt_convolve (clt + (size_t) i * CO_CLT_COEFFS, kernel);
+}
+
+void
+co_clt_inverse_cpu (const float *clt, int w, int h, float *out, int pitch)
+{
+  int tx_n, ty_n, pass, y;
+
+  co_clt_tiles (w, h, &tx_n, &ty_n);
+  for (y = 0; y < h; y++)
+    memset (out + (size_t) y * pitch, 0, sizeof (float) * w);
+  for (pass = 0; pass < 4; pass++) {
+    /* tiles of one parity are 16 pixels apart: no two write one pixel */
+    const int ox = pass & 1, oy = pass >> 1;
+    int n = ((tx_n - ox + 1) / 2) * ((ty_n - oy + 1) / 2), j;
+#pragma omp parallel for schedule(static) \
+    if ((int64_t) w * h >= CO_PARALLEL_MIN_PIXELS)
+    for (j = 0; j < n; j++) {
+      const int per_row = (tx_n - ox + 1) / 2;
+      const int tx = ox + 2 * (j % per_row), ty = oy + 2 * (j / per_row);
+      float z[CO_CLT_COEFFS], pix[CO_CLT_TILE * CO_CLT_TILE];
+      int x, yy;
+
+      memcpy (z, clt + ((size_t) ty * tx_n + tx) * CO_CLT_COEFFS, sizeof z);
+      co_clt_inverse_tile (z, pix);
+      for (yy = 0; yy < 16; yy++)
+        for (x = 0; x < 16; x++) {
+          const int ox_ = 8 * tx - 8 + x, oy_ = 8 * ty - 8 + yy;
+          if (ox_ >= 0 && ox_ < w && oy_ >= 0 && oy_ < h)
+            out[(size_t) oy_ * pitch + ox_] += pix[yy * 16 + x];
+        }
+    }
+  }
+}

@@ -1,0 +1,340 @@
+/* cudaoptics — LGPL-2.1-or-later
+ *
+ * cudaaberration's transform: the small-tile complex lapped transform (CLT)
+ * of Elphel's tile processor (Filippov 2018), written once for the C
+ * reference and the CUDA kernels.
+ *
+ * One tile is 16x16 pixels at a stride of 8.  Along each axis the 16
+ * samples are windowed by the half sine w[t] = sin(pi (t + 0.5) / 16)
+ * (w[t]^2 + w[t + 8]^2 = 1, Princen-Bradley), folded into 8 and transformed
+ * by an 8-point DCT-IV (the cosine branch) and a DST-IV (the sine branch).
+ * Per tile that gives four 8x8 layers, [q][kv][kh]:
+ *   q = 0 CC: DCT-IV across, DCT-IV down;  1 SC: DST-IV across, DCT-IV down;
+ *   q = 2 CS: DCT-IV across, DST-IV down;  3 SS: DST-IV across and down.
+ * In closed form, per axis,
+ *   C[k] + i S[k] = 0.5 sum_t w[t] x[t] exp(i pi (t + 4.5) (k + 0.5) / 8),
+ * so the layers are the real parts of a bicomplex spectrum
+ * Z = CC + i SC + j CS + i j SS; a convolution is a product with the
+ * kernel's Z, a sub-pixel shift a product with exp(i phi_x) exp(j phi_y).
+ *
+ * Both 8-point transforms are orthonormal (scale sqrt(2/8) = 0.5) and their
+ * own inverses.  The inverse unfolds each layer with the same sign table,
+ * windows it again and overlap-adds a quarter of the four layers' sum.
+ *
+ * Bit-exactness between the backends rests on the same float operations in
+ * the same order (-fmad=false, -ffp-contract=off) and on no libm call:
+ * the sines and cosines of the shifts come from co_clt_sincos.
+ */
+#ifndef CO_CLT_MATH_H
+#define CO_CLT_MATH_H
+
+#include "co_frame.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CO_CLT_N 8              /* coefficients per axis */
+#define CO_CLT_TILE 16          /* pixels per axis of one tile */
+#define CO_CLT_LAYER 64         /* coefficients of one layer */
+#define CO_CLT_COEFFS 256       /* of one tile, 4 layers */
+
+/* 0.5 cos (pi (2 j + 1) / 32): every entry of both 8-point matrices is one
+ * of these, signed. */
+#define CO_CLT_C8 { \
+    4.975923633e-01f, 4.784701679e-01f, 4.409606322e-01f, 3.865052267e-01f, \
+    3.171966421e-01f, 2.356983684e-01f, 1.451423386e-01f, 4.900857016e-02f }
+/* w[t] = sin (pi (t + 0.5) / 16), t = 0..7; w[15 - t] = w[t] */
+#define CO_CLT_W8 { \
+    9.801714033e-02f, 2.902846773e-01f, 4.713967368e-01f, 6.343932842e-01f, \
+    7.730104534e-01f, 8.819212643e-01f, 9.569403357e-01f, 9.951847267e-01f }
+
+/* The (k, n) entry of the DCT-IV (sine = 0) or DST-IV (sine = 1) matrix,
+ * 0.5 cos|sin (pi (2 n + 1) (2 k + 1) / 32), from the eight magnitudes. */
+CO_HD float
+co_clt_entry (int sine, int k, int n)
+{
+  const float c[8] = CO_CLT_C8;
+  const int m = ((2 * n + 1) * (2 * k + 1)) & 63;      /* odd, mod 2 pi */
+  if (!sine)
+    return m < 16 ? c[(m - 1) / 2] : m < 32 ? -c[(31 - m) / 2] :
+        m < 48 ? -c[(m - 33) / 2] : c[(63 - m) / 2];
+  return m < 16 ? c[(15 - m) / 2] : m < 32 ? c[(m - 17) / 2] :
+      m < 48 ? -c[(47 - m) / 2] : -c[(m - 49) / 2];
+}
+
+/* y = DCT-IV (sine = 0) or DST-IV (sine = 1) of x, orthonormal; y may not
+ * alias x. */
+CO_HD void
+co_clt_dtt8 (int sine, const float *x, int xs, float *y, int ys)
+{
+  int k, n;
+  for (k = 0; k < 8; k++) {
+    float acc = 0.0f;
+    for (n = 0; n < 8; n++)
+      acc = acc + co_clt_entry (sine, k, n) * x[n * xs];
+    y[k * ys] = acc;
+  }
+}
+
+/* Where sample t of 16 lands in the folded 8, and its sign in the cosine
+ * and the sine branch: fold and unfold share this table. */
+CO_HD int
+co_clt_fold_index (int t)
+{
+  return t < 4 ? t + 4 : t < 12 ? 11 - t : t - 12;
+}
+
+CO_HD float
+co_clt_fold_sign (int sine, int t)
+{
+  if (t < 4)
+    return 1.0f;
+  if (t < 12)
+    return sine ? 1.0f : -1.0f;
+  return -1.0f;
+}
+
+/* sin and cos of x, |x| <= 2, from + - * alone (Taylor to x^13 / x^14,
+ * about a float's precision there), so both backends get the same bits. */
+CO_HD void
+co_clt_sincos (float x, float *s, float *c)
+{
+  const float x2 = x * x;
+  float ps = 1.0f / 6227020800.0f;
+  float pc = 1.0f / 87178291200.0f;
+  ps = 1.0f / 39916800.0f - x2 * ps;
+  ps = 1.0f / 362880.0f - x2 * ps;
+  ps = 1.0f / 5040.0f - x2 * ps;
+  ps = 1.0f / 120.0f - x2 * ps;
+  ps = 1.0f / 6.0f - x2 * ps;
+  *s = x - x * x2 * ps;
+  pc = 1.0f / 479001600.0f - x2 * pc;
+  pc = 1.0f / 3628800.0f - x2 * pc;
+  pc = 1.0f / 40320.0f - x2 * pc;
+  pc = 1.0f / 720.0f - x2 * pc;
+  pc = 1.0f / 24.0f - x2 * pc;
+  pc = 0.5f - x2 * pc;
+  *c = 1.0f - x2 * pc;
+}
+
+/* The 16 window weights along one axis, shifted by @s pixels (|s| <= 0.5):
+ * w[t] = sin (pi (t + 0.5 + s) / 16), as sin (a + b) from the table. */
+CO_HD void
+co_clt_window (float s, float w[16])
+{
+  const float w8[8] = CO_CLT_W8;
+  float sa, ca;
+  int t;
+  co_clt_sincos (3.14159265358979f / 16.0f * s, &sa, &ca);
+  for (t = 0; t < 16; t++) {
+    /* sin (pi (t + 0.5) / 16) and its cosine, by symmetry */
+    float sw = t < 8 ? w8[t] : w8[15 - t];
+    float cw = t < 8 ? w8[7 - t] : -w8[t - 8];
+    w[t] = s == 0.0f ? sw : sw * ca + cw * sa;
+  }
+}
+
+/* Folds 16 samples (stride @xs) windowed by @w into the cosine branch
+ * @c[8] and the sine branch @s[8]. */
+CO_HD void
+co_clt_fold (const float *x, int xs, const float w[16], float c[8], float s[8])
+{
+  int t;
+  for (t = 0; t < 8; t++)
+    c[t] = s[t] = 0.0f;
+  for (t = 0; t < 16; t++) {
+    const int k = co_clt_fold_index (t);
+    const float u = w[t] * x[t * xs];
+    c[k] = c[k] + co_clt_fold_sign (0, t) * u;
+    s[k] = s[k] + co_clt_fold_sign (1, t) * u;
+  }
+}
+
+/* The CLT of one 16x16 tile whose top-left sample is @x (@pitch floats a
+ * row), its window shifted by (@sx, @sy) pixels: out[q * 64 + kv * 8 + kh].
+ * Rows first, then columns. */
+CO_HD void
+co_clt_forward_tile (const float *x, int pitch, float sx, float sy,
+    float out[CO_CLT_COEFFS])
+{
+  float wx[16], wy[16], fc[8], fs[8];
+  float h[2][16][8];            /* per row: DCT-IV and DST-IV across */
+  int y, k, b;
+
+  co_clt_window (sx, wx);
+  co_clt_window (sy, wy);
+  for (y = 0; y < 16; y++) {
+    co_clt_fold (x + (size_t) y * pitch, 1, wx, fc, fs);
+    co_clt_dtt8 (0, fc, 1, h[0][y], 1);
+    co_clt_dtt8 (1, fs, 1, h[1][y], 1);
+  }
+  for (b = 0; b < 2; b++)       /* the horizontal branch: C or S */
+    for (k = 0; k < 8; k++) {
+      co_clt_fold (&h[b][0][k], 8, wy, fc, fs);
+      /* q: bit 0 horizontal sine, bit 1 vertical sine */
+      co_clt_dtt8 (0, fc, 1, &out[b * CO_CLT_LAYER + k], 8);
+      co_clt_dtt8 (1, fs, 1, &out[(2 + b) * CO_CLT_LAYER + k], 8);
+    }
+}
+
+/* The CLT of one colour of a Bayer tile, from the raw mosaic @x: only the
+ * colour's samples are read (the others count as zero), and of the 12
+ * two-dimensional transforms of a tile's three colours only 4 are computed
+ * (Filippov 2018).  A colour with one pixel of the 2x2 cell (red, blue) at
+ * tile-local parities (@px, @py) needs only CC; its other layers are CC
+ * read backwards:
+ *   SC[v][h] = (-1)^px CC[v][7-h],  CS[v][h] = (-1)^py CC[7-v][h],
+ *   SS[v][h] = (-1)^(px+py) CC[7-v][7-h].
+ * Green (@quincunx, on the pixels where x + y has the parity of @px) needs
+ * CC and SC: CS[v][h] = (-1)^px SC[7-v][7-h], SS[v][h] = (-1)^px
+ * CC[7-v][7-h].  Both follow from S[k] = (-1)^p C[7-k] for samples of one
+ * parity p, whatever their window weights. */
+CO_HD void
+co_clt_forward_tile_bayer (const float *x, int pitch, int quincunx, int px,
+    int py, float sx, float sy, float out[CO_CLT_COEFFS])
+{
+  float wx[16], wy[16], row[16], fc[8], fs[8];
+  float h[2][16][8];            /* per row: DCT-IV (and green's DST-IV) */
+  int y, t, k, kv, kh;
+
+  co_clt_window (sx, wx);
+  co_clt_window (sy, wy);
+  for (y = 0; y < 16; y++) {
+    /* the colour's samples of this row: every other one, or none */
+    const int on = quincunx ? ((y + px) & 1) : px;
+    if (!quincunx && ((y & 1) != py)) {
+      for (k = 0; k < 8; k++)
+        h[0][y][k] = h[1][y][k] = 0.0f;
+      continue;
+    }
+    for (t = 0; t < 16; t++)
+      row[t] = (t & 1) == on ? x[(size_t) y * pitch + t] : 0.0f;
+    co_clt_fold (row, 1, wx, fc, fs);
+    co_clt_dtt8 (0, fc, 1, h[0][y], 1);
+    if (quincunx)
+      co_clt_dtt8 (1, fs, 1, h[1][y], 1);
+  }
+  for (k = 0; k < 8; k++) {
+    co_clt_fold (&h[0][0][k], 8, wy, fc, fs);
+    co_clt_dtt8 (0, fc, 1, &out[k], 8);
+    if (quincunx) {
+      co_clt_fold (&h[1][0][k], 8, wy, fc, fs);
+      co_clt_dtt8 (0, fc, 1, &out[CO_CLT_LAYER + k], 8);
+    }
+  }
+  for (kv = 0; kv < 8; kv++)
+    for (kh = 0; kh < 8; kh++) {
+      const int i = kv * 8 + kh;
+      const int fh = kv * 8 + 7 - kh, fv = (7 - kv) * 8 + kh;
+      const int fd = (7 - kv) * 8 + 7 - kh;
+      if (quincunx) {
+        const float sg = (px & 1) ? -1.0f : 1.0f;
+        out[2 * CO_CLT_LAYER + i] = sg * out[CO_CLT_LAYER + fd];
+        out[3 * CO_CLT_LAYER + i] = sg * out[fd];
+      } else {
+        out[CO_CLT_LAYER + i] = ((px & 1) ? -1.0f : 1.0f) * out[fh];
+        out[2 * CO_CLT_LAYER + i] = ((py & 1) ? -1.0f : 1.0f) * out[fv];
+        out[3 * CO_CLT_LAYER + i] = (((px + py) & 1) ? -1.0f : 1.0f) *
+            out[fd];
+      }
+    }
+}
+
+/* Rotates a tile's phases by (@sx, @sy) pixels: Z <- Z exp (i phi_x)
+ * exp (j phi_y), phi = pi s (k + 0.5) / 8.  With the window shifted by the
+ * same amounts this turns the CLT of samples at integer positions into that
+ * of the samples @sx, @sy further on. */
+CO_HD void
+co_clt_rotate (float z[CO_CLT_COEFFS], float sx, float sy)
+{
+  int kv, kh;
+  for (kh = 0; kh < 8 && sx != 0.0f; kh++) {
+    float sn, cs;
+    co_clt_sincos (3.14159265358979f / 8.0f * sx * ((float) kh + 0.5f), &sn,
+        &cs);
+    for (kv = 0; kv < 8; kv++) {
+      const int i = kv * 8 + kh;
+      /* (CC, SC) and (CS, SS): the horizontal pairs */
+      float a = z[i], b = z[64 + i], c = z[128 + i], d = z[192 + i];
+      z[i] = a * cs - b * sn;
+      z[64 + i] = a * sn + b * cs;
+      z[128 + i] = c * cs - d * sn;
+      z[192 + i] = c * sn + d * cs;
+    }
+  }
+  for (kv = 0; kv < 8 && sy != 0.0f; kv++) {
+    float sn, cs;
+    co_clt_sincos (3.14159265358979f / 8.0f * sy * ((float) kv + 0.5f), &sn,
+        &cs);
+    for (kh = 0; kh < 8; kh++) {
+      const int i = kv * 8 + kh;
+      /* (CC, CS) and (SC, SS): the vertical pairs */
+      float a = z[i], b = z[128 + i], c = z[64 + i], d = z[192 + i];
+      z[i] = a * cs - b * sn;
+      z[128 + i] = a * sn + b * cs;
+      z[64 + i] = c * cs - d * sn;
+      z[192 + i] = c * sn + d * cs;
+    }
+  }
+}
+
+/* Multiplies a tile by a kernel, both as four layers: the bicomplex
+ * product Z K, which is the convolution of the tile's pixels with the
+ * kernel's. */
+CO_HD void
+co_clt_convolve (float z[CO_CLT_COEFFS], const float k[CO_CLT_COEFFS])
+{
+  int i;
+  for (i = 0; i < 64; i++) {
+    const float t0 = z[i], t1 = z[64 + i], t2 = z[128 + i], t3 = z[192 + i];
+    const float k0 = k[i], k1 = k[64 + i], k2 = k[128 + i], k3 = k[192 + i];
+    z[i] = t0 * k0 - t1 * k1 - t2 * k2 + t3 * k3;
+    z[64 + i] = t1 * k0 + t0 * k1 - t3 * k2 - t2 * k3;
+    z[128 + i] = t2 * k0 - t3 * k1 + t0 * k2 - t1 * k3;
+    z[192 + i] = t3 * k0 + t2 * k1 + t1 * k2 + t0 * k3;
+  }
+}
+
+/* The 16x16 pixels one tile gives back (to be overlap-added at stride 8):
+ * each layer transformed back, unfolded, windowed, a quarter of their sum.
+ * @z is used as scratch. */
+CO_HD void
+co_clt_inverse_tile (float z[CO_CLT_COEFFS], float out[CO_CLT_TILE *
+        CO_CLT_TILE])
+{
+  const float w8[8] = CO_CLT_W8;
+  float col[8], v[4][16][8];    /* per layer: back down, 16 rows of 8 */
+  int q, y, x, k;
+
+  for (q = 0; q < 4; q++) {
+    const int hs = q & 1, vs = q >> 1;
+    for (k = 0; k < 8; k++) {
+      co_clt_dtt8 (vs, &z[q * 64 + k], 8, col, 1);
+      for (y = 0; y < 16; y++)
+        v[q][y][k] = co_clt_fold_sign (vs, y) * col[co_clt_fold_index (y)];
+    }
+    for (y = 0; y < 16; y++) {
+      float row[8];
+      co_clt_dtt8 (hs, v[q][y], 1, row, 1);
+      for (x = 0; x < 8; x++)
+        v[q][y][x] = row[x];
+    }
+  }
+  for (y = 0; y < 16; y++) {
+    const float wy = y < 8 ? w8[y] : w8[15 - y];
+    for (x = 0; x < 16; x++) {
+      const float wx = x < 8 ? w8[x] : w8[15 - x];
+      const int kx = co_clt_fold_index (x);
+      float acc = 0.0f;
+      for (q = 0; q < 4; q++)
+        acc = acc + co_clt_fold_sign (q & 1, x) * v[q][y][kx];
+      out[y * 16 + x] = 0.25f * (wy * wx) * acc;
+    }
+  }
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CO_CLT_MATH_H */
