@@ -1,0 +1,52 @@
+/* cudaoptics — LGPL-2.1-or-later
+ *
+ * Building cudaaberration's kernels (host only, double precision): from a
+ * point-spread function to the four CLT layers of its inverse.
+ *
+ * A tile's layers Z = CC + i SC + j CS + i j SS multiply as bicomplex
+ * numbers (clt_math.h), and a bicomplex number is a pair of complex ones:
+ * for a spatial kernel h, A = H(wx, wy) and B = H(wx, -wy), its Fourier
+ * transform at w = pi (k + 0.5) / 8 in the two quadrants.  Then
+ *   k0 = Re (A + B) / 2,  k1 = -Im (A + B) / 2,
+ *   k2 = -Im (A - B) / 2, k3 = Re (B - A) / 2,
+ * and a product of kernels is the product of their A's and of their B's.
+ * So a Wiener inverse is taken per frequency on A and B apart, and filters
+ * (a Bayer colour's interpolation, a low-pass) multiply in the same way.
+ */
+#ifndef CO_CLT_BUILD_H
+#define CO_CLT_BUILD_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The transfer function at a tile's 8 x 8 frequencies, both quadrants:
+ * a[i][0] + i a[i][1] = A, likewise b, i = kv * 8 + kh. */
+typedef struct
+{
+  double a[64][2], b[64][2];
+} CoCltSpectrum;
+
+/* h: an n x n kernel (n odd), its centre at index (n/2, n/2) moved to
+ * (@cx, @cy) pixels from it: the spectrum of h taken about that point. */
+void co_clt_spectrum (const double *h, int n, double cx, double cy,
+    CoCltSpectrum * s);
+/* The identity (a delta) */
+void co_clt_spectrum_identity (CoCltSpectrum * s);
+/* s *= t, per frequency and quadrant */
+void co_clt_spectrum_mul (CoCltSpectrum * s, const CoCltSpectrum * t);
+/* s = conj (s) / (|s|^2 + nsr): the Wiener inverse for a noise-to-signal
+ * power ratio @nsr > 0 */
+void co_clt_spectrum_wiener (CoCltSpectrum * s, double nsr);
+/* A Gaussian low-pass of @sigma pixels (the element's lpf-sigma) */
+void co_clt_spectrum_gaussian (CoCltSpectrum * s, double sigma);
+/* The four layers, [q][kv][kh] */
+void co_clt_spectrum_layers (const CoCltSpectrum * s, float k[256]);
+
+/* The centroid of an n x n kernel, in pixels from its centre index. */
+void co_clt_centroid (const double *h, int n, double *cx, double *cy);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CO_CLT_BUILD_H */
