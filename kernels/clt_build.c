@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 #include "clt_build.h"
+#include "co_camera.h"
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
@@ -132,4 +133,118 @@ co_clt_centroid (const double *h, int n, double *cx, double *cy)
     }
   *cx = sum != 0 ? sx / sum : 0;
   *cy = sum != 0 ? sy / sum : 0;
+}
+
+void
+co_clt_lens_init (CoCltLens * lens, int width, int height)
+{
+  memset (lens, 0, sizeof (*lens));
+  lens->width = width;
+  lens->height = height;
+  lens->chroma[0] = lens->chroma[1] = lens->chroma[2] = 1.0;
+  lens->cx = lens->cy = -1.0;
+}
+
+/* where the output pixel (x, y) samples the input: colour magnification
+ * about the centre, then the camera's distortion */
+static void
+lens_shift (const CoCltLens * lens, double x, double y, int c, double *dx,
+    double *dy)
+{
+  const double xc = 0.5 * (lens->width - 1), yc = 0.5 * (lens->height - 1);
+  double sx = xc + (x - xc) * lens->chroma[c];
+  double sy = yc + (y - yc) * lens->chroma[c];
+  int i, any = 0;
+
+  for (i = 0; i < 5; i++)
+    any |= lens->dist[i] != 0.0;
+  if (any) {
+    CoCamera cam;
+    CoCameraParams p;
+    float fx, fy;
+    double f = lens->fx > 0 ? lens->fx : lens->width;
+    co_camera_init (&cam, f, lens->fy > 0 ? lens->fy : f,
+        lens->cx >= 0 ? lens->cx : xc, lens->cy >= 0 ? lens->cy : yc);
+    cam.dist[CO_DIST_K1] = lens->dist[0];
+    cam.dist[CO_DIST_K2] = lens->dist[1];
+    cam.dist[CO_DIST_P1] = lens->dist[2];
+    cam.dist[CO_DIST_P2] = lens->dist[3];
+    cam.dist[CO_DIST_K3] = lens->dist[4];
+    co_camera_params_init (&p, &cam);
+    if (co_camera_map (&p, (float) sx, (float) sy, &fx, &fy)) {
+      sx = fx;
+      sy = fy;
+    }
+  }
+  *dx = sx - x;
+  *dy = sy - y;
+}
+
+void
+co_clt_lens_psf (const CoCltLens * lens, double x, double y, int c,
+    double *psf, int n, double *dx, double *dy)
+{
+  const double xc = 0.5 * (lens->width - 1), yc = 0.5 * (lens->height - 1);
+  const double r2 = ((x - xc) * (x - xc) + (y - yc) * (y - yc)) /
+      (xc * xc + yc * yc + 1e-12);
+  const int disk = lens->defocus0 > 0 || lens->defocus1 > 0;
+  const double size = disk ? lens->defocus0 + lens->defocus1 * r2 :
+      lens->sigma0 + lens->sigma1 * r2;
+  double sum = 0;
+  int i, j, si, sj, r = n / 2;
+
+  lens_shift (lens, x, y, c, dx, dy);
+  for (j = 0; j < n; j++)
+    for (i = 0; i < n; i++) {
+      double v = 0;
+      /* 4 x 4 samples a pixel, so a narrow PSF still sums right */
+      for (sj = 0; sj < 4; sj++)
+        for (si = 0; si < 4; si++) {
+          double px = i - r + (si + 0.5) / 4 - 0.5;
+          double py = j - r + (sj + 0.5) / 4 - 0.5;
+          double d2 = px * px + py * py;
+          if (disk)
+            v += d2 <= size * size ? 1.0 : 0.0;
+          else if (size > 0)
+            v += exp (-d2 / (2 * size * size));
+          else
+            v += (i == r && j == r) ? 1.0 : 0.0;
+        }
+      psf[j * n + i] = v;
+      sum += v;
+    }
+  for (i = 0; i < n * n; i++)
+    psf[i] = sum > 0 ? psf[i] / sum : (i == r * n + r);
+}
+
+void
+co_clt_lens_node (const CoCltLens * lens, double x, double y, int c,
+    float node[258])
+{
+  double psf[15 * 15], dx, dy, cx, cy;
+  CoCltSpectrum s;
+
+  co_clt_lens_psf (lens, x, y, c, psf, 15, &dx, &dy);
+  co_clt_centroid (psf, 15, &cx, &cy);
+  co_clt_spectrum (psf, 15, cx, cy, &s);
+  if (lens->nsr > 0)
+    co_clt_spectrum_wiener (&s, lens->nsr);
+  else
+    co_clt_spectrum_identity (&s);
+  if (lens->bayer) {
+    /* a colour of the mosaic: red and blue one pixel in four, green one in
+     * two; bilinear interpolation restores the missing ones */
+    static const double rb[9] = { 0.25, 0.5, 0.25, 0.5, 1, 0.5, 0.25, 0.5,
+      0.25
+    };
+    static const double g[9] = { 0, 0.25, 0, 0.25, 1, 0.25, 0, 0.25, 0 };
+    CoCltSpectrum t;
+    co_clt_spectrum (c == 1 ? g : rb, 3, 0, 0, &t);
+    co_clt_spectrum_mul (&s, &t);
+  }
+  if (lens->lpf_sigma > 0)
+    co_clt_spectrum_gaussian (&s, lens->lpf_sigma);
+  node[0] = (float) (dx + cx);
+  node[1] = (float) (dy + cy);
+  co_clt_spectrum_layers (&s, node + 2);
 }

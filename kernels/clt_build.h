@@ -46,6 +46,39 @@ void co_clt_spectrum_layers (const CoCltSpectrum * s, float k[256]);
 /* The centroid of an n x n kernel, in pixels from its centre index. */
 void co_clt_centroid (const double *h, int n, double *cx, double *cy);
 
+/* A parametric lens, for kernel files and the element's own kernels: a
+ * PSF that widens with the field radius r (0 at the centre, 1 in the
+ * corners), a lateral colour shift, and a camera's distortion. */
+typedef struct
+{
+  int width, height;
+  /* Gaussian PSF, sigma = sigma0 + sigma1 r^2; or, with defocus0 or
+   * defocus1 > 0, a uniform disk of radius defocus0 + defocus1 r^2 */
+  double sigma0, sigma1, defocus0, defocus1;
+  /* per colour (red, green, blue): radial magnification, 1 = green's */
+  double chroma[3];
+  /* Brown-Conrady k1 k2 p1 p2 k3 with fx fy cx cy (0 0 -1 -1: the frame's
+   * width and centre): the corrected output samples the distorted input */
+  double dist[5], fx, fy, cx, cy;
+  double nsr;                   /* Wiener noise-to-signal; 0: no inversion */
+  double lpf_sigma;             /* extra Gaussian low-pass, pixels; 0: none */
+  int bayer;                    /* colour planes are Bayer samples: each
+                                 * kernel also interpolates its colour */
+} CoCltLens;
+
+void co_clt_lens_init (CoCltLens * lens, int width, int height);
+/* The PSF of colour @c (0 red, 1 green, 2 blue) at pixel (@x, @y): an n x n
+ * kernel (n odd) centred on index n/2, normalised to a sum of 1, and where
+ * it moves the picture (its centroid's offset, colour shift included). */
+void co_clt_lens_psf (const CoCltLens * lens, double x, double y, int c,
+    double *psf, int n, double *dx, double *dy);
+/* One node of a kernel file (gstcocltkernels.h): dx, dy (the colour shift
+ * and distortion: where the output samples the input), then the 256
+ * coefficients: the Wiener inverse of the PSF about its centroid, times
+ * the Bayer colour's interpolation when lens->bayer, times the low-pass. */
+void co_clt_lens_node (const CoCltLens * lens, double x, double y, int c,
+    float node[258]);
+
 #ifdef __cplusplus
 }
 #endif
