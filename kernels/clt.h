@@ -37,6 +37,14 @@ void co_clt_convolve_cpu (float *clt, int n_tiles, const float *kernel);
 void co_clt_inverse_cpu (const float *clt, int w, int h, float *out,
     int pitch);
 
+/* The same on the device, on @stream (a cudaStream_t): every pointer device
+ * memory, the same bits as the C reference.  They return the cudaError_t of
+ * the launches (0 = success), never synchronise. */
+int co_clt_forward_cuda (const float *img, int w, int h, int pitch,
+    const float *dx, const float *dy, float *clt, void *stream);
+int co_clt_inverse_cuda (const float *clt, int w, int h, float *out,
+    int pitch, void *stream);
+
 #ifdef __cplusplus
 }
 #endif

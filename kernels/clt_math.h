@@ -39,28 +39,108 @@ extern "C" {
 #define CO_CLT_LAYER 64         /* coefficients of one layer */
 #define CO_CLT_COEFFS 256       /* of one tile, 4 layers */
 
-/* 0.5 cos (pi (2 j + 1) / 32): every entry of both 8-point matrices is one
- * of these, signed. */
-#define CO_CLT_C8 { \
-    4.975923633e-01f, 4.784701679e-01f, 4.409606322e-01f, 3.865052267e-01f, \
-    3.171966421e-01f, 2.356983684e-01f, 1.451423386e-01f, 4.900857016e-02f }
-/* w[t] = sin (pi (t + 0.5) / 16), t = 0..7; w[15 - t] = w[t] */
-#define CO_CLT_W8 { \
-    9.801714033e-02f, 2.902846773e-01f, 4.713967368e-01f, 6.343932842e-01f, \
-    7.730104534e-01f, 8.819212643e-01f, 9.569403357e-01f, 9.951847267e-01f }
+/* The eight magnitudes 0.5 cos (pi (2 j + 1) / 32) as literals, and the
+ * transforms written out with them (generated once).  Two earlier forms,
+ * a local constant table indexed through nested conditionals and a switch
+ * on a computed index, gave wrong matrix entries on the device (nvcc 13,
+ * sm_90; the same source was right on the host).  The cause was not found;
+ * this form has no index computed at run time and gives the host's bits. */
+#define CO_CLT_C0 4.975923633e-01f
+#define CO_CLT_C1 4.784701679e-01f
+#define CO_CLT_C2 4.409606322e-01f
+#define CO_CLT_C3 3.865052267e-01f
+#define CO_CLT_C4 3.171966421e-01f
+#define CO_CLT_C5 2.356983684e-01f
+#define CO_CLT_C6 1.451423386e-01f
+#define CO_CLT_C7 4.900857016e-02f
 
-/* The (k, n) entry of the DCT-IV (sine = 0) or DST-IV (sine = 1) matrix,
- * 0.5 cos|sin (pi (2 n + 1) (2 k + 1) / 32), from the eight magnitudes. */
+/* w[t] = sin (pi (t + 0.5) / 16) = 2 cos (pi (15 - 2 t) / 32), t = 0..15 */
+CO_HD float
+co_clt_w (int t)
+{
+  const int u = t < 8 ? t : 15 - t;
+  return u == 0 ? 2.0f * CO_CLT_C7 : u == 1 ? 2.0f * CO_CLT_C6 :
+      u == 2 ? 2.0f * CO_CLT_C5 : u == 3 ? 2.0f * CO_CLT_C4 :
+      u == 4 ? 2.0f * CO_CLT_C3 : u == 5 ? 2.0f * CO_CLT_C2 :
+      u == 6 ? 2.0f * CO_CLT_C1 : 2.0f * CO_CLT_C0;
+}
+
+/* the orthonormal 8-point DCT-IV, y[k ys] from x[n xs] */
+CO_HD void
+co_clt_dct4_8 (const float *x, int xs, float *y, int ys)
+{
+  const float x0 = x[0], x1 = x[xs], x2 = x[2 * xs], x3 = x[3 * xs];
+  const float x4 = x[4 * xs], x5 = x[5 * xs], x6 = x[6 * xs], x7 = x[7 * xs];
+  y[0] = 0.0f + CO_CLT_C0 * x0 + CO_CLT_C1 * x1 + CO_CLT_C2 * x2
+      + CO_CLT_C3 * x3 + CO_CLT_C4 * x4 + CO_CLT_C5 * x5 + CO_CLT_C6 * x6
+      + CO_CLT_C7 * x7;
+  y[1 * ys] = 0.0f + CO_CLT_C1 * x0 + CO_CLT_C4 * x1 + CO_CLT_C7 * x2
+      + -CO_CLT_C5 * x3 + -CO_CLT_C2 * x4 + -CO_CLT_C0 * x5 + -CO_CLT_C3 * x6
+      + -CO_CLT_C6 * x7;
+  y[2 * ys] = 0.0f + CO_CLT_C2 * x0 + CO_CLT_C7 * x1 + -CO_CLT_C3 * x2
+      + -CO_CLT_C1 * x3 + -CO_CLT_C6 * x4 + CO_CLT_C4 * x5 + CO_CLT_C0 * x6
+      + CO_CLT_C5 * x7;
+  y[3 * ys] = 0.0f + CO_CLT_C3 * x0 + -CO_CLT_C5 * x1 + -CO_CLT_C1 * x2
+      + CO_CLT_C7 * x3 + CO_CLT_C0 * x4 + CO_CLT_C6 * x5 + -CO_CLT_C2 * x6
+      + -CO_CLT_C4 * x7;
+  y[4 * ys] = 0.0f + CO_CLT_C4 * x0 + -CO_CLT_C2 * x1 + -CO_CLT_C6 * x2
+      + CO_CLT_C0 * x3 + -CO_CLT_C7 * x4 + -CO_CLT_C1 * x5 + CO_CLT_C5 * x6
+      + CO_CLT_C3 * x7;
+  y[5 * ys] = 0.0f + CO_CLT_C5 * x0 + -CO_CLT_C0 * x1 + CO_CLT_C4 * x2
+      + CO_CLT_C6 * x3 + -CO_CLT_C1 * x4 + CO_CLT_C3 * x5 + CO_CLT_C7 * x6
+      + -CO_CLT_C2 * x7;
+  y[6 * ys] = 0.0f + CO_CLT_C6 * x0 + -CO_CLT_C3 * x1 + CO_CLT_C0 * x2
+      + -CO_CLT_C2 * x3 + CO_CLT_C5 * x4 + CO_CLT_C7 * x5 + -CO_CLT_C4 * x6
+      + CO_CLT_C1 * x7;
+  y[7 * ys] = 0.0f + CO_CLT_C7 * x0 + -CO_CLT_C6 * x1 + CO_CLT_C5 * x2
+      + -CO_CLT_C4 * x3 + CO_CLT_C3 * x4 + -CO_CLT_C2 * x5 + CO_CLT_C1 * x6
+      + -CO_CLT_C0 * x7;
+}
+
+/* the orthonormal 8-point DST-IV, y[k ys] from x[n xs] */
+CO_HD void
+co_clt_dst4_8 (const float *x, int xs, float *y, int ys)
+{
+  const float x0 = x[0], x1 = x[xs], x2 = x[2 * xs], x3 = x[3 * xs];
+  const float x4 = x[4 * xs], x5 = x[5 * xs], x6 = x[6 * xs], x7 = x[7 * xs];
+  y[0] = 0.0f + CO_CLT_C7 * x0 + CO_CLT_C6 * x1 + CO_CLT_C5 * x2
+      + CO_CLT_C4 * x3 + CO_CLT_C3 * x4 + CO_CLT_C2 * x5 + CO_CLT_C1 * x6
+      + CO_CLT_C0 * x7;
+  y[1 * ys] = 0.0f + CO_CLT_C6 * x0 + CO_CLT_C3 * x1 + CO_CLT_C0 * x2
+      + CO_CLT_C2 * x3 + CO_CLT_C5 * x4 + -CO_CLT_C7 * x5 + -CO_CLT_C4 * x6
+      + -CO_CLT_C1 * x7;
+  y[2 * ys] = 0.0f + CO_CLT_C5 * x0 + CO_CLT_C0 * x1 + CO_CLT_C4 * x2
+      + -CO_CLT_C6 * x3 + -CO_CLT_C1 * x4 + -CO_CLT_C3 * x5 + CO_CLT_C7 * x6
+      + CO_CLT_C2 * x7;
+  y[3 * ys] = 0.0f + CO_CLT_C4 * x0 + CO_CLT_C2 * x1 + -CO_CLT_C6 * x2
+      + -CO_CLT_C0 * x3 + -CO_CLT_C7 * x4 + CO_CLT_C1 * x5 + CO_CLT_C5 * x6
+      + -CO_CLT_C3 * x7;
+  y[4 * ys] = 0.0f + CO_CLT_C3 * x0 + CO_CLT_C5 * x1 + -CO_CLT_C1 * x2
+      + -CO_CLT_C7 * x3 + CO_CLT_C0 * x4 + -CO_CLT_C6 * x5 + -CO_CLT_C2 * x6
+      + CO_CLT_C4 * x7;
+  y[5 * ys] = 0.0f + CO_CLT_C2 * x0 + -CO_CLT_C7 * x1 + -CO_CLT_C3 * x2
+      + CO_CLT_C1 * x3 + -CO_CLT_C6 * x4 + -CO_CLT_C4 * x5 + CO_CLT_C0 * x6
+      + -CO_CLT_C5 * x7;
+  y[6 * ys] = 0.0f + CO_CLT_C1 * x0 + -CO_CLT_C4 * x1 + CO_CLT_C7 * x2
+      + CO_CLT_C5 * x3 + -CO_CLT_C2 * x4 + CO_CLT_C0 * x5 + -CO_CLT_C3 * x6
+      + CO_CLT_C6 * x7;
+  y[7 * ys] = 0.0f + CO_CLT_C0 * x0 + -CO_CLT_C1 * x1 + CO_CLT_C2 * x2
+      + -CO_CLT_C3 * x3 + CO_CLT_C4 * x4 + -CO_CLT_C5 * x5 + CO_CLT_C6 * x6
+      + -CO_CLT_C7 * x7;
+}
+
+/* the (k, n) entry of the DCT-IV (sine = 0) or DST-IV (sine = 1) matrix,
+ * for the tests: the transform of a unit vector */
 CO_HD float
 co_clt_entry (int sine, int k, int n)
 {
-  const float c[8] = CO_CLT_C8;
-  const int m = ((2 * n + 1) * (2 * k + 1)) & 63;      /* odd, mod 2 pi */
-  if (!sine)
-    return m < 16 ? c[(m - 1) / 2] : m < 32 ? -c[(31 - m) / 2] :
-        m < 48 ? -c[(m - 33) / 2] : c[(63 - m) / 2];
-  return m < 16 ? c[(15 - m) / 2] : m < 32 ? c[(m - 17) / 2] :
-      m < 48 ? -c[(47 - m) / 2] : -c[(m - 49) / 2];
+  float x[8] = { 0, 0, 0, 0, 0, 0, 0, 0 }, y[8];
+  x[n & 7] = 1.0f;
+  if (sine)
+    co_clt_dst4_8 (x, 1, y, 1);
+  else
+    co_clt_dct4_8 (x, 1, y, 1);
+  return y[k & 7];
 }
 
 /* y = DCT-IV (sine = 0) or DST-IV (sine = 1) of x, orthonormal; y may not
@@ -68,13 +148,10 @@ co_clt_entry (int sine, int k, int n)
 CO_HD void
 co_clt_dtt8 (int sine, const float *x, int xs, float *y, int ys)
 {
-  int k, n;
-  for (k = 0; k < 8; k++) {
-    float acc = 0.0f;
-    for (n = 0; n < 8; n++)
-      acc = acc + co_clt_entry (sine, k, n) * x[n * xs];
-    y[k * ys] = acc;
-  }
+  if (sine)
+    co_clt_dst4_8 (x, xs, y, ys);
+  else
+    co_clt_dct4_8 (x, xs, y, ys);
 }
 
 /* Where sample t of 16 lands in the folded 8, and its sign in the cosine
@@ -123,14 +200,13 @@ co_clt_sincos (float x, float *s, float *c)
 CO_HD void
 co_clt_window (float s, float w[16])
 {
-  const float w8[8] = CO_CLT_W8;
   float sa, ca;
   int t;
   co_clt_sincos (3.14159265358979f / 16.0f * s, &sa, &ca);
   for (t = 0; t < 16; t++) {
     /* sin (pi (t + 0.5) / 16) and its cosine, by symmetry */
-    float sw = t < 8 ? w8[t] : w8[15 - t];
-    float cw = t < 8 ? w8[7 - t] : -w8[t - 8];
+    float sw = co_clt_w (t);
+    float cw = t < 8 ? co_clt_w (7 - t) : -co_clt_w (t - 8);
     w[t] = s == 0.0f ? sw : sw * ca + cw * sa;
   }
 }
@@ -303,7 +379,6 @@ CO_HD void
 co_clt_inverse_tile (float z[CO_CLT_COEFFS], float out[CO_CLT_TILE *
         CO_CLT_TILE])
 {
-  const float w8[8] = CO_CLT_W8;
   float col[8], v[4][16][8];    /* per layer: back down, 16 rows of 8 */
   int q, y, x, k;
 
@@ -322,9 +397,9 @@ co_clt_inverse_tile (float z[CO_CLT_COEFFS], float out[CO_CLT_TILE *
     }
   }
   for (y = 0; y < 16; y++) {
-    const float wy = y < 8 ? w8[y] : w8[15 - y];
+    const float wy = co_clt_w (y);
     for (x = 0; x < 16; x++) {
-      const float wx = x < 8 ? w8[x] : w8[15 - x];
+      const float wx = co_clt_w (x);
       const int kx = co_clt_fold_index (x);
       float acc = 0.0f;
       for (q = 0; q < 4; q++)

@@ -17,6 +17,12 @@
 #include <glib.h>
 #include <gst/gst.h>
 
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#ifdef HAVE_CUDA
+#include <cuda_runtime.h>
+#endif
 #include "clt.h"
 #include "clt_build.h"
 #include "gstcoimage.h"
@@ -605,6 +611,132 @@ test_lens_node (void)
   g_free (clt);
 }
 
+#ifdef HAVE_CUDA
+static void
+check_cuda (cudaError_t e, const char *what)
+{
+  if (e != cudaSuccess)
+    g_error ("%s: %s", what, cudaGetErrorString (e));
+}
+
+static void *
+to_device (const void *host, gsize n)
+{
+  void *d = NULL;
+  check_cuda (cudaMalloc (&d, n), "cudaMalloc");
+  check_cuda (cudaMemcpy (d, host, n, cudaMemcpyHostToDevice), "upload");
+  return d;
+}
+
+/* The CUDA forward and inverse transforms give the C reference's bits, on
+ * a random plane of an odd size and on a natural one, with shifts of
+ * every kind per tile; and the time of a 5 MP plane. */
+static void
+test_cuda_equals_c (void)
+{
+  GRand *r = g_rand_new_with_seed (9);
+  gint dev = 0, pic;
+
+  if (cudaGetDeviceCount (&dev) != cudaSuccess || dev < 1) {
+    g_test_skip ("no usable CUDA device");
+    g_rand_free (r);
+    return;
+  }
+  for (pic = 0; pic < 3; pic++) {
+    gint w = 333, h = 201, tx, ty, i, bad = 0;
+    gfloat *img, *dx, *dy, *clt_c, *clt_g, *out_c, *out_g;
+    void *d_img, *d_dx, *d_dy, *d_clt, *d_out;
+    gsize nc;
+    double t0, t1, t2;
+
+    if (pic == 1) {
+      img = natural_plane ("coffee.png", &w, &h);
+    } else {
+      if (pic == 2) {
+        w = 2592;
+        h = 1936;
+      }
+      img = g_new (gfloat, (gsize) w * h);
+      for (i = 0; i < w * h; i++)
+        img[i] = (gfloat) g_rand_double (r);
+    }
+    co_clt_tiles (w, h, &tx, &ty);
+    nc = (gsize) tx * ty * CO_CLT_COEFFS;
+    dx = g_new (gfloat, tx * ty);
+    dy = g_new (gfloat, tx * ty);
+    for (i = 0; i < tx * ty; i++) {
+      /* integer and fractional parts, and exact zeros now and then */
+      dx[i] = i % 7 ? (gfloat) g_rand_double_range (r, -2.5, 2.5) : 0.0f;
+      dy[i] = i % 5 ? (gfloat) g_rand_double_range (r, -2.5, 2.5) : 0.0f;
+    }
+    clt_c = g_new (gfloat, nc);
+    clt_g = g_new (gfloat, nc);
+    out_c = g_new (gfloat, (gsize) w * h);
+    out_g = g_new (gfloat, (gsize) w * h);
+    t0 = g_get_monotonic_time ();
+    co_clt_forward_cpu (img, w, h, w, dx, dy, clt_c);
+    co_clt_inverse_cpu (clt_c, w, h, out_c, w);
+    t1 = g_get_monotonic_time ();
+    d_img = to_device (img, sizeof (gfloat) * w * h);
+    d_dx = to_device (dx, sizeof (gfloat) * tx * ty);
+    d_dy = to_device (dy, sizeof (gfloat) * tx * ty);
+    check_cuda (cudaMalloc (&d_clt, sizeof (gfloat) * nc), "cudaMalloc");
+    check_cuda (cudaMalloc (&d_out, sizeof (gfloat) * w * h), "cudaMalloc");
+    check_cuda ((cudaError_t) co_clt_forward_cuda (d_img, w, h, w, d_dx, d_dy,
+            d_clt, NULL), "forward");
+    check_cuda ((cudaError_t) co_clt_inverse_cuda (d_clt, w, h, d_out, w,
+            NULL), "inverse");
+    check_cuda (cudaDeviceSynchronize (), "sync");
+    check_cuda (cudaMemcpy (clt_g, d_clt, sizeof (gfloat) * nc,
+            cudaMemcpyDeviceToHost), "download");
+    check_cuda (cudaMemcpy (out_g, d_out, sizeof (gfloat) * w * h,
+            cudaMemcpyDeviceToHost), "download");
+    for (i = 0; i < (gint) nc; i++)
+      bad += memcmp (&clt_c[i], &clt_g[i], 4) != 0;
+    g_assert_cmpint (bad, ==, 0);
+    for (i = 0; i < w * h; i++)
+      bad += memcmp (&out_c[i], &out_g[i], 4) != 0;
+    g_assert_cmpint (bad, ==, 0);
+    /* a rough time: forward + inverse, 20 times */
+    {
+      cudaEvent_t e0, e1;
+      float ms = 0;
+      check_cuda (cudaEventCreate (&e0), "event");
+      check_cuda (cudaEventCreate (&e1), "event");
+      check_cuda (cudaEventRecord (e0, NULL), "record");
+      for (i = 0; i < 20; i++) {
+        check_cuda ((cudaError_t) co_clt_forward_cuda (d_img, w, h, w, d_dx,
+                d_dy, d_clt, NULL), "forward");
+        check_cuda ((cudaError_t) co_clt_inverse_cuda (d_clt, w, h, d_out, w,
+                NULL), "inverse");
+      }
+      check_cuda (cudaEventRecord (e1, NULL), "record");
+      check_cuda (cudaEventSynchronize (e1), "sync");
+      check_cuda (cudaEventElapsedTime (&ms, e0, e1), "elapsed");
+      t2 = ms / 20.0;
+      cudaEventDestroy (e0);
+      cudaEventDestroy (e1);
+    }
+    g_test_message ("%dx%d: CUDA equals C (%" G_GSIZE_FORMAT " coefficients, "
+        "%d pixels, every bit); forward + inverse %.3f ms on the GPU, %.1f ms "
+        "on the CPU", w, h, nc, w * h, t2, (t1 - t0) / 1000.0);
+    cudaFree (d_img);
+    cudaFree (d_dx);
+    cudaFree (d_dy);
+    cudaFree (d_clt);
+    cudaFree (d_out);
+    g_free (img);
+    g_free (dx);
+    g_free (dy);
+    g_free (clt_c);
+    g_free (clt_g);
+    g_free (out_c);
+    g_free (out_g);
+  }
+  g_rand_free (r);
+}
+#endif
+
 int
 main (int argc, char **argv)
 {
@@ -619,5 +751,8 @@ main (int argc, char **argv)
   g_test_add_func ("/clt/convolution", test_convolution);
   g_test_add_func ("/clt/deconvolution", test_deconvolution);
   g_test_add_func ("/clt/lens-node", test_lens_node);
+#ifdef HAVE_CUDA
+  g_test_add_func ("/clt/cuda-equals-c", test_cuda_equals_c);
+#endif
   return g_test_run ();
 }

@@ -1,0 +1,22 @@
+/* cudaoptics — LGPL-2.1-or-later
+ *
+ * The CUDA launchers of clt.h for builds without CUDA: they fail as the
+ * runtime would without a driver.
+ */
+#include "clt.h"
+
+#define NO_CUDA 35              /* cudaErrorInsufficientDriver */
+
+int
+co_clt_forward_cuda (const float *img, int w, int h, int pitch,
+    const float *dx, const float *dy, float *clt, void *stream)
+{
+  return NO_CUDA;
+}
+
+int
+co_clt_inverse_cuda (const float *clt, int w, int h, float *out, int pitch,
+    void *stream)
+{
+  return NO_CUDA;
+}
