@@ -476,7 +476,7 @@ report (int si, const char *model, FILE * csv)
 
 /* --model beyond lensdistort_math.h's two */
 enum
-{ BENCH_FISHEYE = 10, BENCH_FULL };
+{ BENCH_FISHEYE = 10, BENCH_FULL, BENCH_RATIONAL };
 
 static void
 run_size (int si, int model, cudaStream_t s, const char *desc, FILE * csv)
@@ -523,7 +523,8 @@ run_size (int si, int model, cudaStream_t s, const char *desc, FILE * csv)
       cam.dist[CO_DIST_K3] = fisheye[2];
       cam.dist[CO_DIST_K4] = fisheye[3];
     } else {
-      for (j = 0; j < CO_CAMERA_N_DIST; j++)
+      /* rational: the 8-coefficient vector (k1 k2 p1 p2 k3 k4 k5 k6) */
+      for (j = 0; j < (model == BENCH_RATIONAL ? 8 : CO_CAMERA_N_DIST); j++)
         cam.dist[j] = full[j];
     }
     co_lens_params_init_pinhole (&b.p, b.w, b.h, &cam);
@@ -657,12 +658,14 @@ main (int argc, char **argv)
       model = BENCH_FISHEYE, i++;
     else if (!strcmp (argv[i], "--model") && !strcmp (val, "full"))
       model = BENCH_FULL, i++;
+    else if (!strcmp (argv[i], "--model") && !strcmp (val, "rational"))
+      model = BENCH_RATIONAL, i++;
     else if (!strcmp (argv[i], "--csv") && *val)
       csv_path = argv[++i];
     else {
       fprintf (strcmp (argv[i], "--help") ? stderr : stdout, "usage: %s "
           "[--sizes 720,1080,4k,8k] [--model hmd|hmd-chroma|camera|fisheye|"
-          "full] "
+          "rational|full] "
           "[--csv FILE]\n",
           argv[0]);
       return strcmp (argv[i], "--help") ? 1 : 0;
@@ -673,8 +676,9 @@ main (int argc, char **argv)
       model == CO_LENS_HMD ? "hmd k1=-0.25 k2=0.05" :
       model == CO_LENS_CAMERA ? "camera f=0.8w k1=-0.3 k2=0.1 p1=0.001 "
       "p2=-0.001" : model == BENCH_FISHEYE ? "fisheye f=0.3w k1..k4=-0.013 "
-      "0.041 -0.037 0.0095" : "camera f=0.8w, all 14 coefficients (rational, "
-      "thin prism, tilt)";
+      "0.041 -0.037 0.0095" : model == BENCH_RATIONAL ? "camera f=0.8w, "
+      "8 coefficients (rational)" : "camera f=0.8w, all 14 coefficients "
+      "(rational, thin prism, tilt)";
 
   err = cudaGetDeviceCount (&n_dev);
   if (err != cudaSuccess || n_dev < 1) {
