@@ -134,7 +134,9 @@ gst_co_sh_threshold_mode_get_type (void)
 
 /* ---- the grid for a frame size ---- */
 
-/* A frame's results that finish did not take (an error on the way). */
+/* A frame's results that finish did not take (an error on the way).  The
+ * base class waits for the stream whenever a frame fails, so no read-back
+ * into the block is still pending when it goes back to the cache. */
 static void
 drop_results (GstCudaShCentroid * self)
 {
