@@ -9,26 +9,28 @@
 #include <gst/video/video.h>
 #include <string.h>
 
-/* A picture as GRAY8, decoded by GStreamer (any format it reads); NULL
- * with *why. */
-guint8 *
-gst_co_decode_gray (const gchar * path, gint * w, gint * h, gchar ** why)
+/* A picture as @format (@bpp bytes a pixel), decoded by GStreamer (any
+ * format it reads); NULL with *why. */
+static guint8 *
+decode (const gchar * path, const gchar * format, gint bpp, gint * w,
+    gint * h, gchar ** why)
 {
   /* decodebin reads any picture format installed; a system with only the
    * base decoders still reads PNG */
   GstPluginFeature *db = gst_registry_lookup_feature (gst_registry_get (),
       "decodebin");
   GError *err = NULL;
-  GstElement *p = gst_parse_launch (db ? "filesrc name=src ! decodebin ! "
-      "videoconvert ! video/x-raw,format=GRAY8 ! fakesink name=sink" :
-      "filesrc name=src ! pngdec ! videoconvert ! video/x-raw,format=GRAY8 ! "
-      "fakesink name=sink", &err);
+  gchar *desc = g_strdup_printf ("filesrc name=src ! %s ! videoconvert ! "
+      "video/x-raw,format=%s ! fakesink name=sink", db ? "decodebin" :
+      "pngdec", format);
+  GstElement *p = gst_parse_launch (desc, &err);
   GstElement *src, *sink;
   GstBus *bus;
   GstMessage *m;
   GstSample *sample = NULL;
   guint8 *pix = NULL;
 
+  g_free (desc);
   if (db)
     gst_object_unref (db);
   if (!p || err) {
@@ -64,10 +66,11 @@ gst_co_decode_gray (const gchar * path, gint * w, gint * h, gchar ** why)
       gint y;
       *w = GST_VIDEO_INFO_WIDTH (&info);
       *h = GST_VIDEO_INFO_HEIGHT (&info);
-      pix = g_malloc ((gsize) * w * *h);
+      pix = g_malloc ((gsize) * w * *h * bpp);
       for (y = 0; y < *h; y++)
-        memcpy (pix + (gsize) y * *w, (guint8 *) GST_VIDEO_FRAME_PLANE_DATA
-            (&f, 0) + (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (&f, 0), *w);
+        memcpy (pix + (gsize) y * *w * bpp, (guint8 *)
+            GST_VIDEO_FRAME_PLANE_DATA (&f, 0) + (gsize) y *
+            GST_VIDEO_FRAME_PLANE_STRIDE (&f, 0), (gsize) * w * bpp);
       gst_video_frame_unmap (&f);
     } else {
       *why = g_strdup ("not a picture");
@@ -83,3 +86,15 @@ gst_co_decode_gray (const gchar * path, gint * w, gint * h, gchar ** why)
   return pix;
 }
 
+
+guint8 *
+gst_co_decode_gray (const gchar * path, gint * w, gint * h, gchar ** why)
+{
+  return decode (path, "GRAY8", 1, w, h, why);
+}
+
+guint8 *
+gst_co_decode_rgb (const gchar * path, gint * w, gint * h, gchar ** why)
+{
+  return decode (path, "RGB", 3, w, h, why);
+}

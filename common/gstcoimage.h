@@ -15,6 +15,9 @@ G_BEGIN_DECLS
  * NULL with *why (g_free it) when it cannot be read or decoded. */
 guint8 *gst_co_decode_gray (const gchar * path, gint * w, gint * h,
     gchar ** why);
+/* The same as packed RGB, 3 * *w * *h bytes */
+guint8 *gst_co_decode_rgb (const gchar * path, gint * w, gint * h,
+    gchar ** why);
 
 G_END_DECLS
 #endif

@@ -30,6 +30,18 @@ void co_clt_tiles (int w, int h, int *tiles_x, int *tiles_y);
  * images. */
 void co_clt_forward_cpu (const float *img, int w, int h, int pitch,
     const float *dx, const float *dy, float *clt);
+/* Where the colours of @bayer sit in its 2x2 cell: red at (*rx, *ry),
+ * blue at (*bx, *by), green where x + y has the parity *g. */
+void co_clt_bayer_sites (CoBayer bayer, int *rx, int *ry, int *bx, int *by,
+    int *g);
+/* The CLT of each colour of a raw Bayer plane: samples of @bps bytes (1, or
+ * 2 little-endian), @pitch bytes a row, times @scale; colour c (0 red,
+ * 1 green, 2 blue) into @clt[c], tile by tile as co_clt_forward_cpu, the
+ * other colours' sites counting as zero.  @dx, @dy: 3 floats a tile (red,
+ * green, blue), or NULL.  Uses the Bayer shortcut: 4 transforms a tile. */
+void co_clt_forward_bayer_cpu (const uint8_t * raw, int w, int h, int pitch,
+    int bps, float scale, CoBayer bayer, const float *dx, const float *dy,
+    float *const clt[3]);
 /* Every tile multiplied by @kernel (4 x 8 x 8) */
 void co_clt_convolve_cpu (float *clt, int n_tiles, const float *kernel);
 /* Back to a w x h plane by overlap-add, in four passes of tiles that do not

@@ -48,6 +48,87 @@ co_clt_forward_cpu (const float *img, int w, int h, int pitch,
 }
 
 void
+co_clt_bayer_sites (CoBayer bayer, int *rx, int *ry, int *bx, int *by,
+    int *g)
+{
+  switch (bayer) {
+    case CO_BAYER_BGGR:        /* B G / G R */
+      *rx = *ry = 1;
+      *bx = *by = 0;
+      *g = 1;
+      break;
+    case CO_BAYER_GRBG:        /* G R / B G */
+      *rx = 1;
+      *ry = 0;
+      *bx = 0;
+      *by = 1;
+      *g = 0;
+      break;
+    case CO_BAYER_GBRG:        /* G B / R G */
+      *rx = 0;
+      *ry = 1;
+      *bx = 1;
+      *by = 0;
+      *g = 0;
+      break;
+    default:                   /* R G / G B */
+      *rx = *ry = 0;
+      *bx = *by = 1;
+      *g = 1;
+      break;
+  }
+}
+
+void
+co_clt_forward_bayer_cpu (const uint8_t * raw, int w, int h, int pitch,
+    int bps, float scale, CoBayer bayer, const float *dx, const float *dy,
+    float *const clt[3])
+{
+  int tx_n, ty_n, i, rx, ry, bx, by, g;
+
+  co_clt_tiles (w, h, &tx_n, &ty_n);
+  co_clt_bayer_sites (bayer, &rx, &ry, &bx, &by, &g);
+#pragma omp parallel for schedule(static) \
+    if ((int64_t) w * h >= CO_PARALLEL_MIN_PIXELS)
+  for (i = 0; i < tx_n * ty_n; i++) {
+    const int tx = i % tx_n, ty = i / tx_n;
+    float tile[CO_CLT_TILE * CO_CLT_TILE];
+    int c;
+
+    for (c = 0; c < 3; c++) {
+      const float px = (float) (8 * tx - 8) + (dx ? dx[3 * i + c] : 0.0f);
+      const float py = (float) (8 * ty - 8) + (dy ? dy[3 * i + c] : 0.0f);
+      const float fx = floorf (px + 0.5f), fy = floorf (py + 0.5f);
+      const int ix = (int) fx, iy = (int) fy;
+      float *z = clt[c] + (size_t) i * CO_CLT_COEFFS;
+      int x, y, qx, qy;
+
+      for (y = 0; y < 16; y++)
+        for (x = 0; x < 16; x++) {
+          const int sx = ix + x, sy = iy + y;
+          float v = 0.0f;
+          if (sx >= 0 && sx < w && sy >= 0 && sy < h) {
+            const uint8_t *p = raw + (size_t) sy * pitch + (size_t) sx * bps;
+            v = scale * (float) (bps == 2 ? (p[0] | p[1] << 8) : p[0]);
+          }
+          tile[y * 16 + x] = v;
+        }
+      /* the colour's sites in the tile's own coordinates */
+      if (c == 1) {
+        qx = (g + ix + iy) & 1;
+        qy = 0;
+      } else {
+        qx = ((c == 0 ? rx : bx) + ix) & 1;
+        qy = ((c == 0 ? ry : by) + iy) & 1;
+      }
+      co_clt_forward_tile_bayer (tile, 16, c == 1, qx, qy, fx - px, fy - py,
+          z);
+      co_clt_rotate (z, fx - px, fy - py);
+    }
+  }
+}
+
+void
 co_clt_convolve_cpu (float *clt, int n_tiles, const float *kernel)
 {
   int i;
