@@ -60,35 +60,11 @@ forward_kernel (const float *img, int w, int h, int pitch, const float *dx,
   __syncthreads ();
   /* the phase rotation, as co_clt_rotate: across for every kh, then down
    * for every kv; thread r < 8 takes one of them */
-  if (live && r < 8 && sx != 0.0f) {
-    float sn, cs;
-    float *z = zz[lt];
-    co_clt_sincos (3.14159265358979f / 8.0f * sx * ((float) r + 0.5f), &sn,
-        &cs);
-    for (int kv = 0; kv < 8; kv++) {
-      const int j = kv * 8 + r;
-      float a = z[j], bb = z[64 + j], c = z[128 + j], d = z[192 + j];
-      z[j] = a * cs - bb * sn;
-      z[64 + j] = a * sn + bb * cs;
-      z[128 + j] = c * cs - d * sn;
-      z[192 + j] = c * sn + d * cs;
-    }
-  }
+  if (live && r < 8 && sx != 0.0f)
+    co_clt_rotate_line (zz[lt], 1, r, sx);
   __syncthreads ();
-  if (live && r < 8 && sy != 0.0f) {
-    float sn, cs;
-    float *z = zz[lt];
-    co_clt_sincos (3.14159265358979f / 8.0f * sy * ((float) r + 0.5f), &sn,
-        &cs);
-    for (int kh = 0; kh < 8; kh++) {
-      const int j = r * 8 + kh;
-      float a = z[j], bb = z[128 + j], c = z[64 + j], d = z[192 + j];
-      z[j] = a * cs - bb * sn;
-      z[128 + j] = a * sn + bb * cs;
-      z[64 + j] = c * cs - d * sn;
-      z[192 + j] = c * sn + d * cs;
-    }
-  }
+  if (live && r < 8 && sy != 0.0f)
+    co_clt_rotate_line (zz[lt], 0, r, sy);
   __syncthreads ();
   if (live)
     for (int j = r; j < CO_CLT_COEFFS; j += 16)

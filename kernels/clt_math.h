@@ -317,42 +317,41 @@ co_clt_forward_tile_bayer (const float *x, int pitch, int quincunx, int px,
     }
 }
 
+/* One step of co_clt_rotate: the pairs (@a, @b) and (@c, @d) of the
+ * coefficients at @i, @stride apart in layers, rotated by pi s (k + 0.5)/8.
+ * Across (a column kh): (CC, SC) and (CS, SS); down (a row kv): (CC, CS)
+ * and (SC, SS). */
+CO_HD void
+co_clt_rotate_line (float *z, int across, int k, float s)
+{
+  const int da = across ? 64 : 128, dc = across ? 128 : 64;
+  float sn, cs;
+  int m;
+  co_clt_sincos (3.14159265358979f / 8.0f * s * ((float) k + 0.5f), &sn,
+      &cs);
+  for (m = 0; m < 8; m++) {
+    const int i = across ? m * 8 + k : k * 8 + m;
+    const float a = z[i], b = z[da + i], c = z[dc + i], d = z[192 + i];
+    z[i] = a * cs - b * sn;
+    z[da + i] = a * sn + b * cs;
+    z[dc + i] = c * cs - d * sn;
+    z[192 + i] = c * sn + d * cs;
+  }
+}
+
 /* Rotates a tile's phases by (@sx, @sy) pixels: Z <- Z exp (i phi_x)
- * exp (j phi_y), phi = pi s (k + 0.5) / 8.  With the window shifted by the
- * same amounts this turns the CLT of samples at integer positions into that
- * of the samples @sx, @sy further on. */
+ * exp (j phi_y), phi = pi s (k + 0.5) / 8, every column across first, then
+ * every row down.  With the window shifted by the same amounts this turns
+ * the CLT of samples at integer positions into that of the samples @sx,
+ * @sy further on. */
 CO_HD void
 co_clt_rotate (float z[CO_CLT_COEFFS], float sx, float sy)
 {
-  int kv, kh;
-  for (kh = 0; kh < 8 && sx != 0.0f; kh++) {
-    float sn, cs;
-    co_clt_sincos (3.14159265358979f / 8.0f * sx * ((float) kh + 0.5f), &sn,
-        &cs);
-    for (kv = 0; kv < 8; kv++) {
-      const int i = kv * 8 + kh;
-      /* (CC, SC) and (CS, SS): the horizontal pairs */
-      float a = z[i], b = z[64 + i], c = z[128 + i], d = z[192 + i];
-      z[i] = a * cs - b * sn;
-      z[64 + i] = a * sn + b * cs;
-      z[128 + i] = c * cs - d * sn;
-      z[192 + i] = c * sn + d * cs;
-    }
-  }
-  for (kv = 0; kv < 8 && sy != 0.0f; kv++) {
-    float sn, cs;
-    co_clt_sincos (3.14159265358979f / 8.0f * sy * ((float) kv + 0.5f), &sn,
-        &cs);
-    for (kh = 0; kh < 8; kh++) {
-      const int i = kv * 8 + kh;
-      /* (CC, CS) and (SC, SS): the vertical pairs */
-      float a = z[i], b = z[128 + i], c = z[64 + i], d = z[192 + i];
-      z[i] = a * cs - b * sn;
-      z[128 + i] = a * sn + b * cs;
-      z[64 + i] = c * cs - d * sn;
-      z[192 + i] = c * sn + d * cs;
-    }
-  }
+  int k;
+  for (k = 0; k < 8 && sx != 0.0f; k++)
+    co_clt_rotate_line (z, 1, k, sx);
+  for (k = 0; k < 8 && sy != 0.0f; k++)
+    co_clt_rotate_line (z, 0, k, sy);
 }
 
 /* Multiplies a tile by a kernel, both as four layers: the bicomplex
