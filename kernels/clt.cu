@@ -71,6 +71,103 @@ forward_kernel (const float *img, int w, int h, int pitch, const float *dx,
       clt[(size_t) i * CO_CLT_COEFFS + j] = zz[lt][j];
 }
 
+/* The Bayer forward transform: blockIdx.y is the colour (0 red, 1 green,
+ * 2 blue), 16 threads a tile as in forward_kernel, the steps of
+ * co_clt_forward_tile_bayer in its order. */
+__global__ void __launch_bounds__ (THREADS)
+bayer_forward_kernel (const uint8_t * raw, int w, int h, int pitch, int bps,
+    float scale, int rx, int ry, int bx, int by, int gpar, const float *dx,
+    const float *dy, float *clt_r, float *clt_g, float *clt_b, int tiles_x,
+    int n_tiles)
+{
+  __shared__ float hh[TILES_PER_BLOCK][2][16][8];
+  __shared__ float zz[TILES_PER_BLOCK][CO_CLT_COEFFS];
+  const int c = blockIdx.y;
+  const int lt = threadIdx.x / 16, r = threadIdx.x % 16;
+  const int i = blockIdx.x * TILES_PER_BLOCK + lt;
+  const bool live = i < n_tiles;
+  const bool quincunx = c == 1;
+  float *clt = c == 0 ? clt_r : c == 1 ? clt_g : clt_b;
+  float wx[16], wy[16], fc[8], fs[8], sx = 0.0f, sy = 0.0f;
+  int qx = 0, qy = 0;
+
+  if (live) {
+    const int tx = i % tiles_x, ty = i / tiles_x;
+    const float px = (float) (8 * tx - 8) + (dx ? dx[3 * i + c] : 0.0f);
+    const float py = (float) (8 * ty - 8) + (dy ? dy[3 * i + c] : 0.0f);
+    const float fx = floorf (px + 0.5f), fy = floorf (py + 0.5f);
+    const int ix = (int) fx, iy = (int) fy, yy = iy + r;
+    float row[16];
+
+    sx = fx - px;
+    sy = fy - py;
+    if (quincunx) {
+      qx = (gpar + ix + iy) & 1;
+    } else {
+      qx = ((c == 0 ? rx : bx) + ix) & 1;
+      qy = ((c == 0 ? ry : by) + iy) & 1;
+    }
+    co_clt_window (sx, wx);
+    co_clt_window (sy, wy);
+    /* row r: the colour's samples of it, every other one, or none */
+    const int on = quincunx ? ((r + qx) & 1) : qx;
+    if (!quincunx && (r & 1) != qy) {
+      for (int k = 0; k < 8; k++)
+        hh[lt][0][r][k] = hh[lt][1][r][k] = 0.0f;
+    } else {
+      for (int t = 0; t < 16; t++) {
+        const int xx = ix + t;
+        float v = 0.0f;
+        if ((t & 1) == on && xx >= 0 && xx < w && yy >= 0 && yy < h) {
+          const uint8_t *p = raw + (size_t) yy * pitch + (size_t) xx * bps;
+          v = scale * (float) (bps == 2 ? (p[0] | p[1] << 8) : p[0]);
+        }
+        row[t] = v;
+      }
+      co_clt_fold (row, 1, wx, fc, fs);
+      co_clt_dtt8 (0, fc, 1, hh[lt][0][r], 1);
+      if (quincunx)
+        co_clt_dtt8 (1, fs, 1, hh[lt][1][r], 1);
+    }
+  }
+  __syncthreads ();
+  /* down: column k of the cosine branch (and green's sine branch) */
+  if (live && (r < 8 || quincunx)) {
+    const int b = r / 8, k = r % 8;
+    co_clt_fold (&hh[lt][b][0][k], 8, wy, fc, fs);
+    co_clt_dtt8 (0, fc, 1, &zz[lt][b * CO_CLT_LAYER + k], 8);
+  }
+  __syncthreads ();
+  /* the other layers read back, as co_clt_forward_tile_bayer */
+  if (live)
+    for (int m = r; m < 64; m += 16) {
+      const int kv = m / 8, kh = m % 8;
+      const int fh = kv * 8 + 7 - kh, fv = (7 - kv) * 8 + kh;
+      const int fd = (7 - kv) * 8 + 7 - kh;
+      float *out = zz[lt];
+      if (quincunx) {
+        const float sg = (qx & 1) ? -1.0f : 1.0f;
+        out[2 * CO_CLT_LAYER + m] = sg * out[CO_CLT_LAYER + fd];
+        out[3 * CO_CLT_LAYER + m] = sg * out[fd];
+      } else {
+        out[CO_CLT_LAYER + m] = ((qx & 1) ? -1.0f : 1.0f) * out[fh];
+        out[2 * CO_CLT_LAYER + m] = ((qy & 1) ? -1.0f : 1.0f) * out[fv];
+        out[3 * CO_CLT_LAYER + m] = (((qx + qy) & 1) ? -1.0f : 1.0f) *
+            out[fd];
+      }
+    }
+  __syncthreads ();
+  if (live && r < 8 && sx != 0.0f)
+    co_clt_rotate_line (zz[lt], 1, r, sx);
+  __syncthreads ();
+  if (live && r < 8 && sy != 0.0f)
+    co_clt_rotate_line (zz[lt], 0, r, sy);
+  __syncthreads ();
+  if (live)
+    for (int j = r; j < CO_CLT_COEFFS; j += 16)
+      clt[(size_t) i * CO_CLT_COEFFS + j] = zz[lt][j];
+}
+
 /* One pass of the inverse: the tiles of parity (ox, oy), which do not
  * overlap, each read-added into @out. */
 __global__ void __launch_bounds__ (THREADS)
@@ -147,6 +244,25 @@ co_clt_forward_cuda (const float *img, int w, int h, int pitch,
   const int n = tx * ty;
   forward_kernel <<<(n + TILES_PER_BLOCK - 1) / TILES_PER_BLOCK, THREADS, 0,
       (cudaStream_t) stream>>> (img, w, h, pitch, dx, dy, clt, tx, n);
+  return cudaGetLastError ();
+}
+
+extern "C" int
+co_clt_forward_bayer_cuda (const uint8_t * raw, int w, int h, int pitch,
+    int bps, float scale, CoBayer bayer, const float *dx, const float *dy,
+    float *const clt[3], void *stream)
+{
+  int tx, ty, rx, ry, bx, by, g;
+  if (w < 1 || h < 1 || (bps != 1 && bps != 2) || pitch < w * bps)
+    return cudaErrorInvalidValue;
+  if (!raw || !clt[0] || !clt[1] || !clt[2])
+    return cudaErrorInvalidDevicePointer;
+  co_clt_tiles (w, h, &tx, &ty);
+  co_clt_bayer_sites (bayer, &rx, &ry, &bx, &by, &g);
+  const int n = tx * ty;
+  bayer_forward_kernel <<<dim3 ((n + TILES_PER_BLOCK - 1) / TILES_PER_BLOCK,
+      3), THREADS, 0, (cudaStream_t) stream>>> (raw, w, h, pitch, bps, scale,
+      rx, ry, bx, by, g, dx, dy, clt[0], clt[1], clt[2], tx, n);
   return cudaGetLastError ();
 }
 

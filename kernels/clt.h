@@ -56,6 +56,9 @@ int co_clt_forward_cuda (const float *img, int w, int h, int pitch,
     const float *dx, const float *dy, float *clt, void *stream);
 int co_clt_inverse_cuda (const float *clt, int w, int h, float *out,
     int pitch, void *stream);
+int co_clt_forward_bayer_cuda (const uint8_t * raw, int w, int h, int pitch,
+    int bps, float scale, CoBayer bayer, const float *dx, const float *dy,
+    float *const clt[3], void *stream);
 
 #ifdef __cplusplus
 }

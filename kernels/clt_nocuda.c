@@ -20,3 +20,11 @@ co_clt_inverse_cuda (const float *clt, int w, int h, float *out, int pitch,
 {
   return NO_CUDA;
 }
+
+int
+co_clt_forward_bayer_cuda (const uint8_t * raw, int w, int h, int pitch,
+    int bps, float scale, CoBayer bayer, const float *dx, const float *dy,
+    float *const clt[3], void *stream)
+{
+  return NO_CUDA;
+}

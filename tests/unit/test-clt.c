@@ -840,6 +840,86 @@ test_cuda_equals_c (void)
   }
   g_rand_free (r);
 }
+
+/* The CUDA Bayer transform gives the C reference's bits: an 8-bit RGGB
+ * photograph and a random 16-bit GRBG mosaic of an odd size, shifts per
+ * tile and colour. */
+static void
+test_cuda_bayer (void)
+{
+  GRand *r = g_rand_new_with_seed (10);
+  gint dev = 0, pic;
+
+  if (cudaGetDeviceCount (&dev) != cudaSuccess || dev < 1) {
+    g_test_skip ("no usable CUDA device");
+    g_rand_free (r);
+    return;
+  }
+  for (pic = 0; pic < 2; pic++) {
+    gint w = 333, h = 201, bps = pic ? 2 : 1, tx, ty, i, c, bad = 0;
+    CoBayer bayer = pic ? CO_BAYER_GRBG : CO_BAYER_RGGB;
+    guint8 *raw;
+    gfloat *dx, *dy, *hc[3], *gc[3];
+    void *d_raw, *d_dx, *d_dy, *d_c[3];
+    gsize nc;
+
+    if (pic == 0) {
+      gchar *path = g_build_filename (g_getenv ("CO_TEST_DATA_DIR"),
+          "natural", "coffee.png", NULL), *why = NULL;
+      raw = gst_co_decode_gray (path, &w, &h, &why);
+      g_assert_nonnull (raw);
+      g_free (path);
+    } else {
+      raw = g_new (guint8, (gsize) w * h * 2);
+      for (i = 0; i < w * h * 2; i++)
+        raw[i] = (guint8) g_rand_int_range (r, 0, 256);
+    }
+    co_clt_tiles (w, h, &tx, &ty);
+    nc = (gsize) tx * ty * CO_CLT_COEFFS;
+    dx = g_new (gfloat, 3 * tx * ty);
+    dy = g_new (gfloat, 3 * tx * ty);
+    for (i = 0; i < 3 * tx * ty; i++) {
+      dx[i] = i % 7 ? (gfloat) g_rand_double_range (r, -2.5, 2.5) : 0.0f;
+      dy[i] = i % 5 ? (gfloat) g_rand_double_range (r, -2.5, 2.5) : 0.0f;
+    }
+    for (c = 0; c < 3; c++) {
+      hc[c] = g_new (gfloat, nc);
+      gc[c] = g_new (gfloat, nc);
+      check_cuda (cudaMalloc (&d_c[c], nc * sizeof (gfloat)), "cudaMalloc");
+    }
+    co_clt_forward_bayer_cpu (raw, w, h, w * bps, bps, 1.0f / 255, bayer, dx,
+        dy, hc);
+    d_raw = to_device (raw, (gsize) w * h * bps);
+    d_dx = to_device (dx, sizeof (gfloat) * 3 * tx * ty);
+    d_dy = to_device (dy, sizeof (gfloat) * 3 * tx * ty);
+    check_cuda ((cudaError_t) co_clt_forward_bayer_cuda (d_raw, w, h, w * bps,
+            bps, 1.0f / 255, bayer, d_dx, d_dy, (float *const *) d_c, NULL),
+        "Bayer forward");
+    check_cuda (cudaDeviceSynchronize (), "sync");
+    for (c = 0; c < 3; c++) {
+      check_cuda (cudaMemcpy (gc[c], d_c[c], nc * sizeof (gfloat),
+              cudaMemcpyDeviceToHost), "download");
+      for (i = 0; i < (gint) nc; i++)
+        bad += memcmp (&hc[c][i], &gc[c][i], 4) != 0;
+    }
+    g_test_message ("%dx%d %d-bit mosaic: CUDA Bayer transform against C, "
+        "%d of %" G_GSIZE_FORMAT " coefficients differ", w, h, 8 * bps, bad,
+        3 * nc);
+    g_assert_cmpint (bad, ==, 0);
+    for (c = 0; c < 3; c++) {
+      cudaFree (d_c[c]);
+      g_free (hc[c]);
+      g_free (gc[c]);
+    }
+    cudaFree (d_raw);
+    cudaFree (d_dx);
+    cudaFree (d_dy);
+    g_free (raw);
+    g_free (dx);
+    g_free (dy);
+  }
+  g_rand_free (r);
+}
 #endif
 
 int
@@ -859,6 +939,7 @@ main (int argc, char **argv)
   g_test_add_func ("/clt/bayer-image", test_bayer_image);
 #ifdef HAVE_CUDA
   g_test_add_func ("/clt/cuda-equals-c", test_cuda_equals_c);
+  g_test_add_func ("/clt/cuda-bayer", test_cuda_bayer);
 #endif
   return g_test_run ();
 }
