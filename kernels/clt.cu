@@ -168,6 +168,28 @@ bayer_forward_kernel (const uint8_t * raw, int w, int h, int pitch, int bps,
       clt[(size_t) i * CO_CLT_COEFFS + j] = zz[lt][j];
 }
 
+/* Each tile times its node's kernel: 64 threads a tile, one coefficient
+ * position (all four layers) each, as co_clt_convolve's loop body. */
+__global__ void
+convolve_grid_kernel (float *clt, const float *nodes, int gw, int gh,
+    int stride, int colours, int c, int tiles_x, int n_tiles)
+{
+  const int i = blockIdx.x * 4 + threadIdx.x / 64, m = threadIdx.x % 64;
+  if (i >= n_tiles)
+    return;
+  const int node = co_clt_tile_node (i % tiles_x, i / tiles_x, stride, gw,
+      gh);
+  const float *k = nodes + ((size_t) node * colours + (colours > 1 ? c : 0))
+      * (CO_CLT_COEFFS + 2) + 2;
+  float *z = clt + (size_t) i * CO_CLT_COEFFS;
+  const float t0 = z[m], t1 = z[64 + m], t2 = z[128 + m], t3 = z[192 + m];
+  const float k0 = k[m], k1 = k[64 + m], k2 = k[128 + m], k3 = k[192 + m];
+  z[m] = t0 * k0 - t1 * k1 - t2 * k2 + t3 * k3;
+  z[64 + m] = t1 * k0 + t0 * k1 - t3 * k2 - t2 * k3;
+  z[128 + m] = t2 * k0 - t3 * k1 + t0 * k2 - t1 * k3;
+  z[192 + m] = t3 * k0 + t2 * k1 + t1 * k2 + t0 * k3;
+}
+
 /* One pass of the inverse: the tiles of parity (ox, oy), which do not
  * overlap, each read-added into @out. */
 __global__ void __launch_bounds__ (THREADS)
@@ -263,6 +285,22 @@ co_clt_forward_bayer_cuda (const uint8_t * raw, int w, int h, int pitch,
   bayer_forward_kernel <<<dim3 ((n + TILES_PER_BLOCK - 1) / TILES_PER_BLOCK,
       3), THREADS, 0, (cudaStream_t) stream>>> (raw, w, h, pitch, bps, scale,
       rx, ry, bx, by, g, dx, dy, clt[0], clt[1], clt[2], tx, n);
+  return cudaGetLastError ();
+}
+
+extern "C" int
+co_clt_convolve_grid_cuda (float *clt, int w, int h, const float *nodes,
+    int gw, int gh, int stride, int colours, int c, void *stream)
+{
+  int tx, ty;
+  if (w < 1 || h < 1 || gw < 1 || gh < 1 || stride < 1 || c < 0 || c > 2)
+    return cudaErrorInvalidValue;
+  if (!clt || !nodes)
+    return cudaErrorInvalidDevicePointer;
+  co_clt_tiles (w, h, &tx, &ty);
+  const int n = tx * ty;
+  convolve_grid_kernel <<<(n + 3) / 4, 256, 0, (cudaStream_t) stream>>>
+      (clt, nodes, gw, gh, stride, colours, c, tx, n);
   return cudaGetLastError ();
 }
 

@@ -42,6 +42,17 @@ void co_clt_bayer_sites (CoBayer bayer, int *rx, int *ry, int *bx, int *by,
 void co_clt_forward_bayer_cpu (const uint8_t * raw, int w, int h, int pitch,
     int bps, float scale, CoBayer bayer, const float *dx, const float *dy,
     float *const clt[3]);
+/* A grid of kernel nodes (gstcocltkernels.h's layout: @gw x @gh nodes,
+ * @colours of 258 floats each: dx, dy, 4 x 8 x 8) as the tiles of a w x h
+ * frame use it: each tile's shift per colour (3 floats a tile into @dx,
+ * @dy; a one-colour grid serves all three), for the forward transforms. */
+void co_clt_tile_shifts (const float *nodes, int gw, int gh, int stride,
+    int colours, int w, int h, float *dx, float *dy);
+/* Colour @c's tiles multiplied by the kernel of their node */
+void co_clt_convolve_grid_cpu (float *clt, int w, int h, const float *nodes,
+    int gw, int gh, int stride, int colours, int c);
+int co_clt_convolve_grid_cuda (float *clt, int w, int h, const float *nodes,
+    int gw, int gh, int stride, int colours, int c, void *stream);
 /* Every tile multiplied by @kernel (4 x 8 x 8) */
 void co_clt_convolve_cpu (float *clt, int n_tiles, const float *kernel);
 /* Back to a w x h plane by overlap-add, in four passes of tiles that do not

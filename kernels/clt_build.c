@@ -21,23 +21,38 @@ void
 co_clt_spectrum (const double *h, int n, double cx, double cy,
     CoCltSpectrum * s)
 {
-  int kv, kh, mx, my, r = n / 2;
+  /* e^{-i w (m - c)} per axis, frequency and tap: the sums need no more
+   * sines (a kernel file has tens of thousands of nodes) */
+  double ex[8][32][2], ey[8][32][2];
+  int k, m, kv, kh, mx, my, r = n / 2;
 
+  if (n > 32)
+    n = 32;
+  for (k = 0; k < 8; k++)
+    for (m = 0; m < n; m++) {
+      ex[k][m][0] = cos (freq (k) * (m - r - cx));
+      ex[k][m][1] = -sin (freq (k) * (m - r - cx));
+      ey[k][m][0] = cos (freq (k) * (m - r - cy));
+      ey[k][m][1] = -sin (freq (k) * (m - r - cy));
+    }
   for (kv = 0; kv < 8; kv++)
     for (kh = 0; kh < 8; kh++) {
       double ar = 0, ai = 0, br = 0, bi = 0;
-      for (my = 0; my < n; my++)
+      for (my = 0; my < n; my++) {
+        /* the row's transform across, then times e^{-i wy y} and, for
+         * B (wy negated), its conjugate */
+        double rr = 0, ri = 0;
+        const double yr = ey[kv][my][0], yi = ey[kv][my][1];
         for (mx = 0; mx < n; mx++) {
-          double v = h[my * n + mx];
-          double x = mx - r - cx, y = my - r - cy;
-          double pa = freq (kh) * x + freq (kv) * y;
-          double pb = freq (kh) * x - freq (kv) * y;
-          /* H(w) = sum h e^{-i w.m} */
-          ar += v * cos (pa);
-          ai -= v * sin (pa);
-          br += v * cos (pb);
-          bi -= v * sin (pb);
+          const double v = h[my * n + mx];
+          rr += v * ex[kh][mx][0];
+          ri += v * ex[kh][mx][1];
         }
+        ar += rr * yr - ri * yi;
+        ai += rr * yi + ri * yr;
+        br += rr * yr + ri * yi;
+        bi += ri * yr - rr * yi;
+      }
       s->a[kv * 8 + kh][0] = ar;
       s->a[kv * 8 + kh][1] = ai;
       s->b[kv * 8 + kh][0] = br;

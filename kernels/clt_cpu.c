@@ -129,6 +129,40 @@ co_clt_forward_bayer_cpu (const uint8_t * raw, int w, int h, int pitch,
 }
 
 void
+co_clt_tile_shifts (const float *nodes, int gw, int gh, int stride,
+    int colours, int w, int h, float *dx, float *dy)
+{
+  int tx_n, ty_n, i, c;
+
+  co_clt_tiles (w, h, &tx_n, &ty_n);
+  for (i = 0; i < tx_n * ty_n; i++) {
+    const int node = co_clt_tile_node (i % tx_n, i / tx_n, stride, gw, gh);
+    for (c = 0; c < 3; c++) {
+      const float *k = nodes + ((size_t) node * colours + (colours > 1 ? c :
+              0)) * (CO_CLT_COEFFS + 2);
+      dx[3 * i + c] = k[0];
+      dy[3 * i + c] = k[1];
+    }
+  }
+}
+
+void
+co_clt_convolve_grid_cpu (float *clt, int w, int h, const float *nodes,
+    int gw, int gh, int stride, int colours, int c)
+{
+  int tx_n, ty_n, i;
+
+  co_clt_tiles (w, h, &tx_n, &ty_n);
+#pragma omp parallel for schedule(static) \
+    if ((int64_t) w * h >= CO_PARALLEL_MIN_PIXELS)
+  for (i = 0; i < tx_n * ty_n; i++) {
+    const int node = co_clt_tile_node (i % tx_n, i / tx_n, stride, gw, gh);
+    co_clt_convolve (clt + (size_t) i * CO_CLT_COEFFS, nodes + ((size_t) node
+            * colours + (colours > 1 ? c : 0)) * (CO_CLT_COEFFS + 2) + 2);
+  }
+}
+
+void
 co_clt_convolve_cpu (float *clt, int n_tiles, const float *kernel)
 {
   int i;

@@ -354,6 +354,17 @@ co_clt_rotate (float z[CO_CLT_COEFFS], float sx, float sy)
     co_clt_rotate_line (z, 0, k, sy);
 }
 
+/* The kernel node a tile uses: the one nearest its centre (pixel 8 t - 0.5
+ * on each axis), on a grid of @gw x @gh nodes @stride pixels apart. */
+CO_HD int
+co_clt_tile_node (int tx, int ty, int stride, int gw, int gh)
+{
+  int i = (8 * tx + stride / 2) / stride, j = (8 * ty + stride / 2) / stride;
+  i = i < gw ? i : gw - 1;
+  j = j < gh ? j : gh - 1;
+  return j * gw + i;
+}
+
 /* Multiplies a tile by a kernel, both as four layers: the bicomplex
  * product Z K, which is the convolution of the tile's pixels with the
  * kernel's. */

@@ -28,3 +28,10 @@ co_clt_forward_bayer_cuda (const uint8_t * raw, int w, int h, int pitch,
 {
   return NO_CUDA;
 }
+
+int
+co_clt_convolve_grid_cuda (float *clt, int w, int h, const float *nodes,
+    int gw, int gh, int stride, int colours, int c, void *stream)
+{
+  return NO_CUDA;
+}
