@@ -33,16 +33,20 @@ forward_kernel (const float *img, int w, int h, int pitch, const float *dx,
     const float px = (float) (8 * tx - 8) + (dx ? dx[i] : 0.0f);
     const float py = (float) (8 * ty - 8) + (dy ? dy[i] : 0.0f);
     const float fx = floorf (px + 0.5f), fy = floorf (py + 0.5f);
-    const int ix = (int) fx, iy = (int) fy, yy = iy + r;
+    const int ix = (int) fx, iy = (int) fy, xx = ix + r;
     sx = fx - px;
     sy = fy - py;
-    for (int x = 0; x < 16; x++) {
-      const int xx = ix + x;
-      pix[lt][r][x] = xx >= 0 && xx < w && yy >= 0 && yy < h ?
+    /* column r, so that the tile's threads read neighbours of a row */
+    for (int y = 0; y < 16; y++) {
+      const int yy = iy + y;
+      pix[lt][y][r] = xx >= 0 && xx < w && yy >= 0 && yy < h ?
           img[(size_t) yy * pitch + xx] : 0.0f;
     }
     co_clt_window (sx, wx);
     co_clt_window (sy, wy);
+  }
+  __syncthreads ();
+  if (live) {
     /* row r across */
     co_clt_fold (pix[lt][r], 1, wx, fc, fs);
     co_clt_dtt8 (0, fc, 1, hh[lt][0][r], 1);
@@ -232,18 +236,19 @@ inverse_kernel (const float *clt, int w, int h, float *out, int pitch,
     }
   __syncthreads ();
   if (live) {
-    /* row r of the tile's 16 x 16 pixels, as co_clt_inverse_tile's */
-    const int y = r, oyy = 8 * ty - 8 + y;
-    const float wy = co_clt_w (y);
-    if (oyy >= 0 && oyy < h)
-      for (int x = 0; x < 16; x++) {
-        const int oxx = 8 * tx - 8 + x;
-        const float wx = co_clt_w (x);
-        const int kx = co_clt_fold_index (x);
+    /* column r of the tile's 16 x 16 pixels, as co_clt_inverse_tile's:
+     * the tile's 16 threads write 16 neighbours of one row at a time */
+    const int x = r, oxx = 8 * tx - 8 + x;
+    const float wx = co_clt_w (x);
+    const int kx = co_clt_fold_index (x);
+    if (oxx >= 0 && oxx < w)
+      for (int y = 0; y < 16; y++) {
+        const int oyy = 8 * ty - 8 + y;
+        const float wy = co_clt_w (y);
         float acc = 0.0f;
         for (int q = 0; q < 4; q++)
           acc = acc + co_clt_fold_sign (q & 1, x) * vv[lt][q][y][kx];
-        if (oxx >= 0 && oxx < w) {
+        if (oyy >= 0 && oyy < h) {
           float *o = out + (size_t) oyy * pitch + oxx;
           *o = *o + 0.25f * (wy * wx) * acc;
         }
