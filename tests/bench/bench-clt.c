@@ -236,11 +236,12 @@ main (int argc, char **argv)
   gb = time_gpu (&g, 2, s);
   gd = time_gpu (&g, 3, s);
   copy = copy_ms (W, H);        /* an RGBA frame of this size: 4 B/px */
-  /* bytes each stage must move per image: forward reads the mosaic and
-   * writes 3 planes of coefficients (4 floats a pixel each), the kernels
-   * read and write them again; inverse reads them and writes 3 float
-   * planes */
-  bytes = (double) W * H * (1 + 3 * 16 + 3 * 32);
+  /* bytes each stage must move per image, a pixel: forward reads the
+   * mosaic (1) and writes 3 planes of coefficients (4 floats a pixel each:
+   * 48), the kernels read and write them again (96); inverse reads them
+   * (48) and writes 3 float planes (12), read back by 3 of its 4 passes
+   * (a pixel's 4 tiles) and written again: at least 12 more */
+  bytes = (double) W * H * (1 + 48 + 96 + 48 + 12 + 12);
   printf ("\n| %d images %dx%d | ms | vs paper (GTX 1050 Ti) |\n|---|---:|---:|\n",
       n_img, W, H);
   printf ("| paper: forward + inverse | 86.5 | 1.0 |\n");
@@ -255,6 +256,27 @@ main (int argc, char **argv)
   printf ("| CUDA forward + inverse | %.3f | **%.0fx** |\n", gb, 86.5 / gb);
   printf ("| pixel-domain direct 16x16 space-variant convolution, 3 colours "
       "| %.3f | |\n", gd);
+  {
+    /* floating-point operations the kernels do per tile, counted from
+     * their code (a product and a sum each 1): an 8-point transform
+     * written out 128, a fold of 16 samples 80, a rotation line 96; the
+     * Bayer forward 5056 for red or blue (8 rows, 8 columns, flips,
+     * rotation), 10368 for green; a kernel product 1792 a colour; the
+     * inverse 15872 a colour (32 columns of 144, 64 rows of 128, 256
+     * pixels of 12) */
+    const double per_tile = 2 * 5056 + 10368 + 3 * 1792 + 3 * 15872;
+    const double flop = per_tile * g.tx * g.ty * n_img;
+    int clk = 0;
+    cudaDeviceGetAttribute (&clk, cudaDevAttrClockRate, 0);
+    printf ("\n%.1f GFLOP for the set (%.0f a tile): %.2f TFLOP/s achieved",
+        flop / 1e9, per_tile, flop / gb / 1e9);
+    if (clk > 0)
+      /* 128 FP32 lanes an SM, a fused multiply-add counted as 2 */
+      printf (", against %.0f TFLOP/s of FP32 peak (%d SMs x 128 x 2 x "
+          "%.2f GHz)", prop.multiProcessorCount * 128.0 * 2 * clk / 1e9,
+          prop.multiProcessorCount, clk / 1e6);
+    printf ("\n");
+  }
   printf ("\ndevice copy of a %dx%d RGBA frame: %.4f ms (%.0f GB/s); the "
       "transforms' least traffic %.0f MB an image: %.0f GB/s achieved, %.2f "
       "of the copy's\n", W, H, copy, 8.0 * W * H / copy / 1e6,
