@@ -122,6 +122,6 @@ gst-launch-1.0 -q \
   t. ! queue ! cudashcentroid pitch=24 origin-x=8.5 origin-y=6.25 pupil-diameter=18 \
     method=tcog overlay=true overlay-scale=6 ! videoconvert ! mix.sink_1
 
-echo "wrote $out/camera-undistort.png, $out/fisheye-undistort.jpg, $out/stereo-rectify.jpg, $out/hmd-stereo.png, $out/omni-polar.png," \
+echo "wrote $out/camera-undistort.png, $out/fisheye-undistort.jpg, $out/stereo-rectify.jpg, $out/hmd-chroma.jpg, $out/hmd-stereo.png, $out/omni-polar.png," \
   "$out/omni-geometry.svg, $out/omni-mirror.jpg and its unwraps $out/omni-*.jpg," \
   "$out/foveate.jpg, $out/shcentroid.png"

@@ -9,12 +9,19 @@ blue-scale), without and with the element's pre-compensation.
 
 usage: hmd-chroma.py SOURCE.jpg OUTPUT.png   (GST_PLUGIN_PATH as for tests)
 """
+import os
 import subprocess
 import sys
 import tempfile
 
-import cv2
-import numpy as np
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                                "tests"))
+from system_python import require  # noqa: E402
+
+if not require("cv2", "numpy"):
+    sys.exit("pipelines/hmd-chroma.py needs OpenCV's Python module (python3-opencv)")
+import cv2  # noqa: E402
+import numpy as np  # noqa: E402
 
 RED, BLUE = 1.02, 0.98          # the lens: where each colour lands
 src, dst = sys.argv[1], sys.argv[2]

@@ -19,8 +19,14 @@ import glob
 import os
 import sys
 
-import cv2
-import numpy as np
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                                "tests"))
+from system_python import require  # noqa: E402
+
+if not require("cv2", "numpy"):
+    sys.exit("pipelines/stereo-calib.py needs OpenCV's Python module (python3-opencv)")
+import cv2  # noqa: E402
+import numpy as np  # noqa: E402
 
 
 def corners(path, board):
