@@ -379,8 +379,11 @@ select_camera (Ctx * c, const gchar * camera)
           key);
     return TRUE;
   }
+  /* a stereo file, or the right camera's half of one */
   if (get (&c->doc, root, "M1") || get (&c->doc, root, "D1") ||
-      get (&c->doc, root, "R1") || get (&c->doc, root, "P1")) {
+      get (&c->doc, root, "R1") || get (&c->doc, root, "P1") ||
+      get (&c->doc, root, "M2") || get (&c->doc, root, "D2") ||
+      get (&c->doc, root, "R2") || get (&c->doc, root, "P2")) {
     if (i > 1)
       return fail (c->error, ERR_PARSE, "stereo calibration: camera %s; it "
           "has left (M1 D1 R1 P1) and right (M2 D2 R2 P2)", camera);

@@ -73,17 +73,27 @@ gst_co_file_read (const gchar * path, gsize max, gchar ** contents,
     g_free (lim);
     return FALSE;
   }
-  /* one byte past the limit catches a file that grows while it is read */
-  cap = (gsize) size < max ? (gsize) size + 1 : max + 1;
+  /* read to the end whatever fstat said (procfs and some FUSE files say
+   * 0, a file may grow while read), up to one byte past the limit */
+  cap = (gsize) size + 1;
   buf = g_try_malloc (cap + 1);
-  if (!buf) {
-    close (fd);
-    fail (error, G_FILE_ERROR_NOMEM, path, "out of memory");
-    return FALSE;
-  }
-  while (n < cap) {
-    gssize r = read (fd, buf + n, cap - n);
-    if (r < 0 && (errno == EINTR || errno == EAGAIN))
+  while (buf) {
+    gssize r;
+    if (n == cap) {
+      gchar *more;
+      if (cap > max)
+        break;
+      cap = MIN (MAX (cap * 2, (gsize) 4096), max + 1);
+      more = g_try_realloc (buf, cap + 1);
+      if (!more) {
+        g_free (buf);
+        buf = NULL;
+        break;
+      }
+      buf = more;
+    }
+    r = read (fd, buf + n, cap - n);
+    if (r < 0 && errno == EINTR)
       continue;
     if (r < 0) {
       int err = errno;
@@ -97,6 +107,10 @@ gst_co_file_read (const gchar * path, gsize max, gchar ** contents,
     n += (gsize) r;
   }
   close (fd);
+  if (!buf) {
+    fail (error, G_FILE_ERROR_NOMEM, path, "out of memory");
+    return FALSE;
+  }
   if (n > max) {
     g_free (buf);
     fail (error, G_FILE_ERROR_FAILED, path, "grew past its limit while read");

@@ -148,6 +148,7 @@ struct _GstCudaLensDistort
   gchar *calib_path;            /* the last usable file, its camera and */
   gchar *calib_camera;          /* contents, and the rectification file */
   gchar *calib_rect;
+  guint calib_gen;              /* the setting they were read for */
   GstCoCalibration calib;
   gchar *bad_path;              /* the last file that could not be used */
   guint bad_gen;
@@ -203,8 +204,8 @@ read_calibration (const gchar * path, const gchar * rect, const gchar * camera,
  * K, and P's first two rows (pixel centres on integers). */
 static gboolean
 load_calibration (GstCudaLensDistort * self, const gchar * path,
-    const gchar * rect, const gchar * camera, int w, int h, CoCamera * cam,
-    GError ** error)
+    const gchar * rect, const gchar * camera, guint gen, int w, int h,
+    CoCamera * cam, GError ** error)
 {
   GstCoCalibration *c = &self->calib;
   double sx = 1.0, sy = 1.0;
@@ -212,9 +213,10 @@ load_calibration (GstCudaLensDistort * self, const gchar * path,
   gboolean news = !self->ready;
   int i;
 
+  /* setting a file again reads it again: it may have been edited */
   if (g_strcmp0 (path, self->calib_path) != 0 ||
       g_strcmp0 (camera, self->calib_camera) != 0 ||
-      g_strcmp0 (rect, self->calib_rect) != 0) {
+      g_strcmp0 (rect, self->calib_rect) != 0 || gen != self->calib_gen) {
     GstCoCalibration fresh;
     news = TRUE;
     if (!read_calibration (path, rect, camera, &fresh, error))
@@ -226,6 +228,7 @@ load_calibration (GstCudaLensDistort * self, const gchar * path,
     self->calib_path = g_strdup (path);
     self->calib_camera = g_strdup (camera);
     self->calib_rect = g_strdup (rect);
+    self->calib_gen = gen;
     GST_INFO_OBJECT (self, "calibration %s (camera %s): %s, fx %g fy %g cx %g "
         "cy %g, k1 %g k2 %g p1 %g p2 %g k3 %g k4 %g (%dx%d)", path,
         camera ? camera : "first", c->model == CO_CAMERA_FISHEYE ? "fisheye"
@@ -305,13 +308,15 @@ camera_from_file (GstCudaLensDistort * self, const Settings * s, int w, int h,
       g_strcmp0 (s->calibration_file, self->bad_path) == 0;
 
   if (!known_bad && load_calibration (self, s->calibration_file,
-          s->rectification_file, s->camera, w, h, cam, &err))
+          s->rectification_file, s->camera, s->calibration_gen, w, h, cam,
+          &err))
     return TRUE;
   /* start() refused an unusable file, so this one was set while running:
    * the geometry in use stays, and the other properties still apply */
   if (!known_bad) {
+    /* the message names the file, calibration or rectification */
     GST_ELEMENT_WARNING (self, RESOURCE, OPEN_READ,
-        ("Could not use calibration file, keeping the previous geometry: "
+        ("Could not use the calibration, keeping the previous geometry: "
             "%s", err->message), (NULL));
     g_clear_error (&err);
     g_free (self->bad_path);
@@ -319,7 +324,7 @@ camera_from_file (GstCudaLensDistort * self, const Settings * s, int w, int h,
     self->bad_gen = s->calibration_gen;
   }
   return self->calib_path && load_calibration (self, self->calib_path,
-      self->calib_rect, self->calib_camera, w, h, cam, NULL);
+      self->calib_rect, self->calib_camera, self->calib_gen, w, h, cam, NULL);
 }
 
 /* ---- map file ---- */
@@ -632,7 +637,7 @@ gst_cuda_lens_distort_start (GstBaseTransform * bt)
   GError *err = NULL;
   gchar *path, *camera, *map, *rect;
   const gchar *what = "calibration";
-  guint map_gen;
+  guint map_gen, calib_gen;
 
   if (!GST_BASE_TRANSFORM_CLASS (parent_class)->start (bt))
     return FALSE;
@@ -642,6 +647,7 @@ gst_cuda_lens_distort_start (GstBaseTransform * bt)
   rect = g_strdup (self->set.rectification_file);
   map = g_strdup (self->set.map_file);
   map_gen = self->set.map_gen;
+  calib_gen = self->set.calibration_gen;
   self->base_model = (CoLensModel) self->set.model;
   gst_co_remap_filter_mark_dirty (GST_CO_REMAP_FILTER (self));
   GST_OBJECT_UNLOCK (self);
@@ -670,13 +676,18 @@ gst_cuda_lens_distort_start (GstBaseTransform * bt)
     GST_OBJECT_UNLOCK (self);
   }
   if (path && *path) {
-    if (!read_calibration (path, rect, camera, &c, &err))
+    if (!gst_co_calibration_load (path, camera, &c, &err))
+      goto unusable;
+    what = "rectification";
+    if (rect && *rect &&
+        !gst_co_calibration_load_rectification (rect, camera, &c, &err))
       goto unusable;
     /* the first table is built from this, not from a second read */
     self->calib = c;
     self->calib_path = g_steal_pointer (&path);
     self->calib_camera = g_steal_pointer (&camera);
     self->calib_rect = g_steal_pointer (&rect);
+    self->calib_gen = calib_gen;
   } else if (rect && *rect) {
     GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS, ("rectification-file is "
             "used with a calibration-file only: it is ignored"), (NULL));

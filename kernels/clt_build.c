@@ -26,8 +26,12 @@ co_clt_spectrum (const double *h, int n, double cx, double cy,
   double ex[8][32][2], ey[8][32][2];
   int k, m, kv, kh, mx, my, r = n / 2;
 
-  if (n > 32)
-    n = 32;
+  /* odd sizes up to 31 (the tables' room): anything else is a caller's
+   * mistake, answered with the identity rather than a wrong spectrum */
+  if (n < 1 || n > 31 || !(n & 1)) {
+    co_clt_spectrum_identity (s);
+    return;
+  }
   for (k = 0; k < 8; k++)
     for (m = 0; m < n; m++) {
       ex[k][m][0] = cos (freq (k) * (m - r - cx));

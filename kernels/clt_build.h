@@ -27,7 +27,8 @@ typedef struct
   double a[64][2], b[64][2];
 } CoCltSpectrum;
 
-/* h: an n x n kernel (n odd), its centre at index (n/2, n/2) moved to
+/* h: an n x n kernel (n odd, at most 31; otherwise the identity), its
+ * centre at index (n/2, n/2) moved to
  * (@cx, @cy) pixels from it: the spectrum of h taken about that point. */
 void co_clt_spectrum (const double *h, int n, double cx, double cy,
     CoCltSpectrum * s);

@@ -355,11 +355,13 @@ co_clt_rotate (float z[CO_CLT_COEFFS], float sx, float sy)
 }
 
 /* The kernel node a tile uses: the one nearest its centre (pixel 8 t - 0.5
- * on each axis), on a grid of @gw x @gh nodes @stride pixels apart. */
+ * on each axis, t >= 0), on a grid of @gw x @gh nodes @stride pixels
+ * apart: floor ((8 t - 0.5) / stride + 0.5) in integers. */
 CO_HD int
 co_clt_tile_node (int tx, int ty, int stride, int gw, int gh)
 {
-  int i = (8 * tx + stride / 2) / stride, j = (8 * ty + stride / 2) / stride;
+  int i = (16 * tx - 1 + stride) / (2 * stride);
+  int j = (16 * ty - 1 + stride) / (2 * stride);
   i = i < gw ? i : gw - 1;
   j = j < gh ? j : gh - 1;
   return j * gw + i;

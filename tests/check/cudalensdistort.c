@@ -578,6 +578,37 @@ GST_START_TEST (test_rectification_file)
   live = gst_harness_push_and_pull (h, gst_buffer_ref (in));
   fail_unless (frames_equal (&info, rect, live, NULL), "set while PLAYING");
   gst_buffer_unref (live);
+  /* the same path set again after an edit is read again: a copy of the
+   * extrinsics, then R2 = I and P2 = [K | 0] written over it (no
+   * rectification: the intrinsics' own picture) */
+  {
+    GstCoCalibration k;
+    gchar *copy = g_build_filename (g_get_tmp_dir (), "co-rect-edit.yml",
+        NULL), *text, *noop;
+    gsize n;
+    fail_unless (gst_co_calibration_load (intr, "right", &k, NULL));
+    fail_unless (g_file_get_contents (extr, &text, &n, NULL));
+    fail_unless (g_file_set_contents (copy, text, n, NULL));
+    g_object_set (lens, "rectification-file", copy, NULL);
+    live = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+    fail_unless (frames_equal (&info, rect, live, NULL), "the copy");
+    gst_buffer_unref (live);
+    noop = g_strdup_printf ("%%YAML:1.0\nR2: !!opencv-matrix\n  rows: 3\n"
+        "  cols: 3\n  dt: d\n  data: [ 1., 0., 0., 0., 1., 0., 0., 0., 1. ]\n"
+        "P2: !!opencv-matrix\n  rows: 3\n  cols: 4\n  dt: d\n"
+        "  data: [ %.17g, 0., %.17g, 0., 0., %.17g, %.17g, 0., 0., 0., 1., "
+        "0. ]\n", k.fx, k.cx, k.fy, k.cy);
+    fail_unless (g_file_set_contents (copy, noop, -1, NULL));
+    g_object_set (lens, "rectification-file", copy, NULL);
+    live = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+    fail_unless (frames_equal (&info, plain, live, NULL), "the edited copy "
+        "was not read again");
+    gst_buffer_unref (live);
+    g_unlink (copy);
+    g_free (copy);
+    g_free (text);
+    g_free (noop);
+  }
   gst_object_unref (lens);
   gst_harness_teardown (h);
   g_free (desc);
@@ -586,8 +617,8 @@ GST_START_TEST (test_rectification_file)
       "width=64,height=48 ! " CPU "calibration-file=\"%s\" "
       "rectification-file=\"%s\" ! fakesink", intr, intr);
   err = run_pipeline (launch, NULL, NULL);
-  fail_unless (err != NULL && strstr (err, "no rectification") != NULL,
-      "error '%s'", err);
+  fail_unless (err != NULL && strstr (err, "no rectification") != NULL &&
+      strstr (err, "rectification file") != NULL, "error '%s'", err);
   g_free (err);
   g_free (launch);
   launch = g_strdup_printf ("videotestsrc num-buffers=2 ! video/x-raw,"

@@ -493,19 +493,17 @@ test_deconvolution (void)
   dx = g_new (gfloat, tx * ty);
   dy = g_new (gfloat, tx * ty);
   for (m = 0; m < tx * ty; m++) {
-    /* the tile's centre, 8 tx - 8 + 8 */
-    gint gx = CLAMP ((8 * (m % tx) + 8) / 16, 0, n_gx - 1);
-    gint gy = CLAMP ((8 * (m / tx) + 8) / 16, 0, n_gy - 1);
-    const gfloat *k = kern + ((gsize) gy * n_gx + gx) * (2 + CO_CLT_COEFFS);
+    /* the node nearest the tile's centre */
+    const gfloat *k = kern + (gsize) co_clt_tile_node (m % tx, m / tx, 16,
+        n_gx, n_gy) * (2 + CO_CLT_COEFFS);
     dx[m] = k[0];
     dy[m] = k[1];
   }
   co_clt_forward_cpu (blur, w, h, w, dx, dy, clt);
   for (m = 0; m < tx * ty; m++) {
-    gint gx = CLAMP ((8 * (m % tx) + 8) / 16, 0, n_gx - 1);
-    gint gy = CLAMP ((8 * (m / tx) + 8) / 16, 0, n_gy - 1);
-    co_clt_convolve (clt + (gsize) m * CO_CLT_COEFFS, kern + ((gsize) gy *
-            n_gx + gx) * (2 + CO_CLT_COEFFS) + 2);
+    co_clt_convolve (clt + (gsize) m * CO_CLT_COEFFS, kern + (gsize)
+        co_clt_tile_node (m % tx, m / tx, 16, n_gx, n_gy) * (2 +
+            CO_CLT_COEFFS) + 2);
   }
   co_clt_inverse_cpu (clt, w, h, out, w);
   {
