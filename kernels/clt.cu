@@ -16,6 +16,24 @@
 
 namespace {
 
+/* The end of both forward kernels: the phase rotation, as
+ * co_clt_rotate (across for every kh, then down for every kv; thread r < 8
+ * takes one of them), and the tile's coefficients out.  Every thread of
+ * the block calls it (it synchronises). */
+__device__ __forceinline__ void
+rotate_and_store (float *z, bool live, int r, float sx, float sy, float *dst)
+{
+  if (live && r < 8 && sx != 0.0f)
+    co_clt_rotate_line (z, 1, r, sx);
+  __syncthreads ();
+  if (live && r < 8 && sy != 0.0f)
+    co_clt_rotate_line (z, 0, r, sy);
+  __syncthreads ();
+  if (live)
+    for (int j = r; j < CO_CLT_COEFFS; j += 16)
+      dst[j] = z[j];
+}
+
 __global__ void __launch_bounds__ (THREADS)
 forward_kernel (const float *img, int w, int h, int pitch, const float *dx,
     const float *dy, float *clt, int tiles_x, int n_tiles)
@@ -62,17 +80,8 @@ forward_kernel (const float *img, int w, int h, int pitch, const float *dx,
     co_clt_dtt8 (1, fs, 1, &z[(2 + b) * CO_CLT_LAYER + k], 8);
   }
   __syncthreads ();
-  /* the phase rotation, as co_clt_rotate: across for every kh, then down
-   * for every kv; thread r < 8 takes one of them */
-  if (live && r < 8 && sx != 0.0f)
-    co_clt_rotate_line (zz[lt], 1, r, sx);
-  __syncthreads ();
-  if (live && r < 8 && sy != 0.0f)
-    co_clt_rotate_line (zz[lt], 0, r, sy);
-  __syncthreads ();
-  if (live)
-    for (int j = r; j < CO_CLT_COEFFS; j += 16)
-      clt[(size_t) i * CO_CLT_COEFFS + j] = zz[lt][j];
+  rotate_and_store (zz[lt], live, r, sx, sy, clt + (size_t) i *
+      CO_CLT_COEFFS);
 }
 
 /* The Bayer forward transform: blockIdx.y is the colour (0 red, 1 green,
@@ -144,32 +153,11 @@ bayer_forward_kernel (const uint8_t * raw, int w, int h, int pitch, int bps,
   __syncthreads ();
   /* the other layers read back, as co_clt_forward_tile_bayer */
   if (live)
-    for (int m = r; m < 64; m += 16) {
-      const int kv = m / 8, kh = m % 8;
-      const int fh = kv * 8 + 7 - kh, fv = (7 - kv) * 8 + kh;
-      const int fd = (7 - kv) * 8 + 7 - kh;
-      float *out = zz[lt];
-      if (quincunx) {
-        const float sg = (qx & 1) ? -1.0f : 1.0f;
-        out[2 * CO_CLT_LAYER + m] = sg * out[CO_CLT_LAYER + fd];
-        out[3 * CO_CLT_LAYER + m] = sg * out[fd];
-      } else {
-        out[CO_CLT_LAYER + m] = ((qx & 1) ? -1.0f : 1.0f) * out[fh];
-        out[2 * CO_CLT_LAYER + m] = ((qy & 1) ? -1.0f : 1.0f) * out[fv];
-        out[3 * CO_CLT_LAYER + m] = (((qx + qy) & 1) ? -1.0f : 1.0f) *
-            out[fd];
-      }
-    }
+    for (int m = r; m < 64; m += 16)
+      co_clt_bayer_restore (zz[lt], m, quincunx, qx, qy);
   __syncthreads ();
-  if (live && r < 8 && sx != 0.0f)
-    co_clt_rotate_line (zz[lt], 1, r, sx);
-  __syncthreads ();
-  if (live && r < 8 && sy != 0.0f)
-    co_clt_rotate_line (zz[lt], 0, r, sy);
-  __syncthreads ();
-  if (live)
-    for (int j = r; j < CO_CLT_COEFFS; j += 16)
-      clt[(size_t) i * CO_CLT_COEFFS + j] = zz[lt][j];
+  rotate_and_store (zz[lt], live, r, sx, sy, clt + (size_t) i *
+      CO_CLT_COEFFS);
 }
 
 /* Each tile times its node's kernel: 64 threads a tile, one coefficient

@@ -254,6 +254,27 @@ co_clt_forward_tile (const float *x, int pitch, float sx, float sy,
     }
 }
 
+/* The layers a Bayer colour's transform leaves out, at coefficient
+ * position @m (kv * 8 + kh), read back from those it computed
+ * (co_clt_forward_tile_bayer says how). */
+CO_HD void
+co_clt_bayer_restore (float out[CO_CLT_COEFFS], int m, int quincunx, int px,
+    int py)
+{
+  const int kv = m / 8, kh = m % 8;
+  const int fh = kv * 8 + 7 - kh, fv = (7 - kv) * 8 + kh;
+  const int fd = (7 - kv) * 8 + 7 - kh;
+  if (quincunx) {
+    const float sg = (px & 1) ? -1.0f : 1.0f;
+    out[2 * CO_CLT_LAYER + m] = sg * out[CO_CLT_LAYER + fd];
+    out[3 * CO_CLT_LAYER + m] = sg * out[fd];
+  } else {
+    out[CO_CLT_LAYER + m] = ((px & 1) ? -1.0f : 1.0f) * out[fh];
+    out[2 * CO_CLT_LAYER + m] = ((py & 1) ? -1.0f : 1.0f) * out[fv];
+    out[3 * CO_CLT_LAYER + m] = (((px + py) & 1) ? -1.0f : 1.0f) * out[fd];
+  }
+}
+
 /* The CLT of one colour of a Bayer tile, from the raw mosaic @x: only the
  * colour's samples are read (the others count as zero), and of the 12
  * two-dimensional transforms of a tile's three colours only 4 are computed
@@ -272,7 +293,7 @@ co_clt_forward_tile_bayer (const float *x, int pitch, int quincunx, int px,
 {
   float wx[16], wy[16], row[16], fc[8], fs[8];
   float h[2][16][8];            /* per row: DCT-IV (and green's DST-IV) */
-  int y, t, k, kv, kh;
+  int y, t, k, m;
 
   co_clt_window (sx, wx);
   co_clt_window (sy, wy);
@@ -299,22 +320,8 @@ co_clt_forward_tile_bayer (const float *x, int pitch, int quincunx, int px,
       co_clt_dtt8 (0, fc, 1, &out[CO_CLT_LAYER + k], 8);
     }
   }
-  for (kv = 0; kv < 8; kv++)
-    for (kh = 0; kh < 8; kh++) {
-      const int i = kv * 8 + kh;
-      const int fh = kv * 8 + 7 - kh, fv = (7 - kv) * 8 + kh;
-      const int fd = (7 - kv) * 8 + 7 - kh;
-      if (quincunx) {
-        const float sg = (px & 1) ? -1.0f : 1.0f;
-        out[2 * CO_CLT_LAYER + i] = sg * out[CO_CLT_LAYER + fd];
-        out[3 * CO_CLT_LAYER + i] = sg * out[fd];
-      } else {
-        out[CO_CLT_LAYER + i] = ((px & 1) ? -1.0f : 1.0f) * out[fh];
-        out[2 * CO_CLT_LAYER + i] = ((py & 1) ? -1.0f : 1.0f) * out[fv];
-        out[3 * CO_CLT_LAYER + i] = (((px + py) & 1) ? -1.0f : 1.0f) *
-            out[fd];
-      }
-    }
+  for (m = 0; m < 64; m++)
+    co_clt_bayer_restore (out, m, quincunx, px, py);
 }
 
 /* One step of co_clt_rotate: the pairs (@a, @b) and (@c, @d) of the
