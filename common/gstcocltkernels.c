@@ -139,31 +139,20 @@ gst_co_clt_kernels_parse (const guint8 * data, gsize len, GstCoCltKernels * k,
   return TRUE;
 }
 
+/* gst_co_clt_kernels_parse as a GstCoFileParser */
+static gboolean
+parse_into (const guint8 * data, gsize len, gpointer k, GError ** error)
+{
+  return gst_co_clt_kernels_parse (data, len, k, error);
+}
+
 gboolean
 gst_co_clt_kernels_load (const gchar * path, GstCoCltKernels * k,
     GError ** error)
 {
-  gchar *data = NULL, *name;
-  gsize len = 0;
-  GError *err = NULL;
-  gboolean ok;
-
-  g_return_val_if_fail (path != NULL, FALSE);
-  if (!gst_co_file_read (path, GST_CO_CLT_KERNELS_HEADER +
-          (gsize) GST_CO_CLT_KERNELS_MAX_FLOATS * 4, &data, &len, &err)) {
-    g_set_error_literal (error, GST_CO_CLT_KERNELS_ERROR,
-        GST_CO_CLT_KERNELS_ERROR_READ, err->message);
-    g_error_free (err);
-    return FALSE;
-  }
-  ok = gst_co_clt_kernels_parse ((const guint8 *) data, len, k, error);
-  if (!ok) {
-    name = g_filename_display_name (path);
-    g_prefix_error (error, "%s: ", name);
-    g_free (name);
-  }
-  g_free (data);
-  return ok;
+  return gst_co_file_load (path, GST_CO_CLT_KERNELS_HEADER +
+      (gsize) GST_CO_CLT_KERNELS_MAX_FLOATS * 4, GST_CO_CLT_KERNELS_ERROR,
+      GST_CO_CLT_KERNELS_ERROR_READ, parse_into, k, error);
 }
 
 static void

@@ -121,3 +121,28 @@ gst_co_file_read (const gchar * path, gsize max, gchar ** contents,
   *length = n;
   return TRUE;
 }
+
+gboolean
+gst_co_file_load (const gchar * path, gsize max, GQuark domain,
+    gint read_code, GstCoFileParser parse, gpointer out, GError ** error)
+{
+  gchar *data = NULL;
+  gsize len = 0;
+  GError *err = NULL;
+  gboolean ok;
+
+  g_return_val_if_fail (path != NULL, FALSE);
+  if (!gst_co_file_read (path, max, &data, &len, &err)) {
+    g_set_error_literal (error, domain, read_code, err->message);
+    g_error_free (err);
+    return FALSE;
+  }
+  ok = parse ((const guint8 *) data, len, out, error);
+  if (!ok) {
+    gchar *name = g_filename_display_name (path);
+    g_prefix_error (error, "%s: ", name);
+    g_free (name);
+  }
+  g_free (data);
+  return ok;
+}

@@ -23,6 +23,15 @@ int gst_co_file_open (const gchar * path, guint64 * size, GError ** error);
 gboolean gst_co_file_read (const gchar * path, gsize max, gchar ** contents,
     gsize * length, GError ** error);
 
+/* A parser of a whole file's bytes into @out, with its own error domain */
+typedef gboolean (*GstCoFileParser) (const guint8 * data, gsize len,
+    gpointer out, GError ** error);
+
+/* gst_co_file_read, then @parse: a read error in @domain with @read_code,
+ * a parse error prefixed with the file's name. */
+gboolean gst_co_file_load (const gchar * path, gsize max, GQuark domain,
+    gint read_code, GstCoFileParser parse, gpointer out, GError ** error);
+
 G_END_DECLS
 
 #endif /* __GST_CO_FILE_H__ */

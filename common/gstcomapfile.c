@@ -99,30 +99,19 @@ gst_co_map_file_parse (const guint8 * data, gsize len, GstCoMapFile * map,
   return TRUE;
 }
 
+/* gst_co_map_file_parse as a GstCoFileParser (no cast of the function) */
+static gboolean
+parse_into (const guint8 * data, gsize len, gpointer map, GError ** error)
+{
+  return gst_co_map_file_parse (data, len, map, error);
+}
+
 gboolean
 gst_co_map_file_load (const gchar * path, GstCoMapFile * map, GError ** error)
 {
-  gchar *data = NULL, *name;
-  gsize len = 0;
-  GError *err = NULL;
-  gboolean ok;
-
-  g_return_val_if_fail (path != NULL, FALSE);
-  if (!gst_co_file_read (path, GST_CO_MAP_FILE_HEADER +
-          (gsize) GST_CO_MAP_FILE_MAX_PIXELS * 8, &data, &len, &err)) {
-    g_set_error_literal (error, GST_CO_MAP_FILE_ERROR,
-        GST_CO_MAP_FILE_ERROR_READ, err->message);
-    g_error_free (err);
-    return FALSE;
-  }
-  ok = gst_co_map_file_parse ((const guint8 *) data, len, map, error);
-  if (!ok) {
-    name = g_filename_display_name (path);
-    g_prefix_error (error, "%s: ", name);
-    g_free (name);
-  }
-  g_free (data);
-  return ok;
+  return gst_co_file_load (path, GST_CO_MAP_FILE_HEADER +
+      (gsize) GST_CO_MAP_FILE_MAX_PIXELS * 8, GST_CO_MAP_FILE_ERROR,
+      GST_CO_MAP_FILE_ERROR_READ, parse_into, map, error);
 }
 
 gboolean
