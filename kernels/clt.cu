@@ -39,7 +39,7 @@ forward_kernel (const float *img, int w, int h, int pitch, const float *dx,
     const float *dy, float *clt, int tiles_x, int n_tiles)
 {
   __shared__ float pix[TILES_PER_BLOCK][16][17];
-  __shared__ float hh[TILES_PER_BLOCK][2][16][8];
+  __shared__ float hh[TILES_PER_BLOCK][16][17];   /* [y][branch * 8 + k] */
   __shared__ float zz[TILES_PER_BLOCK][CO_CLT_COEFFS];
   const int lt = threadIdx.x / 16, r = threadIdx.x % 16;
   const int i = blockIdx.x * TILES_PER_BLOCK + lt;
@@ -67,15 +67,15 @@ forward_kernel (const float *img, int w, int h, int pitch, const float *dx,
   if (live) {
     /* row r across */
     co_clt_fold (pix[lt][r], 1, wx, fc, fs);
-    co_clt_dtt8 (0, fc, 1, hh[lt][0][r], 1);
-    co_clt_dtt8 (1, fs, 1, hh[lt][1][r], 1);
+    co_clt_dtt8 (0, fc, 1, &hh[lt][r][0], 1);
+    co_clt_dtt8 (1, fs, 1, &hh[lt][r][8], 1);
   }
   __syncthreads ();
   if (live) {
     /* column job r: horizontal branch b, column k, down */
     const int b = r / 8, k = r % 8;
     float *z = zz[lt];
-    co_clt_fold (&hh[lt][b][0][k], 8, wy, fc, fs);
+    co_clt_fold (&hh[lt][0][b * 8 + k], 17, wy, fc, fs);
     co_clt_dtt8 (0, fc, 1, &z[b * CO_CLT_LAYER + k], 8);
     co_clt_dtt8 (1, fs, 1, &z[(2 + b) * CO_CLT_LAYER + k], 8);
   }
@@ -93,7 +93,7 @@ bayer_forward_kernel (const uint8_t * raw, int w, int h, int pitch, int bps,
     const float *dy, float *clt_r, float *clt_g, float *clt_b, int tiles_x,
     int n_tiles)
 {
-  __shared__ float hh[TILES_PER_BLOCK][2][16][8];
+  __shared__ float hh[TILES_PER_BLOCK][16][17];   /* [y][branch * 8 + k] */
   __shared__ float zz[TILES_PER_BLOCK][CO_CLT_COEFFS];
   const int c = blockIdx.y;
   const int lt = threadIdx.x / 16, r = threadIdx.x % 16;
@@ -126,7 +126,7 @@ bayer_forward_kernel (const uint8_t * raw, int w, int h, int pitch, int bps,
     const int on = quincunx ? ((r + qx) & 1) : qx;
     if (!quincunx && (r & 1) != qy) {
       for (int k = 0; k < 8; k++)
-        hh[lt][0][r][k] = hh[lt][1][r][k] = 0.0f;
+        hh[lt][r][k] = hh[lt][r][8 + k] = 0.0f;
     } else {
       for (int t = 0; t < 16; t++) {
         const int xx = ix + t;
@@ -138,16 +138,16 @@ bayer_forward_kernel (const uint8_t * raw, int w, int h, int pitch, int bps,
         row[t] = v;
       }
       co_clt_fold (row, 1, wx, fc, fs);
-      co_clt_dtt8 (0, fc, 1, hh[lt][0][r], 1);
+      co_clt_dtt8 (0, fc, 1, &hh[lt][r][0], 1);
       if (quincunx)
-        co_clt_dtt8 (1, fs, 1, hh[lt][1][r], 1);
+        co_clt_dtt8 (1, fs, 1, &hh[lt][r][8], 1);
     }
   }
   __syncthreads ();
   /* down: column k of the cosine branch (and green's sine branch) */
   if (live && (r < 8 || quincunx)) {
     const int b = r / 8, k = r % 8;
-    co_clt_fold (&hh[lt][b][0][k], 8, wy, fc, fs);
+    co_clt_fold (&hh[lt][0][b * 8 + k], 17, wy, fc, fs);
     co_clt_dtt8 (0, fc, 1, &zz[lt][b * CO_CLT_LAYER + k], 8);
   }
   __syncthreads ();
@@ -183,13 +183,15 @@ convolve_grid_kernel (float *clt, const float *nodes, int gw, int gh,
 }
 
 /* One pass of the inverse: the tiles of parity (ox, oy), which do not
- * overlap, each read-added into @out. */
+ * overlap, each read-added into @out.  (One launch for a frame's three
+ * colours, the plane picked by blockIdx.y from a parameter array, was
+ * slower: 2.84 against 2.10 ms in bench-clt.) */
 __global__ void __launch_bounds__ (THREADS)
 inverse_kernel (const float *clt, int w, int h, float *out, int pitch,
     int tiles_x, int tiles_y, int ox, int oy)
 {
   __shared__ float zz[TILES_PER_BLOCK][CO_CLT_COEFFS];
-  __shared__ float vv[TILES_PER_BLOCK][4][16][8];
+  __shared__ float vv[TILES_PER_BLOCK][16][33];   /* [y][layer * 8 + k] */
   const int lt = threadIdx.x / 16, r = threadIdx.x % 16;
   const int per_row = (tiles_x - ox + 1) / 2;
   const int n = per_row * ((tiles_y - oy + 1) / 2);
@@ -209,7 +211,7 @@ inverse_kernel (const float *clt, int w, int h, float *out, int pitch,
       float col[8];
       co_clt_dtt8 (vs, &zz[lt][q * 64 + k], 8, col, 1);
       for (int y = 0; y < 16; y++)
-        vv[lt][q][y][k] = co_clt_fold_sign (vs, y) *
+        vv[lt][y][q * 8 + k] = co_clt_fold_sign (vs, y) *
             col[co_clt_fold_index (y)];
     }
   __syncthreads ();
@@ -218,9 +220,9 @@ inverse_kernel (const float *clt, int w, int h, float *out, int pitch,
     for (int job = r; job < 64; job += 16) {
       const int q = job / 16, y = job % 16;
       float row[8];
-      co_clt_dtt8 (q & 1, vv[lt][q][y], 1, row, 1);
+      co_clt_dtt8 (q & 1, &vv[lt][y][q * 8], 1, row, 1);
       for (int x = 0; x < 8; x++)
-        vv[lt][q][y][x] = row[x];
+        vv[lt][y][q * 8 + x] = row[x];
     }
   __syncthreads ();
   if (live) {
@@ -235,7 +237,7 @@ inverse_kernel (const float *clt, int w, int h, float *out, int pitch,
         const float wy = co_clt_w (y);
         float acc = 0.0f;
         for (int q = 0; q < 4; q++)
-          acc = acc + co_clt_fold_sign (q & 1, x) * vv[lt][q][y][kx];
+          acc = acc + co_clt_fold_sign (q & 1, x) * vv[lt][y][q * 8 + kx];
         if (oyy >= 0 && oyy < h) {
           float *o = out + (size_t) oyy * pitch + oxx;
           *o = *o + 0.25f * (wy * wx) * acc;
