@@ -7,6 +7,7 @@
  */
 #include "gstcobasefilter-private.h"
 
+#include <stdarg.h>
 #include <string.h>
 
 #define GST_CAT_DEFAULT gst_co_base_filter_debug
@@ -158,21 +159,44 @@ gst_co_base_filter_class_add_template (GstElementClass * klass,
     GstPadDirection direction, const gchar * media_type,
     const gchar * formats, gint max_size)
 {
-  gchar *str = g_strdup_printf ("%s, format=(string)%s, width=(int)[1, %d], "
-      "height=(int)[1, %d], framerate=(fraction)[0/1, 2147483647/1]",
-      media_type, formats, max_size, max_size);
-  GstCaps *sys = gst_caps_from_string (str), *caps = gst_caps_new_empty ();
+  gst_co_base_filter_class_add_template_list (klass, direction, max_size,
+      media_type, formats, NULL);
+}
 
-  g_free (str);
-  g_assert (sys != NULL);
+void
+gst_co_base_filter_class_add_template_list (GstElementClass * klass,
+    GstPadDirection direction, gint max_size, const gchar * media_type,
+    const gchar * formats, ...)
+{
+  GstCaps *sys = gst_caps_new_empty (), *caps = gst_caps_new_empty ();
+  va_list args;
+  guint i;
+
+  va_start (args, formats);
+  while (media_type) {
+    gchar *str = g_strdup_printf ("%s, format=(string)%s, "
+        "width=(int)[1, %d], height=(int)[1, %d], "
+        "framerate=(fraction)[0/1, 2147483647/1]", media_type, formats,
+        max_size, max_size);
+    GstCaps *one = gst_caps_from_string (str);
+    g_assert (one != NULL);
+    g_free (str);
+    gst_caps_append (sys, one);
+    media_type = va_arg (args, const gchar *);
+    if (media_type)
+      formats = va_arg (args, const gchar *);
+  }
+  va_end (args);
 #ifdef HAVE_GST_CUDA
-  {
+  for (i = 0; i < gst_caps_get_size (sys); i++) {
     GstStructure *cuda = cuda_memory_structure (gst_caps_get_structure (sys,
-            0));
+            i));
     if (cuda)
       gst_caps_append_structure_full (caps, cuda,
           gst_caps_features_new_single (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY));
   }
+#else
+  (void) i;
 #endif
   gst_caps_append (caps, sys);
 

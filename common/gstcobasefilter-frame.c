@@ -343,19 +343,41 @@ done:
 }
 #endif
 
+/* A Bayer frame has no video format, so a GstVideoMeta on one was carried
+ * over from the picture it was made from (rgb2bayer copies its input's)
+ * and describes another layout: such a frame is read as its caps say,
+ * through a buffer of the same memories without metas.  NULL: @inbuf is
+ * fine as it is. */
+static GstBuffer *
+bayer_view (GstCoBaseFilter * self, GstBuffer * inbuf)
+{
+  GstVideoMeta *meta;
+
+  if (self->in_bayer == CO_BAYER_NONE ||
+      !(meta = gst_buffer_get_video_meta (inbuf)) ||
+      meta->format == GST_VIDEO_INFO_FORMAT (&self->in_info))
+    return NULL;
+  GST_LOG_OBJECT (self, "ignoring the %s video meta of a Bayer frame",
+      gst_video_format_to_string (meta->format));
+  return gst_buffer_copy_region (inbuf, GST_BUFFER_COPY_MEMORY, 0, -1);
+}
+
 static GstFlowReturn
 run_frame (GstCoBaseFilter * self, GstBuffer * inbuf, GstBuffer * outbuf,
     gboolean analyse, gboolean writes)
 {
   GstCoBaseFilterClass *klass = GST_CO_BASE_FILTER_GET_CLASS (self);
+  GstBuffer *view = analyse ? NULL : bayer_view (self, inbuf);
   GstFlowReturn ret;
 
 #ifdef HAVE_CUDA
   if (self->device)
-    ret = process_cuda (self, inbuf, outbuf, analyse, writes);
+    ret = process_cuda (self, view ? view : inbuf, outbuf, analyse, writes);
   else
 #endif
-    ret = process_cpu (self, inbuf, outbuf, analyse, writes);
+    ret = process_cpu (self, view ? view : inbuf, outbuf, analyse, writes);
+  if (view)
+    gst_buffer_unref (view);
   if (ret != GST_FLOW_OK) {
     if (ret != GST_BASE_TRANSFORM_FLOW_DROPPED)
       GST_DEBUG_OBJECT (self, "process returned %s", gst_flow_get_name (ret));

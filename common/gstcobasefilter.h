@@ -143,6 +143,14 @@ void     gst_co_base_filter_class_add_template (GstElementClass * klass,
                                                 const gchar * media_type,
                                                 const gchar * formats,
                                                 gint max_size);
+/* One pad's template of several media types, e.g. "video/x-bayer",
+ * "{ rggb, bggr }", "video/x-raw", "GRAY16_LE", NULL. */
+void     gst_co_base_filter_class_add_template_list (GstElementClass * klass,
+                                                     GstPadDirection direction,
+                                                     gint max_size,
+                                                     const gchar * media_type,
+                                                     const gchar * formats,
+                                                     ...) G_GNUC_NULL_TERMINATED;
 
 /* ANALYSE: whether process may write the frame's pixels (an overlay).  Off:
  * the pixels are only read, never copied.  Any thread; from the next frame. */

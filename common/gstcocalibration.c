@@ -781,3 +781,33 @@ gst_co_calibration_load_rectification (const gchar * path,
 {
   return load (path, camera, calib, TRUE, error);
 }
+
+gboolean
+gst_co_calibration_for_size (const GstCoCalibration * c, int w, int h,
+    CoCamera * cam, double *sx_out, double *sy_out)
+{
+  double sx = 1.0, sy = 1.0;
+  int i;
+
+  if (c->image_width > 0 && c->image_height > 0 &&
+      (c->image_width != w || c->image_height != h)) {
+    sx = (double) w / c->image_width;
+    sy = (double) h / c->image_height;
+  }
+  *cam = *c;
+  cam->fx = c->fx * sx;
+  cam->fy = c->fy * sy;
+  cam->cx = (c->cx + 0.5) * sx - 0.5;
+  cam->cy = (c->cy + 0.5) * sy - 0.5;
+  for (i = 0; i < 4; i++) {
+    cam->p[i] = c->p[i] * sx + (0.5 * sx - 0.5) * c->p[8 + i];
+    cam->p[4 + i] = c->p[4 + i] * sy + (0.5 * sy - 0.5) * c->p[8 + i];
+  }
+  cam->image_width = w;
+  cam->image_height = h;
+  if (sx_out)
+    *sx_out = sx;
+  if (sy_out)
+    *sy_out = sy;
+  return fabs (sx / sy - 1.0) <= 0.01;
+}

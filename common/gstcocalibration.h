@@ -51,6 +51,14 @@ gboolean gst_co_calibration_parse_rectification (const gchar * text,
     gsize len, const gchar * camera, GstCoCalibration * calib,
     GError ** error);
 
+/* @calib as the camera of a w x h stream.  A file calibrated at another
+ * resolution is scaled as intrinsics scale: K, and P's first two rows
+ * (pixel centres on integers).  Returns FALSE when the two axes scale by
+ * factors more than 1% apart (another aspect ratio: the caller warns);
+ * *sx and *sy say by how much. */
+gboolean gst_co_calibration_for_size (const GstCoCalibration * calib,
+    int w, int h, CoCamera * cam, double *sx, double *sy);
+
 G_END_DECLS
 
 #endif /* __GST_CO_CALIBRATION_H__ */

@@ -211,7 +211,6 @@ load_calibration (GstCudaLensDistort * self, const gchar * path,
   double sx = 1.0, sy = 1.0;
   /* warn once per file and negotiation, not at each animated rebuild */
   gboolean news = !self->ready;
-  int i;
 
   /* setting a file again reads it again: it may have been edited */
   if (g_strcmp0 (path, self->calib_path) != 0 ||
@@ -237,31 +236,15 @@ load_calibration (GstCudaLensDistort * self, const gchar * path,
         c->dist[CO_DIST_K3], c->dist[CO_DIST_K4], c->image_width,
         c->image_height);
   }
-  if (c->image_width > 0 && c->image_height > 0 &&
-      (c->image_width != w || c->image_height != h)) {
-    sx = (double) w / c->image_width;
-    sy = (double) h / c->image_height;
-    if (fabs (sx / sy - 1.0) > 0.01 && news) {
-      /* messages are UTF-8, file names need not be */
-      gchar *name = g_filename_display_name (self->calib_path);
-      GST_ELEMENT_WARNING (self, STREAM, FORMAT, ("Calibration %s was made "
-              "at %dx%d; the stream is %dx%d, another aspect ratio: its "
-              "intrinsics are scaled by %g x %g", name, c->image_width,
-              c->image_height, w, h, sx, sy), (NULL));
-      g_free (name);
-    }
+  if (!gst_co_calibration_for_size (c, w, h, cam, &sx, &sy) && news) {
+    /* messages are UTF-8, file names need not be */
+    gchar *name = g_filename_display_name (self->calib_path);
+    GST_ELEMENT_WARNING (self, STREAM, FORMAT, ("Calibration %s was made "
+            "at %dx%d; the stream is %dx%d, another aspect ratio: its "
+            "intrinsics are scaled by %g x %g", name, c->image_width,
+            c->image_height, w, h, sx, sy), (NULL));
+    g_free (name);
   }
-  *cam = *c;
-  cam->fx = c->fx * sx;
-  cam->fy = c->fy * sy;
-  cam->cx = (c->cx + 0.5) * sx - 0.5;
-  cam->cy = (c->cy + 0.5) * sy - 0.5;
-  for (i = 0; i < 4; i++) {
-    cam->p[i] = c->p[i] * sx + (0.5 * sx - 0.5) * c->p[8 + i];
-    cam->p[4 + i] = c->p[4 + i] * sy + (0.5 * sy - 0.5) * c->p[8 + i];
-  }
-  cam->image_width = w;
-  cam->image_height = h;
   return TRUE;
 }
 

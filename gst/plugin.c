@@ -8,6 +8,7 @@
 #include "gstcudaomniunwrap.h"
 #include "gstcudafoveate.h"
 #include "gstcudashcentroid.h"
+#include "gstcudaaberration.h"
 #include "gstcometa.h"
 
 /* Every element registers whether or not a GPU is present: the backend is
@@ -22,6 +23,7 @@ plugin_init (GstPlugin * plugin)
   ok &= gst_cuda_omni_unwrap_register (plugin);
   ok &= gst_cuda_foveate_register (plugin);
   ok &= gst_cuda_sh_centroid_register (plugin);
+  ok &= gst_cuda_aberration_register (plugin);
   return ok;
 }
 

@@ -51,13 +51,13 @@ forward_kernel (const float *img, int w, int h, int pitch, const float *dx,
     const float px = (float) (8 * tx - 8) + (dx ? dx[i] : 0.0f);
     const float py = (float) (8 * ty - 8) + (dy ? dy[i] : 0.0f);
     const float fx = floorf (px + 0.5f), fy = floorf (py + 0.5f);
-    const int ix = (int) fx, iy = (int) fy, xx = ix + r;
+    const int ix = (int) fx, iy = (int) fy, xx = co_clt_source (ix + r, w);
     sx = fx - px;
     sy = fy - py;
     /* column r, so that the tile's threads read neighbours of a row */
     for (int y = 0; y < 16; y++) {
-      const int yy = iy + y;
-      pix[lt][y][r] = xx >= 0 && xx < w && yy >= 0 && yy < h ?
+      const int yy = co_clt_source (iy + y, h);
+      pix[lt][y][r] = xx >= 0 && yy >= 0 ?
           img[(size_t) yy * pitch + xx] : 0.0f;
     }
     co_clt_window (sx, wx);
@@ -109,7 +109,7 @@ bayer_forward_kernel (const uint8_t * raw, int w, int h, int pitch, int bps,
     const float px = (float) (8 * tx - 8) + (dx ? dx[3 * i + c] : 0.0f);
     const float py = (float) (8 * ty - 8) + (dy ? dy[3 * i + c] : 0.0f);
     const float fx = floorf (px + 0.5f), fy = floorf (py + 0.5f);
-    const int ix = (int) fx, iy = (int) fy, yy = iy + r;
+    const int ix = (int) fx, iy = (int) fy, yy = co_clt_source (iy + r, h);
     float row[16];
 
     sx = fx - px;
@@ -129,9 +129,9 @@ bayer_forward_kernel (const uint8_t * raw, int w, int h, int pitch, int bps,
         hh[lt][r][k] = hh[lt][r][8 + k] = 0.0f;
     } else {
       for (int t = 0; t < 16; t++) {
-        const int xx = ix + t;
+        const int xx = co_clt_source (ix + t, w);
         float v = 0.0f;
-        if ((t & 1) == on && xx >= 0 && xx < w && yy >= 0 && yy < h) {
+        if ((t & 1) == on && xx >= 0 && yy >= 0) {
           const uint8_t *p = raw + (size_t) yy * pitch + (size_t) xx * bps;
           v = scale * (float) (bps == 2 ? (p[0] | p[1] << 8) : p[0]);
         }
@@ -246,6 +246,19 @@ inverse_kernel (const float *clt, int w, int h, float *out, int pitch,
   }
 }
 
+__global__ void
+pack_kernel (const float *r, const float *g, const float *b, int fpitch,
+    CoFrame out, int bpp)
+{
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= out.width || y >= out.height)
+    return;
+  const size_t i = (size_t) y * fpitch + x;
+  co_clt_pack_pixel (out.data[0] + (size_t) y * out.pitch[0] + (size_t) x *
+      bpp, out.format, r[i], g[i], b[i]);
+}
+
 }  // namespace
 
 extern "C" int
@@ -320,5 +333,21 @@ co_clt_inverse_cuda (const float *clt, int w, int h, float *out, int pitch,
     inverse_kernel <<<(n + TILES_PER_BLOCK - 1) / TILES_PER_BLOCK, THREADS,
         0, s>>> (clt, w, h, out, pitch, tx, ty, ox, oy);
   }
+  return cudaGetLastError ();
+}
+
+extern "C" int
+co_clt_pack_cuda (const float *const planes[3], int fpitch,
+    const CoFrame * out, void *stream)
+{
+  if (out->width < 1 || out->height < 1 || fpitch < out->width)
+    return cudaErrorInvalidValue;
+  if (!planes[0] || !planes[1] || !planes[2] || !out->data[0])
+    return cudaErrorInvalidDevicePointer;
+  const dim3 block (32, 8);
+  const dim3 grid ((out->width + 31) / 32, (out->height + 7) / 8);
+  pack_kernel <<<grid, block, 0, (cudaStream_t) stream>>> (planes[0],
+      planes[1], planes[2], fpitch, *out,
+      co_pix_bpp (co_format_plane_kind (out->format, 0)));
   return cudaGetLastError ();
 }

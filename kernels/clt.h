@@ -6,8 +6,9 @@
  * A w x h float plane has tiles_x x tiles_y tiles (co_clt_tiles); tile
  * (tx, ty) nominally starts at pixel (8 tx - 8, 8 ty - 8), so every pixel
  * of the plane lies in four tiles and forward then inverse gives it back
- * (to float rounding), borders included.  Samples outside the plane read
- * as 0.  Coefficients are stored tile by tile, row-major, 256 floats each
+ * (to float rounding), borders included.  Samples up to 8 pixels
+ * outside the plane are its reflection about the edge pixel, farther ones
+ * 0 (co_clt_source).  Coefficients are stored tile by tile, row-major, 256 floats each
  * (clt_math.h's [q][kv][kh]).
  */
 #ifndef CO_CLT_H
@@ -59,6 +60,14 @@ void co_clt_convolve_cpu (float *clt, int n_tiles, const float *kernel);
  * overlap (even rows and columns first), as the CUDA side does. */
 void co_clt_inverse_cpu (const float *clt, int w, int h, float *out,
     int pitch);
+
+/* The three colour planes (red, green, blue; @fpitch floats a row, 1 =
+ * full scale) packed into @out (RGBA, BGRA, RGBx, BGRx, RGB or
+ * RGBA64_LE; its width and height), as co_clt_pack_pixel does. */
+void co_clt_pack_cpu (const float *const planes[3], int fpitch,
+    const CoFrame * out);
+int co_clt_pack_cuda (const float *const planes[3], int fpitch,
+    const CoFrame * out, void *stream);
 
 /* The same on the device, on @stream (a cudaStream_t): every pointer device
  * memory, the same bits as the C reference.  They return the cudaError_t of

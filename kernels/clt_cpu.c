@@ -36,8 +36,9 @@ co_clt_forward_cpu (const float *img, int w, int h, int pitch,
 
     for (y = 0; y < 16; y++)
       for (x = 0; x < 16; x++) {
-        const int sx = ix + x, sy = iy + y;
-        tile[y * 16 + x] = sx >= 0 && sx < w && sy >= 0 && sy < h ?
+        const int sx = co_clt_source (ix + x, w), sy = co_clt_source (iy + y,
+            h);
+        tile[y * 16 + x] = sx >= 0 && sy >= 0 ?
             img[(size_t) sy * pitch + sx] : 0.0f;
       }
     /* sample ix + t lies at t + (ix - px) from where the tile should
@@ -105,9 +106,10 @@ co_clt_forward_bayer_cpu (const uint8_t * raw, int w, int h, int pitch,
 
       for (y = 0; y < 16; y++)
         for (x = 0; x < 16; x++) {
-          const int sx = ix + x, sy = iy + y;
+          const int sx = co_clt_source (ix + x, w);
+          const int sy = co_clt_source (iy + y, h);
           float v = 0.0f;
-          if (sx >= 0 && sx < w && sy >= 0 && sy < h) {
+          if (sx >= 0 && sy >= 0) {
             const uint8_t *p = raw + (size_t) sy * pitch + (size_t) sx * bps;
             v = scale * (float) (bps == 2 ? (p[0] | p[1] << 8) : p[0]);
           }
@@ -199,5 +201,23 @@ co_clt_inverse_cpu (const float *clt, int w, int h, float *out, int pitch)
             out[(size_t) oy_ * pitch + ox_] += pix[yy * 16 + x];
         }
     }
+  }
+}
+
+void
+co_clt_pack_cpu (const float *const planes[3], int fpitch, const CoFrame * out)
+{
+  const int bpp = co_pix_bpp (co_format_plane_kind (out->format, 0));
+  int y;
+
+#pragma omp parallel for schedule(static) \
+    if ((int64_t) out->width * out->height >= CO_PARALLEL_MIN_PIXELS)
+  for (y = 0; y < out->height; y++) {
+    const size_t row = (size_t) y * fpitch;
+    uint8_t *p = out->data[0] + (size_t) y * out->pitch[0];
+    int x;
+    for (x = 0; x < out->width; x++, p += bpp)
+      co_clt_pack_pixel (p, out->format, planes[0][row + x],
+          planes[1][row + x], planes[2][row + x]);
   }
 }

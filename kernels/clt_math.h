@@ -38,6 +38,22 @@ extern "C" {
 #define CO_CLT_TILE 16          /* pixels per axis of one tile */
 #define CO_CLT_LAYER 64         /* coefficients of one layer */
 #define CO_CLT_COEFFS 256       /* of one tile, 4 layers */
+#define CO_CLT_MIRROR 8         /* pixels reflected past a plane's edge */
+
+/* The plane sample a tile reads for coordinate @x of @n: inside, itself;
+ * up to CO_CLT_MIRROR pixels outside, its reflection about the edge pixel
+ * (x -> -x, n - 1 + d -> n - 1 - d), which keeps a Bayer site's colour and
+ * spares the border the dark rim zeros would leave under interpolation and
+ * deconvolution kernels; farther out (a tile moved off the frame), -1:
+ * the sample is zero. */
+CO_HD int
+co_clt_source (int x, int n)
+{
+  if (x < -CO_CLT_MIRROR || x >= n + CO_CLT_MIRROR)
+    return -1;
+  x = x < 0 ? -x : x >= n ? 2 * n - 2 - x : x;
+  return x >= 0 && x < n ? x : -1;
+}
 
 /* The eight magnitudes 0.5 cos (pi (2 j + 1) / 32) as literals, and the
  * transforms written out with them (generated once).  Two earlier forms,
@@ -425,6 +441,40 @@ co_clt_inverse_tile (float z[CO_CLT_COEFFS], float out[CO_CLT_TILE *
         acc = acc + co_clt_fold_sign (q & 1, x) * v[q][y][kx];
       out[y * 16 + x] = 0.25f * (wy * wx) * acc;
     }
+  }
+}
+
+/* A colour value (1 = full scale) as an output sample of @full (255 or
+ * 65535): clamped, rounded half up; NaN gives 0. */
+CO_HD uint32_t
+co_clt_unit (float v, float full)
+{
+  v = v > 0.0f ? v : 0.0f;
+  v = v < 1.0f ? v : 1.0f;
+  return (uint32_t) (v * full + 0.5f);
+}
+
+/* One output pixel of @f (RGBA, BGRA, RGBx, BGRx, RGB or RGBA64_LE; alpha
+ * and padding opaque) from its red, green and blue values. */
+CO_HD void
+co_clt_pack_pixel (uint8_t * p, CoFormat f, float r, float g, float b)
+{
+  if (f == CO_FORMAT_RGBA64_LE) {
+    const uint32_t c[4] = { co_clt_unit (r, 65535.0f),
+      co_clt_unit (g, 65535.0f), co_clt_unit (b, 65535.0f), 65535u
+    };
+    int i;
+    for (i = 0; i < 4; i++) {
+      p[2 * i] = (uint8_t) c[i];
+      p[2 * i + 1] = (uint8_t) (c[i] >> 8);
+    }
+  } else {
+    const int red = co_format_red_channel (f);
+    p[red] = (uint8_t) co_clt_unit (r, 255.0f);
+    p[1] = (uint8_t) co_clt_unit (g, 255.0f);
+    p[2 - red] = (uint8_t) co_clt_unit (b, 255.0f);
+    if (f != CO_FORMAT_RGB)
+      p[3] = 255;
   }
 }
 

@@ -35,3 +35,10 @@ co_clt_convolve_grid_cuda (float *clt, int w, int h, const float *nodes,
 {
   return NO_CUDA;
 }
+
+int
+co_clt_pack_cuda (const float *const planes[3], int fpitch,
+    const CoFrame * out, void *stream)
+{
+  return NO_CUDA;
+}

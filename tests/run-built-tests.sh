@@ -14,7 +14,7 @@ logs=${OUT:-/tmp}
 pass=0 fail=0 skip=0
 for t in tests/test-lut tests/test-remap tests/test-camera tests/test-remapfilter tests/test-omni tests/test-circle tests/test-foveate tests/test-ssim tests/test-calibration tests/test-shcentroid tests/test-clt tests/test-clt-kernels tests/check/check-cudalensdistort \
          tests/check/check-churn tests/check/check-faults tests/check/check-basefilter \
-         tests/check/check-modes tests/check/check-cudaomniunwrap tests/check/check-cudafoveate tests/check/check-cudashcentroid tests/check/check-cudalensdistort-gpu; do
+         tests/check/check-modes tests/check/check-cudaomniunwrap tests/check/check-cudafoveate tests/check/check-cudashcentroid tests/check/check-cudaaberration tests/check/check-cudalensdistort-gpu; do
   [ -x "$b/$t" ] || continue
   name=$(basename "$t")
   # ONLY=regex: just the tests whose names match (a quick GPU run)

@@ -65,7 +65,7 @@ bench_clear_frames (void)
 
 /* N_FRAMES frames of videotestsrc @pattern, in memory:CUDAMemory through
  * cudaupload (@cuda; its context kept for the pipelines) or on the host. */
-static gboolean
+static G_GNUC_UNUSED gboolean
 bench_test_frames (gint w, gint h, const gchar * format,
     const gchar * pattern, gboolean cuda)
 {

@@ -1,0 +1,738 @@
+/* cudaoptics — LGPL-2.1-or-later */
+/**
+ * SECTION:element-cudaaberration
+ * @title: cudaaberration
+ *
+ * Space-variant aberration correction of raw Bayer frames in the complex
+ * lapped transform (CLT) domain, on CUDA or on the CPU (after Filippov,
+ * "GPU Implementation of the Tile Processor", Elphel 2018).  The frame is
+ * cut into 16x16 tiles at a stride of 8; each colour of each tile is
+ * transformed (four DCT-IV/DST-IV layers of 8x8), shifted by a fraction of
+ * a pixel in the frequency domain, multiplied by the kernel of its place
+ * in the field (deconvolution, the colour's interpolation, a low-pass) and
+ * transformed back, overlapping its neighbours.  Out comes a demosaiced,
+ * deconvolved colour picture (kernels/clt_math.h has the maths).
+ *
+ * Kernels come from #GstCudaAberration:kernels-file, written by the
+ * `co-clt-kernels` tool from a lens model; without one the element only
+ * demosaics (bilinear, as kernels) and shifts.  With
+ * #GstCudaAberration:model set, each tile also moves by the camera's
+ * distortion (the parameters and calibration files of cudalensdistort), so
+ * the output is undistorted by phase shifts rather than by resampling.
+ *
+ * Input is `video/x-bayer` (8 or 16-bit) in system memory (GstCudaMemory
+ * has no Bayer layout): the element's pinned pool makes its upload fast.
+ * GRAY16_LE frames are taken as a mosaic of #GstCudaAberration:bayer-pattern.
+ * Output is RGBA, BGRA, RGBx, BGRx, RGB (system or `memory:CUDAMemory`)
+ * or RGBA64_LE (system memory).
+ *
+ * ## Example launch lines
+ * |[
+ * gst-launch-1.0 videotestsrc ! video/x-raw,format=RGBA ! rgb2bayer ! cudaaberration ! videoconvert ! autovideosink
+ * ]| Demosaic a synthetic Bayer stream.
+ * |[
+ * co-clt-kernels --width 2592 --height 1936 --sigma1 1.5 --nsr 0.03 --bayer -o lens.cltk
+ * gst-launch-1.0 v4l2src ! video/x-bayer,format=rggb,width=2592,height=1936 ! cudaaberration kernels-file=lens.cltk model=camera k1=-0.12 ! video/x-raw(memory:CUDAMemory),format=RGBA ! cudadownload ! autovideosink
+ * ]| A camera whose blur grows towards the corners, deconvolved and
+ * undistorted on the GPU.
+ *
+ * Since: 0.1
+ */
+#include "gstcudaaberration.h"
+#include "clt.h"
+#include "clt_build.h"
+
+#include <math.h>
+#include <string.h>
+
+GST_DEBUG_CATEGORY_STATIC (gst_cuda_aberration_debug);
+#define GST_CAT_DEFAULT gst_cuda_aberration_debug
+
+enum
+{
+  PROP_0,
+  PROP_KERNELS_FILE,
+  PROP_LPF_SIGMA,
+  PROP_BAYER_PATTERN,
+  PROP_BIT_DEPTH,
+  PROP_MODEL,
+  PROP_FX,
+  PROP_FY,
+  PROP_CX,
+  PROP_CY,
+  PROP_K1,
+  PROP_K2,
+  PROP_K3,
+  PROP_K4,
+  PROP_P1,
+  PROP_P2,
+  PROP_CALIBRATION_FILE,
+  PROP_CAMERA,
+};
+
+#define MAX_SIZE 32768
+#define OUT_FORMATS "{ RGBA, BGRA, RGBx, BGRx, RGB, RGBA64_LE }"
+#define BAYER_FORMATS "{ rggb, bggr, grbg, gbrg, rggb16le, bggr16le, " \
+  "grbg16le, gbrg16le }"
+
+G_DEFINE_TYPE_WITH_CODE (GstCudaAberration, gst_cuda_aberration,
+    GST_TYPE_CO_BASE_FILTER,
+    GST_DEBUG_CATEGORY_INIT (gst_cuda_aberration_debug, "cudaaberration", 0,
+        "cudaoptics aberration correction"));
+
+static GType
+gst_co_bayer_pattern_get_type (void)
+{
+  static gsize type = 0;
+  static const GEnumValue values[] = {
+    {CO_BAYER_RGGB, "Red first, then green (first row RGRG)", "rggb"},
+    {CO_BAYER_BGGR, "Blue first, then green (first row BGBG)", "bggr"},
+    {CO_BAYER_GRBG, "Green first, then red (first row GRGR)", "grbg"},
+    {CO_BAYER_GBRG, "Green first, then blue (first row GBGB)", "gbrg"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type, g_enum_register_static ("GstCoBayerPattern",
+            values));
+  return (GType) type;
+}
+
+static GType
+gst_co_aberration_model_get_type (void)
+{
+  static gsize type = 0;
+  static const GEnumValue values[] = {
+    {GST_CO_ABERRATION_MODEL_NONE, "No distortion: tiles move only by the "
+          "kernels' own offsets", "none"},
+    {GST_CO_ABERRATION_MODEL_CAMERA, "OpenCV's pinhole model (Brown-Conrady)"
+          ", as cudalensdistort model=camera", "camera"},
+    {GST_CO_ABERRATION_MODEL_FISHEYE, "OpenCV's equidistant fisheye model, "
+          "as cudalensdistort model=fisheye", "fisheye"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type, g_enum_register_static ("GstCoAberrationModel",
+            values));
+  return (GType) type;
+}
+
+/* ---- kernels ---- */
+
+/* The file of @s, read again when set again; FALSE (with @error) when it
+ * cannot be read. */
+static gboolean
+load_kernels (GstCudaAberration * self, const GstCoAberrationSettings * s,
+    GError ** error)
+{
+  GstCoCltKernels fresh;
+
+  if (g_strcmp0 (s->kernels_file, self->kernels_path) == 0 &&
+      s->kernels_gen == self->kernels_gen)
+    return TRUE;
+  if (!s->kernels_file || !*s->kernels_file) {
+    gst_co_clt_kernels_clear (&self->kernels);
+  } else {
+    if (!gst_co_clt_kernels_load (s->kernels_file, &fresh, error))
+      return FALSE;
+    gst_co_clt_kernels_clear (&self->kernels);
+    self->kernels = fresh;
+    GST_INFO_OBJECT (self, "kernels %s: %d colour(s), %dx%d nodes at stride "
+        "%d, made for %dx%d", s->kernels_file, fresh.colours, fresh.grid_w,
+        fresh.grid_h, fresh.stride, fresh.width, fresh.height);
+  }
+  g_free (self->kernels_path);
+  self->kernels_path = g_strdup (s->kernels_file);
+  self->kernels_gen = s->kernels_gen;
+  return TRUE;
+}
+
+/* The camera of @s for a w x h frame, or FALSE with @error. */
+static gboolean
+make_camera (GstCudaAberration * self, const GstCoAberrationSettings * s,
+    int w, int h, CoCamera * cam, GError ** error)
+{
+  if (s->calibration_file && *s->calibration_file) {
+    double sx, sy;
+    if (g_strcmp0 (s->calibration_file, self->calib_path) != 0 ||
+        g_strcmp0 (s->camera, self->calib_camera) != 0 ||
+        s->calibration_gen != self->calib_gen) {
+      GstCoCalibration fresh;
+      if (!gst_co_calibration_load (s->calibration_file, s->camera, &fresh,
+              error))
+        return FALSE;
+      self->calib = fresh;
+      g_free (self->calib_path);
+      g_free (self->calib_camera);
+      self->calib_path = g_strdup (s->calibration_file);
+      self->calib_camera = g_strdup (s->camera);
+      self->calib_gen = s->calibration_gen;
+    }
+    if (!gst_co_calibration_for_size (&self->calib, w, h, cam, &sx, &sy))
+      GST_WARNING_OBJECT (self, "calibration made at %dx%d, another aspect "
+          "ratio than %dx%d: scaled by %g x %g", self->calib.image_width,
+          self->calib.image_height, w, h, sx, sy);
+    return TRUE;
+  }
+  co_camera_init (cam, s->fx > 0 ? s->fx : w, s->fy > 0 ? s->fy : (s->fx > 0 ?
+          s->fx : w), s->cx >= 0 ? s->cx : (w - 1) * 0.5,
+      s->cy >= 0 ? s->cy : (h - 1) * 0.5);
+  cam->dist[CO_DIST_K1] = s->k1;
+  cam->dist[CO_DIST_K2] = s->k2;
+  cam->dist[CO_DIST_K3] = s->k3;
+  cam->dist[CO_DIST_K4] = s->k4;
+  if (s->model == GST_CO_ABERRATION_MODEL_FISHEYE) {
+    cam->model = CO_CAMERA_FISHEYE;
+  } else {
+    cam->dist[CO_DIST_P1] = s->p1;
+    cam->dist[CO_DIST_P2] = s->p2;
+  }
+  cam->image_width = w;
+  cam->image_height = h;
+  return TRUE;
+}
+
+/* The kernel nodes for a w x h frame (gw x gh x colours of 258 floats,
+ * g_free), the file's or the built-in demosaicing, with the low-pass
+ * folded in; NULL with @error when the file's grid does not cover it. */
+static gfloat *
+make_nodes (GstCudaAberration * self, const GstCoAberrationSettings * s,
+    int w, int h, GError ** error)
+{
+  const GstCoCltKernels *k = &self->kernels;
+  const gsize nf = GST_CO_CLT_KERNELS_NODE_FLOATS;
+  gfloat *nodes;
+  gsize i, n;
+
+  if (k->nodes) {
+    if ((gint64) (k->grid_w - 1) * k->stride < w - 1 ||
+        (gint64) (k->grid_h - 1) * k->stride < h - 1) {
+      g_set_error (error, GST_CO_CLT_KERNELS_ERROR,
+          GST_CO_CLT_KERNELS_ERROR_PARSE, "the %dx%d kernel grid of %s, at "
+          "stride %d, covers %dx%d pixels, not the %dx%d frame", k->grid_w,
+          k->grid_h, self->kernels_path,
+          k->stride, (k->grid_w - 1) * k->stride + 1,
+          (k->grid_h - 1) * k->stride + 1, w, h);
+      return NULL;
+    }
+    if (k->width != w || k->height != h)
+      GST_WARNING_OBJECT (self, "kernels made for %dx%d, the frame is %dx%d",
+          k->width, k->height, w, h);
+    self->grid_w = k->grid_w;
+    self->grid_h = k->grid_h;
+    self->stride = k->stride;
+    self->colours = k->colours;
+    n = (gsize) k->grid_w * k->grid_h * k->colours;
+    nodes = g_new (gfloat, n * nf);
+    memcpy (nodes, k->nodes, n * nf * sizeof (gfloat));
+    if (s->lpf_sigma > 0) {
+      CoCltSpectrum g;
+      gfloat lpf[CO_CLT_COEFFS];
+      co_clt_spectrum_identity (&g);
+      co_clt_spectrum_gaussian (&g, s->lpf_sigma);
+      co_clt_spectrum_layers (&g, lpf);
+      for (i = 0; i < n; i++)
+        co_clt_convolve (nodes + i * nf + 2, lpf);
+    }
+  } else {
+    /* one node a colour: each colour's bilinear interpolation */
+    CoCltLens lens;
+    co_clt_lens_init (&lens, w, h);
+    lens.bayer = 1;
+    lens.lpf_sigma = s->lpf_sigma;
+    self->grid_w = self->grid_h = 1;
+    self->stride = GST_CO_CLT_KERNELS_MAX_STRIDE;
+    self->colours = 3;
+    nodes = g_new (gfloat, 3 * nf);
+    for (i = 0; i < 3; i++)
+      co_clt_lens_node (&lens, 0.5 * (w - 1), 0.5 * (h - 1), i,
+          nodes + i * nf);
+  }
+  return nodes;
+}
+
+/* Where each tile samples the frame (3 floats a tile per axis): the
+ * kernels' offsets, plus the distortion at the tile's centre. */
+static void
+make_shifts (const gfloat * nodes, gint gw, gint gh, gint stride,
+    gint colours, const CoCamera * cam, int w, int h, gfloat * dx,
+    gfloat * dy)
+{
+  CoCameraParams p;
+  int tx_n, ty_n, tx, ty, c;
+
+  co_clt_tile_shifts (nodes, gw, gh, stride, colours, w, h, dx, dy);
+  if (!cam)
+    return;
+  co_camera_params_init (&p, cam);
+  co_clt_tiles (w, h, &tx_n, &ty_n);
+  for (ty = 0; ty < ty_n; ty++)
+    for (tx = 0; tx < tx_n; tx++) {
+      /* a tile's centre: it starts 8 pixels before 8 tx and spans 16 */
+      const float u = 8.0f * tx - 0.5f, v = 8.0f * ty - 0.5f;
+      float sx, sy, ox, oy;
+      const int i = ty * tx_n + tx;
+      if (co_camera_map (&p, u, v, &sx, &sy) && isfinite (sx) &&
+          isfinite (sy) && fabsf (sx - u) < 4.0f * (w + h) &&
+          fabsf (sy - v) < 4.0f * (w + h)) {
+        ox = sx - u;
+        oy = sy - v;
+      } else {
+        /* no source: a tile far outside, which reads black */
+        ox = oy = -8.0f * (w + h);
+      }
+      for (c = 0; c < 3; c++) {
+        dx[3 * i + c] += ox;
+        dy[3 * i + c] += oy;
+      }
+    }
+}
+
+/* Names the kernel or calibration file that could not be used: an error
+ * before the first frame, afterwards a warning that keeps the kernels in
+ * use (a file being edited while PLAYING). */
+static gboolean
+file_failed (GstCudaAberration * self, const GstCoAberrationSettings * s,
+    GError * err)
+{
+  gchar *what = g_strdup (err->message);
+  g_clear_error (&err);
+  if (!self->ready) {
+    GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ, ("Could not set up the "
+            "aberration correction: %s", what), (NULL));
+    g_free (what);
+    return FALSE;
+  }
+  if (s->kernels_gen != self->bad_gen ||
+      g_strcmp0 (s->kernels_file, self->bad_path) != 0) {
+    GST_ELEMENT_WARNING (self, RESOURCE, OPEN_READ, ("Keeping the previous "
+            "kernels and geometry: %s", what), (NULL));
+    g_free (self->bad_path);
+    self->bad_path = g_strdup (s->kernels_file);
+    self->bad_gen = s->kernels_gen;
+  }
+  g_free (what);
+  return TRUE;
+}
+
+/* Kernels, shifts and work planes on the active backend, rebuilt when a
+ * property changed; FALSE after posting an error. */
+static gboolean
+prepare (GstCudaAberration * self, const CoFrame * in)
+{
+  GstCoBaseFilter *base = GST_CO_BASE_FILTER (self);
+  const int w = in->width, h = in->height;
+  GstCoAberrationSettings s;
+  GError *err = NULL;
+  CoCamera cam;
+  gfloat *nodes = NULL, *dx = NULL, *dy = NULL;
+  gboolean dirty, ok;
+  gsize nodes_bytes, shift_bytes, plane_bytes, clt_bytes;
+  int tx_n, ty_n, c, bits;
+
+  GST_OBJECT_LOCK (self);
+  dirty = self->dirty || !self->ready;
+  self->dirty = FALSE;
+  s = self->set;
+  s.kernels_file = g_strdup (s.kernels_file);
+  s.calibration_file = g_strdup (s.calibration_file);
+  s.camera = g_strdup (s.camera);
+  GST_OBJECT_UNLOCK (self);
+
+  bits = s.bit_depth > 0 ? s.bit_depth : in->format == CO_FORMAT_GRAY8 ? 8 :
+      16;
+  if (in->format == CO_FORMAT_GRAY8)
+    bits = MIN (bits, 8);
+  self->scale = (gfloat) (1.0 / ((1 << bits) - 1));
+  ok = !dirty;
+  if (dirty) {
+    ok = load_kernels (self, &s, &err);
+    if (ok && s.model != GST_CO_ABERRATION_MODEL_NONE)
+      ok = make_camera (self, &s, w, h, &cam, &err);
+    if (ok)
+      ok = (nodes = make_nodes (self, &s, w, h, &err)) != NULL;
+    if (!ok) {
+      ok = file_failed (self, &s, err);
+      goto done;
+    }
+    co_clt_tiles (w, h, &tx_n, &ty_n);
+    shift_bytes = (gsize) tx_n * ty_n * 3 * sizeof (gfloat);
+    dx = g_malloc (shift_bytes);
+    dy = g_malloc (shift_bytes);
+    make_shifts (nodes, self->grid_w, self->grid_h, self->stride,
+        self->colours, s.model != GST_CO_ABERRATION_MODEL_NONE ? &cam : NULL,
+        w, h, dx, dy);
+    nodes_bytes = (gsize) self->grid_w * self->grid_h * self->colours *
+        GST_CO_CLT_KERNELS_NODE_FLOATS * sizeof (gfloat);
+    clt_bytes = (gsize) tx_n * ty_n * CO_CLT_COEFFS * sizeof (gfloat);
+    plane_bytes = (gsize) w * h * sizeof (gfloat);
+    /* from pageable memory: staged before each call returns */
+    ok = gst_co_base_filter_ensure (base, &self->nodes, &self->nodes_size,
+        nodes_bytes) && gst_co_base_filter_ensure (base, &self->dx,
+        &self->dx_size, shift_bytes) && gst_co_base_filter_ensure (base,
+        &self->dy, &self->dy_size, shift_bytes);
+    for (c = 0; ok && c < 3; c++)
+      ok = gst_co_base_filter_ensure (base, &self->clt[c], &self->clt_size[c],
+          clt_bytes) && gst_co_base_filter_ensure (base, &self->planes[c],
+          &self->planes_size[c], plane_bytes);
+    ok = ok && gst_co_base_filter_upload (base, self->nodes, nodes,
+        nodes_bytes, "uploading the kernels") &&
+        gst_co_base_filter_upload (base, self->dx, dx, shift_bytes,
+        "uploading the tile shifts") && gst_co_base_filter_upload (base,
+        self->dy, dy, shift_bytes, "uploading the tile shifts");
+    if (ok) {
+      self->ready = TRUE;
+      GST_DEBUG_OBJECT (self, "%dx%d: %dx%d tiles, %dx%d kernel nodes, "
+          "%d colour(s), %d bits", w, h, tx_n, ty_n, self->grid_w,
+          self->grid_h, self->colours, bits);
+    }
+  }
+done:
+  g_free (nodes);
+  g_free (dx);
+  g_free (dy);
+  g_free (s.kernels_file);
+  g_free (s.calibration_file);
+  g_free (s.camera);
+  return ok;
+}
+
+/* ---- GstCoBaseFilter ---- */
+
+static gboolean
+gst_cuda_aberration_set_info (GstCoBaseFilter * base, GstCaps * incaps,
+    const GstVideoInfo * in_info, GstCaps * outcaps,
+    const GstVideoInfo * out_info)
+{
+  GstCudaAberration *self = GST_CUDA_ABERRATION (base);
+
+  if (GST_VIDEO_INFO_WIDTH (in_info) < 2 ||
+      GST_VIDEO_INFO_HEIGHT (in_info) < 2) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("A %dx%d frame holds no 2x2 "
+            "Bayer cell", GST_VIDEO_INFO_WIDTH (in_info),
+            GST_VIDEO_INFO_HEIGHT (in_info)), (NULL));
+    return FALSE;
+  }
+  /* the geometry is rebuilt for the new size before the next frame */
+  self->ready = FALSE;
+  return TRUE;
+}
+
+static GstFlowReturn
+gst_cuda_aberration_process (GstCoBaseFilter * base, const CoFrame * in,
+    CoFrame * out)
+{
+  GstCudaAberration *self = GST_CUDA_ABERRATION (base);
+  const int w = in->width, h = in->height;
+  const int bps = in->format == CO_FORMAT_GRAY8 ? 1 : 2;
+  CoBayer bayer = in->bayer;
+  float *clt[3];
+  const float *planes[3];
+  int c, e;
+
+  if (!prepare (self, in))
+    return GST_FLOW_ERROR;
+  for (c = 0; c < 3; c++) {
+    clt[c] = self->clt[c];
+    planes[c] = self->planes[c];
+  }
+  if (bayer == CO_BAYER_NONE) {
+    GST_OBJECT_LOCK (self);
+    bayer = self->set.bayer;
+    GST_OBJECT_UNLOCK (self);
+  }
+  if (base->device) {
+    e = co_clt_forward_bayer_cuda (in->data[0], w, h, in->pitch[0], bps,
+        self->scale, bayer, self->dx, self->dy, clt, base->stream);
+    for (c = 0; !e && c < 3; c++)
+      e = co_clt_convolve_grid_cuda (clt[c], w, h, self->nodes, self->grid_w,
+          self->grid_h, self->stride, self->colours, c, base->stream);
+    for (c = 0; !e && c < 3; c++)
+      e = co_clt_inverse_cuda (clt[c], w, h, self->planes[c], w,
+          base->stream);
+    if (!e)
+      e = co_clt_pack_cuda (planes, w, out, base->stream);
+    return gst_co_base_filter_cuda_ok (base, e, "correcting a frame") ?
+        GST_FLOW_OK : GST_FLOW_ERROR;
+  }
+  co_clt_forward_bayer_cpu (in->data[0], w, h, in->pitch[0], bps,
+      self->scale, bayer, self->dx, self->dy, clt);
+  for (c = 0; c < 3; c++) {
+    co_clt_convolve_grid_cpu (clt[c], w, h, self->nodes, self->grid_w,
+        self->grid_h, self->stride, self->colours, c);
+    co_clt_inverse_cpu (clt[c], w, h, self->planes[c], w);
+  }
+  co_clt_pack_cpu (planes, w, out);
+  return GST_FLOW_OK;
+}
+
+static void
+gst_cuda_aberration_release (GstCoBaseFilter * base)
+{
+  GstCudaAberration *self = GST_CUDA_ABERRATION (base);
+  int c;
+
+  gst_co_base_filter_free (base, self->nodes);
+  gst_co_base_filter_free (base, self->dx);
+  gst_co_base_filter_free (base, self->dy);
+  self->nodes = self->dx = self->dy = NULL;
+  self->nodes_size = self->dx_size = self->dy_size = 0;
+  for (c = 0; c < 3; c++) {
+    gst_co_base_filter_free (base, self->clt[c]);
+    gst_co_base_filter_free (base, self->planes[c]);
+    self->clt[c] = self->planes[c] = NULL;
+    self->clt_size[c] = self->planes_size[c] = 0;
+  }
+  /* the next start reads the files again, on its backend */
+  gst_co_clt_kernels_clear (&self->kernels);
+  g_clear_pointer (&self->kernels_path, g_free);
+  g_clear_pointer (&self->calib_path, g_free);
+  g_clear_pointer (&self->calib_camera, g_free);
+  self->ready = FALSE;
+}
+
+/* ---- properties ---- */
+
+static gdouble *
+camera_field (GstCoAberrationSettings * s, guint prop_id)
+{
+  switch (prop_id) {
+    case PROP_FX:
+      return &s->fx;
+    case PROP_FY:
+      return &s->fy;
+    case PROP_CX:
+      return &s->cx;
+    case PROP_CY:
+      return &s->cy;
+    case PROP_K1:
+      return &s->k1;
+    case PROP_K2:
+      return &s->k2;
+    case PROP_K3:
+      return &s->k3;
+    case PROP_K4:
+      return &s->k4;
+    case PROP_P1:
+      return &s->p1;
+    case PROP_P2:
+      return &s->p2;
+    default:
+      return NULL;
+  }
+}
+
+static void
+gst_cuda_aberration_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstCudaAberration *self = GST_CUDA_ABERRATION (object);
+  GstCoAberrationSettings *s = &self->set;
+  gdouble *field;
+
+  GST_OBJECT_LOCK (self);
+  if ((field = camera_field (s, prop_id))) {
+    *field = g_value_get_double (value);
+    self->dirty = TRUE;
+    GST_OBJECT_UNLOCK (self);
+    return;
+  }
+  switch (prop_id) {
+    case PROP_KERNELS_FILE:
+      g_free (s->kernels_file);
+      s->kernels_file = g_value_dup_string (value);
+      s->kernels_gen++;
+      break;
+    case PROP_LPF_SIGMA:
+      s->lpf_sigma = g_value_get_double (value);
+      break;
+    case PROP_BAYER_PATTERN:
+      s->bayer = g_value_get_enum (value);
+      break;
+    case PROP_BIT_DEPTH:
+      s->bit_depth = g_value_get_int (value);
+      break;
+    case PROP_MODEL:
+      s->model = g_value_get_enum (value);
+      break;
+    case PROP_CALIBRATION_FILE:
+      g_free (s->calibration_file);
+      s->calibration_file = g_value_dup_string (value);
+      s->calibration_gen++;
+      break;
+    case PROP_CAMERA:
+      g_free (s->camera);
+      s->camera = g_value_dup_string (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  self->dirty = TRUE;
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_cuda_aberration_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstCudaAberration *self = GST_CUDA_ABERRATION (object);
+  GstCoAberrationSettings *s = &self->set;
+  gdouble *field;
+
+  GST_OBJECT_LOCK (self);
+  if ((field = camera_field (s, prop_id))) {
+    g_value_set_double (value, *field);
+    GST_OBJECT_UNLOCK (self);
+    return;
+  }
+  switch (prop_id) {
+    case PROP_KERNELS_FILE:
+      g_value_set_string (value, s->kernels_file);
+      break;
+    case PROP_LPF_SIGMA:
+      g_value_set_double (value, s->lpf_sigma);
+      break;
+    case PROP_BAYER_PATTERN:
+      g_value_set_enum (value, s->bayer);
+      break;
+    case PROP_BIT_DEPTH:
+      g_value_set_int (value, s->bit_depth);
+      break;
+    case PROP_MODEL:
+      g_value_set_enum (value, s->model);
+      break;
+    case PROP_CALIBRATION_FILE:
+      g_value_set_string (value, s->calibration_file);
+      break;
+    case PROP_CAMERA:
+      g_value_set_string (value, s->camera);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_cuda_aberration_finalize (GObject * object)
+{
+  GstCudaAberration *self = GST_CUDA_ABERRATION (object);
+
+  g_free (self->set.kernels_file);
+  g_free (self->set.calibration_file);
+  g_free (self->set.camera);
+  gst_co_clt_kernels_clear (&self->kernels);
+  g_free (self->kernels_path);
+  g_free (self->bad_path);
+  g_free (self->calib_path);
+  g_free (self->calib_camera);
+  G_OBJECT_CLASS (gst_cuda_aberration_parent_class)->finalize (object);
+}
+
+static void
+install_camera_property (GObjectClass * oc, guint id, const gchar * name,
+    const gchar * blurb, gdouble lo, gdouble hi, gdouble def)
+{
+  g_object_class_install_property (oc, id, g_param_spec_double (name, name,
+          blurb, lo, hi, def, GST_CO_PARAM_ANIM));
+}
+
+static void
+gst_cuda_aberration_class_init (GstCudaAberrationClass * klass)
+{
+  GObjectClass *oc = G_OBJECT_CLASS (klass);
+  GstElementClass *ec = GST_ELEMENT_CLASS (klass);
+  GstCoBaseFilterClass *fc = GST_CO_BASE_FILTER_CLASS (klass);
+
+  oc->set_property = gst_cuda_aberration_set_property;
+  oc->get_property = gst_cuda_aberration_get_property;
+  oc->finalize = gst_cuda_aberration_finalize;
+
+  g_object_class_install_property (oc, PROP_KERNELS_FILE,
+      g_param_spec_string ("kernels-file", "Kernels file",
+          "A CO-CLTK kernel file (co-clt-kernels writes them); setting it "
+          "again reads it again. None: demosaicing kernels only", NULL,
+          GST_CO_PARAM_LIVE));
+  g_object_class_install_property (oc, PROP_LPF_SIGMA,
+      g_param_spec_double ("lpf-sigma", "Low-pass sigma",
+          "A Gaussian low-pass folded into every kernel, in pixels; 0: none",
+          0.0, 8.0, 0.0, GST_CO_PARAM_ANIM));
+  g_object_class_install_property (oc, PROP_BAYER_PATTERN,
+      g_param_spec_enum ("bayer-pattern", "Bayer pattern",
+          "The colour filter of GRAY16_LE input (video/x-bayer says its own)",
+          gst_co_bayer_pattern_get_type (), CO_BAYER_RGGB, GST_CO_PARAM_LIVE));
+  g_object_class_install_property (oc, PROP_BIT_DEPTH,
+      g_param_spec_int ("bit-depth", "Bit depth",
+          "Significant bits of 16-bit samples (10, 12, 14 for most sensors),"
+          " so that 2^bits - 1 is white; 0: the sample size's", 0, 16, 0,
+          GST_CO_PARAM_LIVE));
+  g_object_class_install_property (oc, PROP_MODEL,
+      g_param_spec_enum ("model", "Model",
+          "The distortion each tile's position follows (the output is "
+          "undistorted by phase shifts)", gst_co_aberration_model_get_type (),
+          GST_CO_ABERRATION_MODEL_NONE, GST_CO_PARAM_LIVE));
+  install_camera_property (oc, PROP_FX, "fx",
+      "Focal length in x, pixels; 0: the frame's width", 0, 1e6, 0);
+  install_camera_property (oc, PROP_FY, "fy",
+      "Focal length in y, pixels; 0: fx", 0, 1e6, 0);
+  install_camera_property (oc, PROP_CX, "cx",
+      "Principal point x, pixels; -1: the frame's centre", -1, 1e6, -1);
+  install_camera_property (oc, PROP_CY, "cy",
+      "Principal point y, pixels; -1: the frame's centre", -1, 1e6, -1);
+  install_camera_property (oc, PROP_K1, "k1",
+      "Radial distortion k1 (fisheye: theta^3)", -1000, 1000, 0);
+  install_camera_property (oc, PROP_K2, "k2",
+      "Radial distortion k2 (fisheye: theta^5)", -1000, 1000, 0);
+  install_camera_property (oc, PROP_K3, "k3",
+      "Radial distortion k3 (fisheye: theta^7)", -1000, 1000, 0);
+  install_camera_property (oc, PROP_K4, "k4",
+      "Fisheye distortion k4 (theta^9)", -1000, 1000, 0);
+  install_camera_property (oc, PROP_P1, "p1",
+      "Tangential distortion p1 (camera)", -1000, 1000, 0);
+  install_camera_property (oc, PROP_P2, "p2",
+      "Tangential distortion p2 (camera)", -1000, 1000, 0);
+  g_object_class_install_property (oc, PROP_CALIBRATION_FILE,
+      g_param_spec_string ("calibration-file", "Calibration file",
+          "OpenCV, ROS or Kalibr calibration (as cudalensdistort's); with a "
+          "model other than none it replaces fx..p2", NULL,
+          GST_CO_PARAM_LIVE));
+  g_object_class_install_property (oc, PROP_CAMERA,
+      g_param_spec_string ("camera", "Camera",
+          "Which camera of a stereo calibration file: left, right, camN",
+          NULL, GST_CO_PARAM_LIVE));
+
+  gst_element_class_set_static_metadata (ec, "CUDA aberration correction",
+      "Filter/Converter/Video",
+      "Space-variant deconvolution, demosaicing and undistortion of raw "
+      "Bayer frames in the CLT domain on CUDA (CPU fallback)", "cudaoptics");
+  gst_co_base_filter_class_add_template_list (ec, GST_PAD_SINK, MAX_SIZE,
+      "video/x-bayer", BAYER_FORMATS, "video/x-raw", "GRAY16_LE", NULL);
+  gst_co_base_filter_class_add_template (ec, GST_PAD_SRC, "video/x-raw",
+      OUT_FORMATS, MAX_SIZE);
+
+  fc->mode = GST_CO_FILTER_CONVERT;
+  fc->set_info = GST_DEBUG_FUNCPTR (gst_cuda_aberration_set_info);
+  fc->process = GST_DEBUG_FUNCPTR (gst_cuda_aberration_process);
+  fc->release = GST_DEBUG_FUNCPTR (gst_cuda_aberration_release);
+
+  gst_type_mark_as_plugin_api (gst_co_bayer_pattern_get_type (), 0);
+  gst_type_mark_as_plugin_api (gst_co_aberration_model_get_type (), 0);
+}
+
+static void
+gst_cuda_aberration_init (GstCudaAberration * self)
+{
+  self->set.bayer = CO_BAYER_RGGB;
+  self->set.cx = self->set.cy = -1;
+  self->dirty = TRUE;
+}
+
+gboolean
+gst_cuda_aberration_register (GstPlugin * plugin)
+{
+  return gst_element_register (plugin, "cudaaberration", GST_RANK_NONE,
+      GST_TYPE_CUDA_ABERRATION);
+}

@@ -1,0 +1,63 @@
+/* cudaoptics — LGPL-2.1-or-later */
+#ifndef __GST_CUDA_ABERRATION_H__
+#define __GST_CUDA_ABERRATION_H__
+
+#include "gstcobasefilter.h"
+#include "gstcocalibration.h"
+#include "gstcocltkernels.h"
+
+G_BEGIN_DECLS
+
+#define GST_TYPE_CUDA_ABERRATION (gst_cuda_aberration_get_type ())
+G_DECLARE_FINAL_TYPE (GstCudaAberration, gst_cuda_aberration, GST,
+    CUDA_ABERRATION, GstCoBaseFilter)
+
+typedef enum
+{
+  GST_CO_ABERRATION_MODEL_NONE = 0,
+  GST_CO_ABERRATION_MODEL_CAMERA = 1,
+  GST_CO_ABERRATION_MODEL_FISHEYE = 2,
+} GstCoAberrationModel;
+
+/* The properties, copied under the object lock. */
+typedef struct
+{
+  gchar *kernels_file;
+  guint kernels_gen;            /* bumped by every set: a re-read */
+  gdouble lpf_sigma;
+  CoBayer bayer;                /* of GRAY16_LE input */
+  gint bit_depth;               /* 0: the sample size's */
+  GstCoAberrationModel model;
+  gdouble fx, fy, cx, cy, k1, k2, k3, k4, p1, p2;
+  gchar *calibration_file, *camera;
+  guint calibration_gen;
+} GstCoAberrationSettings;
+
+struct _GstCudaAberration
+{
+  GstCoBaseFilter parent;
+
+  GstCoAberrationSettings set;  /* under the object lock */
+  gboolean dirty;               /* under the object lock */
+
+  /* streaming thread */
+  GstCoCltKernels kernels;      /* the file in use; nodes NULL: built in */
+  gchar *kernels_path;          /* and what it was read for */
+  guint kernels_gen;
+  gchar *bad_path;              /* the last file that could not be used */
+  guint bad_gen;
+  GstCoCalibration calib;       /* the calibration file in use */
+  gchar *calib_path, *calib_camera;
+  guint calib_gen;
+  gboolean ready;               /* a geometry was built for these caps */
+  gint grid_w, grid_h, stride, colours;
+  gfloat scale;                 /* raw sample to 1 = full scale */
+  /* backend memory */
+  gpointer nodes, dx, dy, clt[3], planes[3];
+  gsize nodes_size, dx_size, dy_size, clt_size[3], planes_size[3];
+};
+
+gboolean gst_cuda_aberration_register (GstPlugin * plugin);
+
+G_END_DECLS
+#endif
