@@ -71,7 +71,11 @@ enum
 };
 
 #define MAX_SIZE 32768
+#if GST_CHECK_VERSION (1, 20, 0)
 #define OUT_FORMATS "{ RGBA, BGRA, RGBx, BGRx, RGB, RGBA64_LE }"
+#else /* RGBA64_LE came with 1.20 */
+#define OUT_FORMATS "{ RGBA, BGRA, RGBx, BGRx, RGB }"
+#endif
 #define BAYER_FORMATS "{ rggb, bggr, grbg, gbrg, rggb16le, bggr16le, " \
   "grbg16le, gbrg16le }"
 

@@ -38,6 +38,12 @@
 #                         sh-spots.png, written by pipelines/sh-sample.py)
 #                         and cudashcentroid's overlay of it: the lenslet
 #                         grid, the centroids and the slopes (6x)
+#   aberration.jpg        building.jpg through a simulated cheap lens
+#                         (blur growing to the corners, lateral colour) as
+#                         an RGGB raw frame, and cudaaberration's output:
+#                         demosaiced only, and with the kernels
+#                         co-clt-kernels writes for that lens
+#                         (pipelines/aberration-demo.py)
 # Usage: bash pipelines/demo.sh [OUTPUT_DIR]      (default pipelines/out)
 set -eu
 cd "$(dirname "$0")/.."
@@ -122,6 +128,8 @@ gst-launch-1.0 -q \
   t. ! queue ! cudashcentroid pitch=24 origin-x=8.5 origin-y=6.25 pupil-diameter=18 \
     method=tcog overlay=true overlay-scale=6 ! videoconvert ! mix.sink_1
 
+python3 pipelines/aberration-demo.py "$s/building.jpg" "$out/aberration.jpg" "$build"
+
 echo "wrote $out/camera-undistort.png, $out/fisheye-undistort.jpg, $out/stereo-rectify.jpg, $out/hmd-chroma.jpg, $out/hmd-stereo.png, $out/omni-polar.png," \
   "$out/omni-geometry.svg, $out/omni-mirror.jpg and its unwraps $out/omni-*.jpg," \
-  "$out/foveate.jpg, $out/shcentroid.png"
+  "$out/foveate.jpg, $out/shcentroid.png, $out/aberration.jpg"

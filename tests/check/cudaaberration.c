@@ -18,6 +18,13 @@
 
 static const gchar *patterns[] = { "rggb", "bggr", "grbg", "gbrg" };
 
+/* 16 bits a colour where GStreamer has the format (1.20+) */
+#if GST_CHECK_VERSION (1, 20, 0)
+#define DEEP "RGBA64_LE"
+#else
+#define DEEP "RGBA"
+#endif
+
 /* A PNG of tests/data/natural as packed RGB, rows of 3 w bytes. */
 static guint8 *
 load_rgb (const gchar * name, gint * w, gint * h)
@@ -221,9 +228,9 @@ GST_START_TEST (test_demosaic)
     gchar *d12 = g_strdup_printf ("cudaaberration backend=cpu "
         "bayer-pattern=%s bit-depth=12", patterns[i]);
     gdouble *a = run_rgb ("cudaaberration backend=cpu", "RGB", caps, in, NULL);
-    gdouble *b = run_rgb ("cudaaberration backend=cpu", "RGBA64_LE", caps16,
+    gdouble *b = run_rgb ("cudaaberration backend=cpu", DEEP, caps16,
         in16, NULL);
-    gdouble *c = run_rgb (d12, "RGBA64_LE", caps12, in12, NULL);
+    gdouble *c = run_rgb (d12, DEEP, caps12, in12, NULL);
     gdouble pa = psnr (a, rgb, w, h), pb = psnr (b, rgb, w, h);
     gdouble pc = psnr (c, rgb, w, h), bil = bilinear_psnr (rgb, w, h,
         patterns[i]), md = 0;
@@ -278,7 +285,7 @@ GST_START_TEST (test_formats)
     for (k = 0; k < (gsize) 3 * w * h; k++)
       rgb[k] = (guint8) g_rand_int (r);
     in = mosaic (rgb, w, h, "grbg", 1, 0, FALSE, &caps);
-    ref = run_rgb ("cudaaberration backend=cpu", "RGBA64_LE", caps, in, NULL);
+    ref = run_rgb ("cudaaberration backend=cpu", DEEP, caps, in, NULL);
     for (f = 0; f < G_N_ELEMENTS (formats); f++) {
       gdouble *o = run_rgb ("cudaaberration backend=cpu", formats[f], caps, in,
           NULL);
@@ -595,7 +602,7 @@ GST_END_TEST;
  * camera model and the low-pass. */
 GST_START_TEST (test_cuda_equals_cpu)
 {
-  const gchar *formats[] = { "RGBA", "BGRx", "RGB", "RGBA64_LE" };
+  const gchar *formats[] = { "RGBA", "BGRx", "RGB", DEEP };
   gchar *path = g_build_filename (g_get_tmp_dir (), "co-ab-gpu.cltk", NULL);
   gchar *props[4];
   gchar *why = NULL;
