@@ -24,7 +24,9 @@
  * has no Bayer layout): the element's pinned pool makes its upload fast.
  * GRAY16_LE frames are taken as a mosaic of #GstCudaAberration:bayer-pattern.
  * Output is RGBA, BGRA, RGBx, BGRx, RGB (system or `memory:CUDAMemory`)
- * or RGBA64_LE (system memory).
+ * or RGBA64_LE (system memory).  With a region of interest (roi-x, roi-y,
+ * roi-width, roi-height) only the tiles over it are worked, and the rest
+ * of the frame is black.
  *
  * ## Example launch lines
  * |[
@@ -68,6 +70,10 @@ enum
   PROP_P2,
   PROP_CALIBRATION_FILE,
   PROP_CAMERA,
+  PROP_ROI_X,
+  PROP_ROI_Y,
+  PROP_ROI_WIDTH,
+  PROP_ROI_HEIGHT,
 };
 
 #define MAX_SIZE 32768
@@ -260,21 +266,23 @@ make_nodes (GstCudaAberration * self, const GstCoAberrationSettings * s,
  * kernels' offsets, plus the distortion at the tile's centre. */
 static void
 make_shifts (const gfloat * nodes, gint gw, gint gh, gint stride,
-    gint colours, const CoCamera * cam, int w, int h, gfloat * dx,
-    gfloat * dy)
+    gint colours, const CoCamera * cam, int w, int h, const gint roi[4],
+    gfloat * dx, gfloat * dy)
 {
   CoCameraParams p;
   int tx_n, ty_n, tx, ty, c;
 
-  co_clt_tile_shifts (nodes, gw, gh, stride, colours, w, h, dx, dy);
+  co_clt_tile_shifts (nodes, gw, gh, stride, colours, roi[0], roi[1], roi[2],
+      roi[3], dx, dy);
   if (!cam)
     return;
   co_camera_params_init (&p, cam);
-  co_clt_tiles (w, h, &tx_n, &ty_n);
+  co_clt_tiles (roi[2], roi[3], &tx_n, &ty_n);
   for (ty = 0; ty < ty_n; ty++)
     for (tx = 0; tx < tx_n; tx++) {
       /* a tile's centre: it starts 8 pixels before 8 tx and spans 16 */
-      const float u = 8.0f * tx - 0.5f, v = 8.0f * ty - 0.5f;
+      const float u = roi[0] + 8.0f * tx - 0.5f;
+      const float v = roi[1] + 8.0f * ty - 0.5f;
       float sx, sy, ox, oy;
       const int i = ty * tx_n + tx;
       if (co_camera_map (&p, u, v, &sx, &sy) && isfinite (sx) &&
@@ -360,17 +368,24 @@ prepare (GstCudaAberration * self, const CoFrame * in)
       ok = file_failed (self, &s, err);
       goto done;
     }
-    co_clt_tiles (w, h, &tx_n, &ty_n);
+    /* the region, within the frame (0: to its edge) */
+    self->roi[0] = MIN (s.roi_x, w - 1);
+    self->roi[1] = MIN (s.roi_y, h - 1);
+    self->roi[2] = s.roi_width > 0 ? MIN (s.roi_width, w - self->roi[0]) :
+        w - self->roi[0];
+    self->roi[3] = s.roi_height > 0 ? MIN (s.roi_height, h - self->roi[1]) :
+        h - self->roi[1];
+    co_clt_tiles (self->roi[2], self->roi[3], &tx_n, &ty_n);
     shift_bytes = (gsize) tx_n * ty_n * 3 * sizeof (gfloat);
     dx = g_malloc (shift_bytes);
     dy = g_malloc (shift_bytes);
     make_shifts (nodes, self->grid_w, self->grid_h, self->stride,
         self->colours, s.model != GST_CO_ABERRATION_MODEL_NONE ? &cam : NULL,
-        w, h, dx, dy);
+        w, h, self->roi, dx, dy);
     nodes_bytes = (gsize) self->grid_w * self->grid_h * self->colours *
         GST_CO_CLT_KERNELS_NODE_FLOATS * sizeof (gfloat);
     clt_bytes = (gsize) tx_n * ty_n * CO_CLT_COEFFS * sizeof (gfloat);
-    plane_bytes = (gsize) w * h * sizeof (gfloat);
+    plane_bytes = (gsize) self->roi[2] * self->roi[3] * sizeof (gfloat);
     /* from pageable memory: staged before each call returns */
     ok = gst_co_base_filter_ensure (base, &self->nodes, &self->nodes_size,
         nodes_bytes) && gst_co_base_filter_ensure (base, &self->dx,
@@ -387,8 +402,9 @@ prepare (GstCudaAberration * self, const CoFrame * in)
         self->dy, dy, shift_bytes, "uploading the tile shifts");
     if (ok) {
       self->ready = TRUE;
-      GST_DEBUG_OBJECT (self, "%dx%d: %dx%d tiles, %dx%d kernel nodes, "
-          "%d colour(s), %d bits", w, h, tx_n, ty_n, self->grid_w,
+      GST_DEBUG_OBJECT (self, "%dx%d, region %dx%d at %d,%d: %dx%d tiles, "
+          "%dx%d kernel nodes, %d colour(s), %d bits", w, h, self->roi[2],
+          self->roi[3], self->roi[0], self->roi[1], tx_n, ty_n, self->grid_w,
           self->grid_h, self->colours, bits);
     }
   }
@@ -433,7 +449,7 @@ gst_cuda_aberration_process (GstCoBaseFilter * base, const CoFrame * in,
   CoBayer bayer = in->bayer;
   float *clt[3];
   const float *planes[3];
-  int c, e;
+  int c, e, x0, y0, rw, rh;
 
   if (!prepare (self, in))
     return GST_FLOW_ERROR;
@@ -441,6 +457,10 @@ gst_cuda_aberration_process (GstCoBaseFilter * base, const CoFrame * in,
     clt[c] = self->clt[c];
     planes[c] = self->planes[c];
   }
+  x0 = self->roi[0];
+  y0 = self->roi[1];
+  rw = self->roi[2];
+  rh = self->roi[3];
   if (bayer == CO_BAYER_NONE) {
     GST_OBJECT_LOCK (self);
     bayer = self->set.bayer;
@@ -448,26 +468,27 @@ gst_cuda_aberration_process (GstCoBaseFilter * base, const CoFrame * in,
   }
   if (base->device) {
     e = co_clt_forward_bayer_cuda (in->data[0], w, h, in->pitch[0], bps,
-        self->scale, bayer, self->dx, self->dy, clt, base->stream);
+        self->scale, bayer, self->roi, self->dx, self->dy, clt, base->stream);
     for (c = 0; !e && c < 3; c++)
-      e = co_clt_convolve_grid_cuda (clt[c], w, h, self->nodes, self->grid_w,
-          self->grid_h, self->stride, self->colours, c, base->stream);
+      e = co_clt_convolve_grid_cuda (clt[c], x0, y0, rw, rh, self->nodes,
+          self->grid_w, self->grid_h, self->stride, self->colours, c,
+          base->stream);
     for (c = 0; !e && c < 3; c++)
-      e = co_clt_inverse_cuda (clt[c], w, h, self->planes[c], w,
+      e = co_clt_inverse_cuda (clt[c], rw, rh, self->planes[c], rw,
           base->stream);
     if (!e)
-      e = co_clt_pack_cuda (planes, w, out, base->stream);
+      e = co_clt_pack_cuda (planes, rw, self->roi, out, base->stream);
     return gst_co_base_filter_cuda_ok (base, e, "correcting a frame") ?
         GST_FLOW_OK : GST_FLOW_ERROR;
   }
   co_clt_forward_bayer_cpu (in->data[0], w, h, in->pitch[0], bps,
-      self->scale, bayer, self->dx, self->dy, clt);
+      self->scale, bayer, self->roi, self->dx, self->dy, clt);
   for (c = 0; c < 3; c++) {
-    co_clt_convolve_grid_cpu (clt[c], w, h, self->nodes, self->grid_w,
-        self->grid_h, self->stride, self->colours, c);
-    co_clt_inverse_cpu (clt[c], w, h, self->planes[c], w);
+    co_clt_convolve_grid_cpu (clt[c], x0, y0, rw, rh, self->nodes,
+        self->grid_w, self->grid_h, self->stride, self->colours, c);
+    co_clt_inverse_cpu (clt[c], rw, rh, self->planes[c], rw);
   }
-  co_clt_pack_cpu (planes, w, out);
+  co_clt_pack_cpu (planes, rw, self->roi, out);
   return GST_FLOW_OK;
 }
 
@@ -497,6 +518,23 @@ gst_cuda_aberration_release (GstCoBaseFilter * base)
 }
 
 /* ---- properties ---- */
+
+static gint *
+roi_field (GstCoAberrationSettings * s, guint prop_id)
+{
+  switch (prop_id) {
+    case PROP_ROI_X:
+      return &s->roi_x;
+    case PROP_ROI_Y:
+      return &s->roi_y;
+    case PROP_ROI_WIDTH:
+      return &s->roi_width;
+    case PROP_ROI_HEIGHT:
+      return &s->roi_height;
+    default:
+      return NULL;
+  }
+}
 
 static gdouble *
 camera_field (GstCoAberrationSettings * s, guint prop_id)
@@ -534,10 +572,17 @@ gst_cuda_aberration_set_property (GObject * object, guint prop_id,
   GstCudaAberration *self = GST_CUDA_ABERRATION (object);
   GstCoAberrationSettings *s = &self->set;
   gdouble *field;
+  gint *ifield;
 
   GST_OBJECT_LOCK (self);
   if ((field = camera_field (s, prop_id))) {
     *field = g_value_get_double (value);
+    self->dirty = TRUE;
+    GST_OBJECT_UNLOCK (self);
+    return;
+  }
+  if ((ifield = roi_field (s, prop_id))) {
+    *ifield = g_value_get_int (value);
     self->dirty = TRUE;
     GST_OBJECT_UNLOCK (self);
     return;
@@ -584,10 +629,16 @@ gst_cuda_aberration_get_property (GObject * object, guint prop_id,
   GstCudaAberration *self = GST_CUDA_ABERRATION (object);
   GstCoAberrationSettings *s = &self->set;
   gdouble *field;
+  gint *ifield;
 
   GST_OBJECT_LOCK (self);
   if ((field = camera_field (s, prop_id))) {
     g_value_set_double (value, *field);
+    GST_OBJECT_UNLOCK (self);
+    return;
+  }
+  if ((ifield = roi_field (s, prop_id))) {
+    g_value_set_int (value, *ifield);
     GST_OBJECT_UNLOCK (self);
     return;
   }
@@ -707,6 +758,22 @@ gst_cuda_aberration_class_init (GstCudaAberrationClass * klass)
       g_param_spec_string ("camera", "Camera",
           "Which camera of a stereo calibration file: left, right, camN",
           NULL, GST_CO_PARAM_LIVE));
+
+  g_object_class_install_property (oc, PROP_ROI_X,
+      g_param_spec_int ("roi-x", "ROI x", "Left edge of the region of "
+          "interest, pixels (only its tiles are worked; the rest is black)",
+          0, MAX_SIZE, 0, GST_CO_PARAM_ANIM));
+  g_object_class_install_property (oc, PROP_ROI_Y,
+      g_param_spec_int ("roi-y", "ROI y", "Top edge of the region of "
+          "interest, pixels", 0, MAX_SIZE, 0, GST_CO_PARAM_ANIM));
+  g_object_class_install_property (oc, PROP_ROI_WIDTH,
+      g_param_spec_int ("roi-width", "ROI width", "Width of the region of "
+          "interest, pixels; 0: to the frame's right edge", 0, MAX_SIZE, 0,
+          GST_CO_PARAM_ANIM));
+  g_object_class_install_property (oc, PROP_ROI_HEIGHT,
+      g_param_spec_int ("roi-height", "ROI height", "Height of the region "
+          "of interest, pixels; 0: to the frame's bottom edge", 0, MAX_SIZE, 0,
+          GST_CO_PARAM_ANIM));
 
   gst_element_class_set_static_metadata (ec, "CUDA aberration correction",
       "Filter/Converter/Video",

@@ -31,6 +31,7 @@ typedef struct
   gdouble fx, fy, cx, cy, k1, k2, k3, k4, p1, p2;
   gchar *calibration_file, *camera;
   guint calibration_gen;
+  gint roi_x, roi_y, roi_width, roi_height;
 } GstCoAberrationSettings;
 
 struct _GstCudaAberration
@@ -52,6 +53,7 @@ struct _GstCudaAberration
   gboolean ready;               /* a geometry was built for these caps */
   gint grid_w, grid_h, stride, colours;
   gfloat scale;                 /* raw sample to 1 = full scale */
+  gint roi[4];                  /* x, y, width, height within the frame */
   /* backend memory */
   gpointer nodes, dx, dy, clt[3], planes[3];
   gsize nodes_size, dx_size, dy_size, clt_size[3], planes_size[3];

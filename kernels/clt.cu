@@ -90,8 +90,8 @@ forward_kernel (const float *img, int w, int h, int pitch, const float *dx,
 __global__ void __launch_bounds__ (THREADS)
 bayer_forward_kernel (const uint8_t * raw, int w, int h, int pitch, int bps,
     float scale, int rx, int ry, int bx, int by, int gpar, const float *dx,
-    const float *dy, float *clt_r, float *clt_g, float *clt_b, int tiles_x,
-    int n_tiles)
+    const float *dy, float *clt_r, float *clt_g, float *clt_b, int x0, int y0,
+    int tiles_x, int n_tiles)
 {
   __shared__ float hh[TILES_PER_BLOCK][16][17];   /* [y][branch * 8 + k] */
   __shared__ float zz[TILES_PER_BLOCK][CO_CLT_COEFFS];
@@ -106,8 +106,8 @@ bayer_forward_kernel (const uint8_t * raw, int w, int h, int pitch, int bps,
 
   if (live) {
     const int tx = i % tiles_x, ty = i / tiles_x;
-    const float px = (float) (8 * tx - 8) + (dx ? dx[3 * i + c] : 0.0f);
-    const float py = (float) (8 * ty - 8) + (dy ? dy[3 * i + c] : 0.0f);
+    const float px = (float) (x0 + 8 * tx - 8) + (dx ? dx[3 * i + c] : 0.0f);
+    const float py = (float) (y0 + 8 * ty - 8) + (dy ? dy[3 * i + c] : 0.0f);
     const float fx = floorf (px + 0.5f), fy = floorf (py + 0.5f);
     const int ix = (int) fx, iy = (int) fy, yy = co_clt_source (iy + r, h);
     float row[16];
@@ -164,13 +164,13 @@ bayer_forward_kernel (const uint8_t * raw, int w, int h, int pitch, int bps,
  * position (all four layers) each, as co_clt_convolve's loop body. */
 __global__ void
 convolve_grid_kernel (float *clt, const float *nodes, int gw, int gh,
-    int stride, int colours, int c, int tiles_x, int n_tiles)
+    int stride, int colours, int c, int x0, int y0, int tiles_x, int n_tiles)
 {
   const int i = blockIdx.x * 4 + threadIdx.x / 64, m = threadIdx.x % 64;
   if (i >= n_tiles)
     return;
-  const int node = co_clt_tile_node (i % tiles_x, i / tiles_x, stride, gw,
-      gh);
+  const int node = co_clt_tile_node (i % tiles_x, i / tiles_x, x0, y0, stride,
+      gw, gh);
   const float *k = nodes + ((size_t) node * colours + (colours > 1 ? c : 0))
       * (CO_CLT_COEFFS + 2) + 2;
   float *z = clt + (size_t) i * CO_CLT_COEFFS;
@@ -248,15 +248,19 @@ inverse_kernel (const float *clt, int w, int h, float *out, int pitch,
 
 __global__ void
 pack_kernel (const float *r, const float *g, const float *b, int fpitch,
-    CoFrame out, int bpp)
+    CoFrame out, int bpp, int x0, int y0, int x1, int y1)
 {
   const int x = blockIdx.x * blockDim.x + threadIdx.x;
   const int y = blockIdx.y * blockDim.y + threadIdx.y;
   if (x >= out.width || y >= out.height)
     return;
-  const size_t i = (size_t) y * fpitch + x;
-  co_clt_pack_pixel (out.data[0] + (size_t) y * out.pitch[0] + (size_t) x *
-      bpp, out.format, r[i], g[i], b[i]);
+  uint8_t *p = out.data[0] + (size_t) y * out.pitch[0] + (size_t) x * bpp;
+  if (x >= x0 && x < x1 && y >= y0 && y < y1) {
+    const size_t i = (size_t) (y - y0) * fpitch + (x - x0);
+    co_clt_pack_pixel (p, out.format, r[i], g[i], b[i]);
+  } else {
+    co_clt_pack_pixel (p, out.format, 0.0f, 0.0f, 0.0f);
+  }
 }
 
 }  // namespace
@@ -279,36 +283,41 @@ co_clt_forward_cuda (const float *img, int w, int h, int pitch,
 
 extern "C" int
 co_clt_forward_bayer_cuda (const uint8_t * raw, int w, int h, int pitch,
-    int bps, float scale, CoBayer bayer, const float *dx, const float *dy,
-    float *const clt[3], void *stream)
+    int bps, float scale, CoBayer bayer, const int *roi, const float *dx,
+    const float *dy, float *const clt[3], void *stream)
 {
   int tx, ty, rx, ry, bx, by, g;
   if (w < 1 || h < 1 || (bps != 1 && bps != 2) || pitch < w * bps)
     return cudaErrorInvalidValue;
+  if (roi && (roi[0] < 0 || roi[1] < 0 || roi[2] < 1 || roi[3] < 1))
+    return cudaErrorInvalidValue;
   if (!raw || !clt[0] || !clt[1] || !clt[2])
     return cudaErrorInvalidDevicePointer;
-  co_clt_tiles (w, h, &tx, &ty);
+  co_clt_tiles (roi ? roi[2] : w, roi ? roi[3] : h, &tx, &ty);
   co_clt_bayer_sites (bayer, &rx, &ry, &bx, &by, &g);
   const int n = tx * ty;
   bayer_forward_kernel <<<dim3 ((n + TILES_PER_BLOCK - 1) / TILES_PER_BLOCK,
       3), THREADS, 0, (cudaStream_t) stream>>> (raw, w, h, pitch, bps, scale,
-      rx, ry, bx, by, g, dx, dy, clt[0], clt[1], clt[2], tx, n);
+      rx, ry, bx, by, g, dx, dy, clt[0], clt[1], clt[2], roi ? roi[0] : 0,
+      roi ? roi[1] : 0, tx, n);
   return cudaGetLastError ();
 }
 
 extern "C" int
-co_clt_convolve_grid_cuda (float *clt, int w, int h, const float *nodes,
-    int gw, int gh, int stride, int colours, int c, void *stream)
+co_clt_convolve_grid_cuda (float *clt, int x0, int y0, int w, int h,
+    const float *nodes, int gw, int gh, int stride, int colours, int c,
+    void *stream)
 {
   int tx, ty;
-  if (w < 1 || h < 1 || gw < 1 || gh < 1 || stride < 1 || c < 0 || c > 2)
+  if (w < 1 || h < 1 || gw < 1 || gh < 1 || stride < 1 || c < 0 || c > 2 ||
+      x0 < 0 || y0 < 0)
     return cudaErrorInvalidValue;
   if (!clt || !nodes)
     return cudaErrorInvalidDevicePointer;
   co_clt_tiles (w, h, &tx, &ty);
   const int n = tx * ty;
   convolve_grid_kernel <<<(n + 3) / 4, 256, 0, (cudaStream_t) stream>>>
-      (clt, nodes, gw, gh, stride, colours, c, tx, n);
+      (clt, nodes, gw, gh, stride, colours, c, x0, y0, tx, n);
   return cudaGetLastError ();
 }
 
@@ -337,10 +346,13 @@ co_clt_inverse_cuda (const float *clt, int w, int h, float *out, int pitch,
 }
 
 extern "C" int
-co_clt_pack_cuda (const float *const planes[3], int fpitch,
+co_clt_pack_cuda (const float *const planes[3], int fpitch, const int *roi,
     const CoFrame * out, void *stream)
 {
-  if (out->width < 1 || out->height < 1 || fpitch < out->width)
+  const int x0 = roi ? roi[0] : 0, y0 = roi ? roi[1] : 0;
+  const int x1 = roi ? x0 + roi[2] : out->width;
+  const int y1 = roi ? y0 + roi[3] : out->height;
+  if (out->width < 1 || out->height < 1 || fpitch < x1 - x0)
     return cudaErrorInvalidValue;
   if (!planes[0] || !planes[1] || !planes[2] || !out->data[0])
     return cudaErrorInvalidDevicePointer;
@@ -348,6 +360,6 @@ co_clt_pack_cuda (const float *const planes[3], int fpitch,
   const dim3 grid ((out->width + 31) / 32, (out->height + 7) / 8);
   pack_kernel <<<grid, block, 0, (cudaStream_t) stream>>> (planes[0],
       planes[1], planes[2], fpitch, *out,
-      co_pix_bpp (co_format_plane_kind (out->format, 0)));
+      co_pix_bpp (co_format_plane_kind (out->format, 0)), x0, y0, x1, y1);
   return cudaGetLastError ();
 }

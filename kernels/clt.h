@@ -38,22 +38,28 @@ void co_clt_bayer_sites (CoBayer bayer, int *rx, int *ry, int *bx, int *by,
 /* The CLT of each colour of a raw Bayer plane: samples of @bps bytes (1, or
  * 2 little-endian), @pitch bytes a row, times @scale; colour c (0 red,
  * 1 green, 2 blue) into @clt[c], tile by tile as co_clt_forward_cpu, the
- * other colours' sites counting as zero.  @dx, @dy: 3 floats a tile (red,
- * green, blue), or NULL.  Uses the Bayer shortcut: 4 transforms a tile. */
+ * other colours' sites counting as zero.  @roi (x, y, width, height;
+ * NULL: the frame): the tiles are those of a plane of the region's size
+ * laid from its corner, reading the whole w x h frame.  @dx, @dy: 3 floats
+ * a tile (red, green, blue), or NULL.  Uses the Bayer shortcut: 4
+ * transforms a tile. */
 void co_clt_forward_bayer_cpu (const uint8_t * raw, int w, int h, int pitch,
-    int bps, float scale, CoBayer bayer, const float *dx, const float *dy,
-    float *const clt[3]);
+    int bps, float scale, CoBayer bayer, const int *roi, const float *dx,
+    const float *dy, float *const clt[3]);
 /* A grid of kernel nodes (gstcocltkernels.h's layout: @gw x @gh nodes,
  * @colours of 258 floats each: dx, dy, 4 x 8 x 8) as the tiles of a w x h
- * frame use it: each tile's shift per colour (3 floats a tile into @dx,
- * @dy; a one-colour grid serves all three), for the forward transforms. */
+ * region at (@x0, @y0) of the frame use it: each tile's shift per colour
+ * (3 floats a tile into @dx, @dy; a one-colour grid serves all three),
+ * for the forward transforms. */
 void co_clt_tile_shifts (const float *nodes, int gw, int gh, int stride,
-    int colours, int w, int h, float *dx, float *dy);
-/* Colour @c's tiles multiplied by the kernel of their node */
-void co_clt_convolve_grid_cpu (float *clt, int w, int h, const float *nodes,
-    int gw, int gh, int stride, int colours, int c);
-int co_clt_convolve_grid_cuda (float *clt, int w, int h, const float *nodes,
-    int gw, int gh, int stride, int colours, int c, void *stream);
+    int colours, int x0, int y0, int w, int h, float *dx, float *dy);
+/* Colour @c's tiles (of a w x h region at @x0, @y0) multiplied by the
+ * kernel of their node */
+void co_clt_convolve_grid_cpu (float *clt, int x0, int y0, int w, int h,
+    const float *nodes, int gw, int gh, int stride, int colours, int c);
+int co_clt_convolve_grid_cuda (float *clt, int x0, int y0, int w, int h,
+    const float *nodes, int gw, int gh, int stride, int colours, int c,
+    void *stream);
 /* Every tile multiplied by @kernel (4 x 8 x 8) */
 void co_clt_convolve_cpu (float *clt, int n_tiles, const float *kernel);
 /* Back to a w x h plane by overlap-add, in four passes of tiles that do not
@@ -62,12 +68,13 @@ void co_clt_inverse_cpu (const float *clt, int w, int h, float *out,
     int pitch);
 
 /* The three colour planes (red, green, blue; @fpitch floats a row, 1 =
- * full scale) packed into @out (RGBA, BGRA, RGBx, BGRx, RGB or
- * RGBA64_LE; its width and height), as co_clt_pack_pixel does. */
+ * full scale) of region @roi (x, y, width, height; NULL: the frame)
+ * packed into @out (RGBA, BGRA, RGBx, BGRx, RGB or RGBA64_LE), as
+ * co_clt_pack_pixel does; outside the region, opaque black. */
 void co_clt_pack_cpu (const float *const planes[3], int fpitch,
-    const CoFrame * out);
+    const int *roi, const CoFrame * out);
 int co_clt_pack_cuda (const float *const planes[3], int fpitch,
-    const CoFrame * out, void *stream);
+    const int *roi, const CoFrame * out, void *stream);
 
 /* The same on the device, on @stream (a cudaStream_t): every pointer device
  * memory, the same bits as the C reference.  They return the cudaError_t of
@@ -77,8 +84,8 @@ int co_clt_forward_cuda (const float *img, int w, int h, int pitch,
 int co_clt_inverse_cuda (const float *clt, int w, int h, float *out,
     int pitch, void *stream);
 int co_clt_forward_bayer_cuda (const uint8_t * raw, int w, int h, int pitch,
-    int bps, float scale, CoBayer bayer, const float *dx, const float *dy,
-    float *const clt[3], void *stream);
+    int bps, float scale, CoBayer bayer, const int *roi, const float *dx,
+    const float *dy, float *const clt[3], void *stream);
 
 #ifdef __cplusplus
 }

@@ -82,12 +82,13 @@ co_clt_bayer_sites (CoBayer bayer, int *rx, int *ry, int *bx, int *by,
 
 void
 co_clt_forward_bayer_cpu (const uint8_t * raw, int w, int h, int pitch,
-    int bps, float scale, CoBayer bayer, const float *dx, const float *dy,
-    float *const clt[3])
+    int bps, float scale, CoBayer bayer, const int *roi, const float *dx,
+    const float *dy, float *const clt[3])
 {
+  const int x0 = roi ? roi[0] : 0, y0 = roi ? roi[1] : 0;
   int tx_n, ty_n, i, rx, ry, bx, by, g;
 
-  co_clt_tiles (w, h, &tx_n, &ty_n);
+  co_clt_tiles (roi ? roi[2] : w, roi ? roi[3] : h, &tx_n, &ty_n);
   co_clt_bayer_sites (bayer, &rx, &ry, &bx, &by, &g);
 #pragma omp parallel for schedule(static) \
     if ((int64_t) w * h >= CO_PARALLEL_MIN_PIXELS)
@@ -97,8 +98,10 @@ co_clt_forward_bayer_cpu (const uint8_t * raw, int w, int h, int pitch,
     int c;
 
     for (c = 0; c < 3; c++) {
-      const float px = (float) (8 * tx - 8) + (dx ? dx[3 * i + c] : 0.0f);
-      const float py = (float) (8 * ty - 8) + (dy ? dy[3 * i + c] : 0.0f);
+      const float px = (float) (x0 + 8 * tx - 8) + (dx ? dx[3 * i + c] :
+          0.0f);
+      const float py = (float) (y0 + 8 * ty - 8) + (dy ? dy[3 * i + c] :
+          0.0f);
       const float fx = floorf (px + 0.5f), fy = floorf (py + 0.5f);
       const int ix = (int) fx, iy = (int) fy;
       float *z = clt[c] + (size_t) i * CO_CLT_COEFFS;
@@ -132,13 +135,14 @@ co_clt_forward_bayer_cpu (const uint8_t * raw, int w, int h, int pitch,
 
 void
 co_clt_tile_shifts (const float *nodes, int gw, int gh, int stride,
-    int colours, int w, int h, float *dx, float *dy)
+    int colours, int x0, int y0, int w, int h, float *dx, float *dy)
 {
   int tx_n, ty_n, i, c;
 
   co_clt_tiles (w, h, &tx_n, &ty_n);
   for (i = 0; i < tx_n * ty_n; i++) {
-    const int node = co_clt_tile_node (i % tx_n, i / tx_n, stride, gw, gh);
+    const int node = co_clt_tile_node (i % tx_n, i / tx_n, x0, y0, stride, gw,
+        gh);
     for (c = 0; c < 3; c++) {
       const float *k = nodes + ((size_t) node * colours + (colours > 1 ? c :
               0)) * (CO_CLT_COEFFS + 2);
@@ -149,8 +153,8 @@ co_clt_tile_shifts (const float *nodes, int gw, int gh, int stride,
 }
 
 void
-co_clt_convolve_grid_cpu (float *clt, int w, int h, const float *nodes,
-    int gw, int gh, int stride, int colours, int c)
+co_clt_convolve_grid_cpu (float *clt, int x0, int y0, int w, int h,
+    const float *nodes, int gw, int gh, int stride, int colours, int c)
 {
   int tx_n, ty_n, i;
 
@@ -158,7 +162,8 @@ co_clt_convolve_grid_cpu (float *clt, int w, int h, const float *nodes,
 #pragma omp parallel for schedule(static) \
     if ((int64_t) w * h >= CO_PARALLEL_MIN_PIXELS)
   for (i = 0; i < tx_n * ty_n; i++) {
-    const int node = co_clt_tile_node (i % tx_n, i / tx_n, stride, gw, gh);
+    const int node = co_clt_tile_node (i % tx_n, i / tx_n, x0, y0, stride, gw,
+        gh);
     co_clt_convolve (clt + (size_t) i * CO_CLT_COEFFS, nodes + ((size_t) node
             * colours + (colours > 1 ? c : 0)) * (CO_CLT_COEFFS + 2) + 2);
   }
@@ -205,19 +210,27 @@ co_clt_inverse_cpu (const float *clt, int w, int h, float *out, int pitch)
 }
 
 void
-co_clt_pack_cpu (const float *const planes[3], int fpitch, const CoFrame * out)
+co_clt_pack_cpu (const float *const planes[3], int fpitch, const int *roi,
+    const CoFrame * out)
 {
   const int bpp = co_pix_bpp (co_format_plane_kind (out->format, 0));
+  const int x0 = roi ? roi[0] : 0, y0 = roi ? roi[1] : 0;
+  const int x1 = roi ? x0 + roi[2] : out->width;
+  const int y1 = roi ? y0 + roi[3] : out->height;
   int y;
 
 #pragma omp parallel for schedule(static) \
     if ((int64_t) out->width * out->height >= CO_PARALLEL_MIN_PIXELS)
   for (y = 0; y < out->height; y++) {
-    const size_t row = (size_t) y * fpitch;
+    const int in_y = y >= y0 && y < y1;
+    const size_t row = (size_t) (y - y0) * fpitch - x0;
     uint8_t *p = out->data[0] + (size_t) y * out->pitch[0];
     int x;
     for (x = 0; x < out->width; x++, p += bpp)
-      co_clt_pack_pixel (p, out->format, planes[0][row + x],
-          planes[1][row + x], planes[2][row + x]);
+      if (in_y && x >= x0 && x < x1)
+        co_clt_pack_pixel (p, out->format, planes[0][row + x],
+            planes[1][row + x], planes[2][row + x]);
+      else
+        co_clt_pack_pixel (p, out->format, 0.0f, 0.0f, 0.0f);
   }
 }

@@ -377,14 +377,15 @@ co_clt_rotate (float z[CO_CLT_COEFFS], float sx, float sy)
     co_clt_rotate_line (z, 0, k, sy);
 }
 
-/* The kernel node a tile uses: the one nearest its centre (pixel 8 t - 0.5
- * on each axis, t >= 0), on a grid of @gw x @gh nodes @stride pixels
- * apart: floor ((8 t - 0.5) / stride + 0.5) in integers. */
+/* The kernel node a tile uses: the one nearest its centre (pixel
+ * x0 + 8 t - 0.5 on each axis, t >= 0, for tiles laid from the region
+ * origin x0, y0 >= 0), on a grid of @gw x @gh nodes @stride pixels apart:
+ * floor ((x0 + 8 t - 0.5) / stride + 0.5) in integers. */
 CO_HD int
-co_clt_tile_node (int tx, int ty, int stride, int gw, int gh)
+co_clt_tile_node (int tx, int ty, int x0, int y0, int stride, int gw, int gh)
 {
-  int i = (16 * tx - 1 + stride) / (2 * stride);
-  int j = (16 * ty - 1 + stride) / (2 * stride);
+  int i = (16 * tx - 1 + 2 * x0 + stride) / (2 * stride);
+  int j = (16 * ty - 1 + 2 * y0 + stride) / (2 * stride);
   i = i < gw ? i : gw - 1;
   j = j < gh ? j : gh - 1;
   return j * gw + i;

@@ -23,22 +23,23 @@ co_clt_inverse_cuda (const float *clt, int w, int h, float *out, int pitch,
 
 int
 co_clt_forward_bayer_cuda (const uint8_t * raw, int w, int h, int pitch,
-    int bps, float scale, CoBayer bayer, const float *dx, const float *dy,
-    float *const clt[3], void *stream)
+    int bps, float scale, CoBayer bayer, const int *roi, const float *dx,
+    const float *dy, float *const clt[3], void *stream)
 {
   return NO_CUDA;
 }
 
 int
-co_clt_convolve_grid_cuda (float *clt, int w, int h, const float *nodes,
-    int gw, int gh, int stride, int colours, int c, void *stream)
+co_clt_convolve_grid_cuda (float *clt, int x0, int y0, int w, int h,
+    const float *nodes, int gw, int gh, int stride, int colours, int c,
+    void *stream)
 {
   return NO_CUDA;
 }
 
 int
 co_clt_pack_cuda (const float *const planes[3], int fpitch,
-    const CoFrame * out, void *stream)
+    const int *roi, const CoFrame * out, void *stream)
 {
   return NO_CUDA;
 }

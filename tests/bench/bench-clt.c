@@ -69,9 +69,9 @@ gpu_forward (Gpu * g, int img, cudaStream_t s)
   float *clt[3] = { g->d_clt[0], g->d_clt[1], g->d_clt[2] };
   int c;
   CHECK (co_clt_forward_bayer_cuda (g->d_raw + (size_t) img * W * H, W, H, W,
-          1, 1.0f / 255, CO_BAYER_RGGB, g->d_dx, g->d_dy, clt, s));
+          1, 1.0f / 255, CO_BAYER_RGGB, NULL, g->d_dx, g->d_dy, clt, s));
   for (c = 0; c < 3; c++)
-    CHECK (co_clt_convolve_grid_cuda (g->d_clt[c], W, H, g->d_nodes, g->gw,
+    CHECK (co_clt_convolve_grid_cuda (g->d_clt[c], 0, 0, W, H, g->d_nodes, g->gw,
             g->gh, STRIDE, 3, c, s));
 }
 
@@ -165,7 +165,7 @@ main (int argc, char **argv)
       H, g.gw, g.gh, now_ms () - t0);
   dx = malloc (sizeof (float) * 3 * g.tx * g.ty);
   dy = malloc (sizeof (float) * 3 * g.tx * g.ty);
-  co_clt_tile_shifts (nodes, g.gw, g.gh, STRIDE, 3, W, H, dx, dy);
+  co_clt_tile_shifts (nodes, g.gw, g.gh, STRIDE, 3, 0, 0, W, H, dx, dy);
 
   /* mosaics: smooth structure plus noise, never all zero */
   raw = malloc ((size_t) n_img * W * H);
@@ -204,11 +204,11 @@ main (int argc, char **argv)
   /* the C reference, image 0: forward (transform, kernels), inverse */
   for (i = 0; i < 3; i++) {
     t0 = now_ms ();
-    co_clt_forward_bayer_cpu (raw, W, H, W, 1, 1.0f / 255, CO_BAYER_RGGB, dx,
-        dy, hclt);
+    co_clt_forward_bayer_cpu (raw, W, H, W, 1, 1.0f / 255, CO_BAYER_RGGB, NULL,
+        dx, dy, hclt);
     for (c = 0; c < 3; c++)
-      co_clt_convolve_grid_cpu (hclt[c], W, H, nodes, g.gw, g.gh, STRIDE, 3,
-          c);
+      co_clt_convolve_grid_cpu (hclt[c], 0, 0, W, H, nodes, g.gw, g.gh,
+          STRIDE, 3, c);
     cpu_fwd[i] = now_ms () - t0;
     t0 = now_ms ();
     for (c = 0; c < 3; c++)

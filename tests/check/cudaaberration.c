@@ -558,6 +558,57 @@ GST_START_TEST (test_bad_input)
 
 GST_END_TEST;
 
+/* A region of interest: only its tiles are worked, the rest is black.  On
+ * the 8-pixel tile grid its pixels are the whole frame's to the bit (the
+ * same tiles, kernels and shifts); off the grid, within rounding of them. */
+GST_START_TEST (test_roi)
+{
+  const gint rois[][4] = { {64, 40, 200, 120}, {37, 21, 151, 97} };
+  gint w, h, i, x, y, c;
+  guint8 *rgb = load_rgb ("coffee.png", &w, &h);
+  GstCaps *caps;
+  GstBuffer *in = mosaic (rgb, w, h, "gbrg", 1, 0, FALSE, &caps);
+  const gchar *model = "model=camera k1=-0.15 lpf-sigma=0.5";
+  gchar *full_desc = g_strdup_printf ("cudaaberration backend=cpu %s", model);
+  gdouble *full = run_rgb (full_desc, "RGB", caps, in, NULL);
+
+  for (i = 0; i < 2; i++) {
+    const gint *r = rois[i];
+    gchar *desc = g_strdup_printf ("cudaaberration backend=cpu %s roi-x=%d "
+        "roi-y=%d roi-width=%d roi-height=%d", model, r[0], r[1], r[2], r[3]);
+    gdouble *o = run_rgb (desc, "RGB", caps, in, NULL), md = 0, sum = 0;
+
+    for (y = 0; y < h; y++)
+      for (x = 0; x < w; x++)
+        for (c = 0; c < 3; c++) {
+          gsize k = 3 * ((gsize) y * w + x) + c;
+          if (x >= r[0] && x < r[0] + r[2] && y >= r[1] && y < r[1] + r[3]) {
+            md = MAX (md, fabs (o[k] - full[k]));
+            sum += fabs (o[k] - full[k]);
+          } else
+            fail_unless (o[k] == 0.0, "%s: (%d, %d) outside is %g", desc, x,
+                y, o[k]);
+        }
+    sum /= 3.0 * r[2] * r[3];
+    GST_INFO ("%s: from the whole frame, max %g, mean %g", desc, md, sum);
+    if (r[0] % 8 == 0 && r[1] % 8 == 0)
+      fail_unless (md == 0.0, "%s: %g from the whole frame", desc, md);
+    else                        /* other tiles: the distortion's tile-wise
+                                 * shifts sampled at other centres */
+      fail_unless (md <= 12.0 / 255 && sum < 0.5 / 255, "%s: max %g, mean "
+          "%g from the whole frame", desc, md, sum);
+    g_free (o);
+    g_free (desc);
+  }
+  g_free (full);
+  g_free (full_desc);
+  g_free (rgb);
+  gst_buffer_unref (in);
+  gst_caps_unref (caps);
+}
+
+GST_END_TEST;
+
 /* Properties set while PLAYING apply from the next frame: the same bytes
  * as a fresh element with those settings. */
 GST_START_TEST (test_live_properties)
@@ -604,7 +655,7 @@ GST_START_TEST (test_cuda_equals_cpu)
 {
   const gchar *formats[] = { "RGBA", "BGRx", "RGB", DEEP };
   gchar *path = g_build_filename (g_get_tmp_dir (), "co-ab-gpu.cltk", NULL);
-  gchar *props[4];
+  gchar *props[5];
   gchar *why = NULL;
   gint w, h, i, f, n = 0;
   guint8 *nat = load_rgb ("coffee.png", &w, &h), *rnd;
@@ -632,10 +683,12 @@ GST_START_TEST (test_cuda_equals_cpu)
   props[2] = g_strdup_printf ("kernels-file=%s model=camera k1=-0.2 "
       "lpf-sigma=0.7", path);
   props[3] = g_strdup ("model=fisheye k1=0.1 fx=300");
+  props[4] = g_strdup_printf ("kernels-file=%s model=camera k1=-0.2 "
+      "roi-x=37 roi-y=22 roi-width=211 roi-height=150", path);
   rnd = g_malloc ((gsize) 3 * w * h);
   for (i = 0; i < 3 * w * h; i++)
     rnd[i] = (guint8) g_rand_int (r);
-  for (i = 0; i < 4; i++)
+  for (i = 0; i < 5; i++)
     for (f = 0; f < (gint) G_N_ELEMENTS (formats); f++) {
       const gint bps = 1 + (i + f) % 2;
       GstCaps *caps;
@@ -666,7 +719,7 @@ GST_START_TEST (test_cuda_equals_cpu)
       gst_caps_unref (caps);
     }
   GST_INFO ("CUDA equals the CPU in %d cases", n);
-  for (i = 0; i < 4; i++)
+  for (i = 0; i < 5; i++)
     g_free (props[i]);
   g_unlink (path);
   g_free (path);
@@ -690,6 +743,7 @@ cudaaberration_suite (void)
   tcase_add_test (tc, test_deconvolution);
   tcase_add_test (tc, test_model);
   tcase_add_test (tc, test_bad_input);
+  tcase_add_test (tc, test_roi);
   tcase_add_test (tc, test_live_properties);
   tcase_add_test (tc, test_cuda_equals_cpu);
   return s;

@@ -494,7 +494,7 @@ test_deconvolution (void)
   dy = g_new (gfloat, tx * ty);
   for (m = 0; m < tx * ty; m++) {
     /* the node nearest the tile's centre */
-    const gfloat *k = kern + (gsize) co_clt_tile_node (m % tx, m / tx, 16,
+    const gfloat *k = kern + (gsize) co_clt_tile_node (m % tx, m / tx, 0, 0, 16,
         n_gx, n_gy) * (2 + CO_CLT_COEFFS);
     dx[m] = k[0];
     dy[m] = k[1];
@@ -502,7 +502,7 @@ test_deconvolution (void)
   co_clt_forward_cpu (blur, w, h, w, dx, dy, clt);
   for (m = 0; m < tx * ty; m++) {
     co_clt_convolve (clt + (gsize) m * CO_CLT_COEFFS, kern + (gsize)
-        co_clt_tile_node (m % tx, m / tx, 16, n_gx, n_gy) * (2 +
+        co_clt_tile_node (m % tx, m / tx, 0, 0, 16, n_gx, n_gy) * (2 +
             CO_CLT_COEFFS) + 2);
   }
   co_clt_inverse_cpu (clt, w, h, out, w);
@@ -643,7 +643,7 @@ test_bayer_image (void)
   for (c = 0; c < 3; c++)
     clt[c] = g_new (gfloat, (gsize) tx * ty * CO_CLT_COEFFS);
   co_clt_forward_bayer_cpu (raw, w, h, w, 1, 1.0f / 255, CO_BAYER_RGGB, NULL,
-      NULL, clt);
+      NULL, NULL, clt);
   for (c = 0; c < 3; c++) {
     CoCltLens lens;
     float node[258];
@@ -885,13 +885,14 @@ test_cuda_bayer (void)
       gc[c] = g_new (gfloat, nc);
       check_cuda (cudaMalloc (&d_c[c], nc * sizeof (gfloat)), "cudaMalloc");
     }
-    co_clt_forward_bayer_cpu (raw, w, h, w * bps, bps, 1.0f / 255, bayer, dx,
-        dy, hc);
+    co_clt_forward_bayer_cpu (raw, w, h, w * bps, bps, 1.0f / 255, bayer,
+        NULL, dx, dy, hc);
     d_raw = to_device (raw, (gsize) w * h * bps);
     d_dx = to_device (dx, sizeof (gfloat) * 3 * tx * ty);
     d_dy = to_device (dy, sizeof (gfloat) * 3 * tx * ty);
     check_cuda ((cudaError_t) co_clt_forward_bayer_cuda (d_raw, w, h, w * bps,
-            bps, 1.0f / 255, bayer, d_dx, d_dy, (float *const *) d_c, NULL),
+            bps, 1.0f / 255, bayer, NULL, d_dx, d_dy, (float *const *) d_c,
+            NULL),
         "Bayer forward");
     check_cuda (cudaDeviceSynchronize (), "sync");
     for (c = 0; c < 3; c++) {
