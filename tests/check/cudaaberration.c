@@ -335,8 +335,9 @@ write_kernels (const CoCltLens * lens, gint stride, gint w, gint h,
  * over demosaicing alone.  lpf-sigma softens it. */
 GST_START_TEST (test_deconvolution)
 {
-  gint w, h, x, y, c, dx, dy;
+  gint w, h, x, y, c, dx, dy, bw;
   guint8 *rgb = load_rgb ("astronaut.png", &w, &h), *blurred;
+  gdouble *psfs;
   gchar *path = g_build_filename (g_get_tmp_dir (), "co-ab-test.cltk", NULL);
   gchar *desc = g_strdup_printf ("cudaaberration backend=cpu kernels-file=%s",
       path);
@@ -352,12 +353,20 @@ GST_START_TEST (test_deconvolution)
   lens.nsr = 0.03;
   lens.bayer = 1;
   write_kernels (&lens, 16, w, h, path);
-  /* the blur itself, each pixel by the PSF of its place */
+  /* the blur itself, each 4x4 block of pixels by the PSF of its centre
+   * (the kernels sample it every 16 pixels) */
   blurred = g_malloc ((gsize) 3 * w * h);
+  bw = (w + 3) / 4;
+  psfs = g_new (gdouble, (gsize) bw * ((h + 3) / 4) * 225);
+  for (y = 0; y < h; y += 4)
+    for (x = 0; x < w; x += 4) {
+      gdouble ox, oy;
+      co_clt_lens_psf (&lens, x + 1.5, y + 1.5, 1, psfs + ((gsize) (y / 4) * bw
+              + x / 4) * 225, 15, &ox, &oy);
+    }
   for (y = 0; y < h; y++)
     for (x = 0; x < w; x++) {
-      gdouble psf[15 * 15], ox, oy;
-      co_clt_lens_psf (&lens, x, y, 1, psf, 15, &ox, &oy);
+      const gdouble *psf = psfs + ((gsize) (y / 4) * bw + x / 4) * 225;
       for (c = 0; c < 3; c++) {
         gdouble acc = 0;
         for (dy = -7; dy <= 7; dy++)
@@ -368,6 +377,7 @@ GST_START_TEST (test_deconvolution)
             255);
       }
     }
+  g_free (psfs);
   in = mosaic (blurred, w, h, "rggb", 1, 0, FALSE, &caps);
   plain = run_rgb ("cudaaberration backend=cpu", "RGB", caps, in, NULL);
   restored = run_rgb (desc, "RGB", caps, in, NULL);
