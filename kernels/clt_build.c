@@ -166,9 +166,9 @@ co_clt_lens_init (CoCltLens * lens, int width, int height)
 
 /* where the output pixel (x, y) samples the input: colour magnification
  * about the centre, then the camera's distortion */
-static void
-lens_shift (const CoCltLens * lens, double x, double y, int c, double *dx,
-    double *dy)
+void
+co_clt_lens_shift (const CoCltLens * lens, double x, double y, int c,
+    double *dx, double *dy)
 {
   const double xc = 0.5 * (lens->width - 1), yc = 0.5 * (lens->height - 1);
   double sx = xc + (x - xc) * lens->chroma[c];
@@ -212,7 +212,7 @@ co_clt_lens_psf (const CoCltLens * lens, double x, double y, int c,
   double sum = 0;
   int i, j, si, sj, r = n / 2;
 
-  lens_shift (lens, x, y, c, dx, dy);
+  co_clt_lens_shift (lens, x, y, c, dx, dy);
   for (j = 0; j < n; j++)
     for (i = 0; i < n; i++) {
       double v = 0;
@@ -240,12 +240,21 @@ void
 co_clt_lens_node (const CoCltLens * lens, double x, double y, int c,
     float node[258])
 {
-  double psf[15 * 15], dx, dy, cx, cy;
-  CoCltSpectrum s;
+  double psf[15 * 15], dx, dy;
 
   co_clt_lens_psf (lens, x, y, c, psf, 15, &dx, &dy);
-  co_clt_centroid (psf, 15, &cx, &cy);
-  co_clt_spectrum (psf, 15, cx, cy, &s);
+  co_clt_psf_node (lens, psf, 15, dx, dy, c, node);
+}
+
+void
+co_clt_psf_node (const CoCltLens * lens, const double *psf, int n, double dx,
+    double dy, int c, float node[258])
+{
+  double cx, cy;
+  CoCltSpectrum s;
+
+  co_clt_centroid (psf, n, &cx, &cy);
+  co_clt_spectrum (psf, n, cx, cy, &s);
   if (lens->nsr > 0)
     co_clt_spectrum_wiener (&s, lens->nsr);
   else

@@ -79,6 +79,16 @@ void co_clt_lens_psf (const CoCltLens * lens, double x, double y, int c,
  * the Bayer colour's interpolation when lens->bayer, times the low-pass. */
 void co_clt_lens_node (const CoCltLens * lens, double x, double y, int c,
     float node[258]);
+/* Where the lens moves colour @c at pixel (@x, @y): its magnification and
+ * distortion, not the PSF's own offset. */
+void co_clt_lens_shift (const CoCltLens * lens, double x, double y, int c,
+    double *dx, double *dy);
+/* The same node from a given PSF (n x n, n odd at most 31, normalised to
+ * a sum of 1; a measured one): shift @dx, @dy plus the PSF's centroid,
+ * and its Wiener inverse with @lens's nsr, Bayer interpolation of colour
+ * @c and low-pass. */
+void co_clt_psf_node (const CoCltLens * lens, const double *psf, int n,
+    double dx, double dy, int c, float node[258]);
 
 #ifdef __cplusplus
 }
