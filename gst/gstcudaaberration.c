@@ -391,9 +391,12 @@ prepare (GstCudaAberration * self, const CoFrame * in)
         nodes_bytes) && gst_co_base_filter_ensure (base, &self->dx,
         &self->dx_size, shift_bytes) && gst_co_base_filter_ensure (base,
         &self->dy, &self->dy_size, shift_bytes);
+    /* the CPU backend keeps each colour's coefficients; CUDA chains the
+     * steps tile by tile and needs none */
     for (c = 0; ok && c < 3; c++)
-      ok = gst_co_base_filter_ensure (base, &self->clt[c], &self->clt_size[c],
-          clt_bytes) && gst_co_base_filter_ensure (base, &self->planes[c],
+      ok = (base->device || gst_co_base_filter_ensure (base, &self->clt[c],
+              &self->clt_size[c], clt_bytes)) &&
+          gst_co_base_filter_ensure (base, &self->planes[c],
           &self->planes_size[c], plane_bytes);
     ok = ok && gst_co_base_filter_upload (base, self->nodes, nodes,
         nodes_bytes, "uploading the kernels") &&
@@ -467,15 +470,13 @@ gst_cuda_aberration_process (GstCoBaseFilter * base, const CoFrame * in,
     GST_OBJECT_UNLOCK (self);
   }
   if (base->device) {
-    e = co_clt_forward_bayer_cuda (in->data[0], w, h, in->pitch[0], bps,
-        self->scale, bayer, self->roi, self->dx, self->dy, clt, base->stream);
-    for (c = 0; !e && c < 3; c++)
-      e = co_clt_convolve_grid_cuda (clt[c], x0, y0, rw, rh, self->nodes,
-          self->grid_w, self->grid_h, self->stride, self->colours, c,
-          base->stream);
-    for (c = 0; !e && c < 3; c++)
-      e = co_clt_inverse_cuda (clt[c], rw, rh, self->planes[c], rw,
-          base->stream);
+    /* the three steps as one chain: the same bits as the CPU's, and no
+     * coefficient planes in device memory */
+    float *const fp[3] = { self->planes[0], self->planes[1], self->planes[2] };
+    e = co_clt_chain_bayer_cuda (in->data[0], w, h, in->pitch[0], bps,
+        self->scale, bayer, self->roi, self->dx, self->dy, self->nodes,
+        self->grid_w, self->grid_h, self->stride, self->colours, fp, rw,
+        base->stream);
     if (!e)
       e = co_clt_pack_cuda (planes, rw, self->roi, out, base->stream);
     return gst_co_base_filter_cuda_ok (base, e, "correcting a frame") ?

@@ -16,12 +16,12 @@
 
 namespace {
 
-/* The end of both forward kernels: the phase rotation, as
+/* The end of the forward transforms: the phase rotation, as
  * co_clt_rotate (across for every kh, then down for every kv; thread r < 8
- * takes one of them), and the tile's coefficients out.  Every thread of
- * the block calls it (it synchronises). */
+ * takes one of them).  Every thread of the block calls it (it
+ * synchronises). */
 __device__ __forceinline__ void
-rotate_and_store (float *z, bool live, int r, float sx, float sy, float *dst)
+rotate_tile (float *z, bool live, int r, float sx, float sy)
 {
   if (live && r < 8 && sx != 0.0f)
     co_clt_rotate_line (z, 1, r, sx);
@@ -29,6 +29,13 @@ rotate_and_store (float *z, bool live, int r, float sx, float sy, float *dst)
   if (live && r < 8 && sy != 0.0f)
     co_clt_rotate_line (z, 0, r, sy);
   __syncthreads ();
+}
+
+/* ... and the tile's coefficients out. */
+__device__ __forceinline__ void
+rotate_and_store (float *z, bool live, int r, float sx, float sy, float *dst)
+{
+  rotate_tile (z, live, r, sx, sy);
   if (live)
     for (int j = r; j < CO_CLT_COEFFS; j += 16)
       dst[j] = z[j];
@@ -84,30 +91,23 @@ forward_kernel (const float *img, int w, int h, int pitch, const float *dx,
       CO_CLT_COEFFS);
 }
 
-/* The Bayer forward transform: blockIdx.y is the colour (0 red, 1 green,
- * 2 blue), 16 threads a tile as in forward_kernel, the steps of
- * co_clt_forward_tile_bayer in its order. */
-__global__ void __launch_bounds__ (THREADS)
-bayer_forward_kernel (const uint8_t * raw, int w, int h, int pitch, int bps,
-    float scale, int rx, int ry, int bx, int by, int gpar, const float *dx,
-    const float *dy, float *clt_r, float *clt_g, float *clt_b, int x0, int y0,
-    int tiles_x, int n_tiles)
+/* The Bayer forward transform of colour @c of one tile whose window
+ * nominally starts at (@px, @py) (shift included), by the tile's 16
+ * threads (@r), the steps of co_clt_forward_tile_bayer in its order; the
+ * rotated coefficients are left in @z.  @hh: the tile's scratch rows of
+ * pitch P (17, or 33 when shared with the inverse).  Every thread of the
+ * block calls it (it synchronises). */
+template <int P>
+__device__ __forceinline__ void
+bayer_tile (const uint8_t * raw, int w, int h, int pitch, int bps,
+    float scale, int rx, int ry, int bx, int by, int gpar, int c, bool live,
+    int r, float px, float py, float (*hh)[P], float *z)
 {
-  __shared__ float hh[TILES_PER_BLOCK][16][17];   /* [y][branch * 8 + k] */
-  __shared__ float zz[TILES_PER_BLOCK][CO_CLT_COEFFS];
-  const int c = blockIdx.y;
-  const int lt = threadIdx.x / 16, r = threadIdx.x % 16;
-  const int i = blockIdx.x * TILES_PER_BLOCK + lt;
-  const bool live = i < n_tiles;
   const bool quincunx = c == 1;
-  float *clt = c == 0 ? clt_r : c == 1 ? clt_g : clt_b;
   float wx[16], wy[16], fc[8], fs[8], sx = 0.0f, sy = 0.0f;
   int qx = 0, qy = 0;
 
   if (live) {
-    const int tx = i % tiles_x, ty = i / tiles_x;
-    const float px = (float) (x0 + 8 * tx - 8) + (dx ? dx[3 * i + c] : 0.0f);
-    const float py = (float) (y0 + 8 * ty - 8) + (dy ? dy[3 * i + c] : 0.0f);
     const float fx = floorf (px + 0.5f), fy = floorf (py + 0.5f);
     const int ix = (int) fx, iy = (int) fy, yy = co_clt_source (iy + r, h);
     float row[16];
@@ -126,7 +126,7 @@ bayer_forward_kernel (const uint8_t * raw, int w, int h, int pitch, int bps,
     const int on = quincunx ? ((r + qx) & 1) : qx;
     if (!quincunx && (r & 1) != qy) {
       for (int k = 0; k < 8; k++)
-        hh[lt][r][k] = hh[lt][r][8 + k] = 0.0f;
+        hh[r][k] = hh[r][8 + k] = 0.0f;
     } else {
       for (int t = 0; t < 16; t++) {
         const int xx = co_clt_source (ix + t, w);
@@ -138,30 +138,70 @@ bayer_forward_kernel (const uint8_t * raw, int w, int h, int pitch, int bps,
         row[t] = v;
       }
       co_clt_fold (row, 1, wx, fc, fs);
-      co_clt_dtt8 (0, fc, 1, &hh[lt][r][0], 1);
+      co_clt_dtt8 (0, fc, 1, &hh[r][0], 1);
       if (quincunx)
-        co_clt_dtt8 (1, fs, 1, &hh[lt][r][8], 1);
+        co_clt_dtt8 (1, fs, 1, &hh[r][8], 1);
     }
   }
   __syncthreads ();
   /* down: column k of the cosine branch (and green's sine branch) */
   if (live && (r < 8 || quincunx)) {
     const int b = r / 8, k = r % 8;
-    co_clt_fold (&hh[lt][0][b * 8 + k], 17, wy, fc, fs);
-    co_clt_dtt8 (0, fc, 1, &zz[lt][b * CO_CLT_LAYER + k], 8);
+    co_clt_fold (&hh[0][b * 8 + k], P, wy, fc, fs);
+    co_clt_dtt8 (0, fc, 1, &z[b * CO_CLT_LAYER + k], 8);
   }
   __syncthreads ();
   /* the other layers read back, as co_clt_forward_tile_bayer */
   if (live)
     for (int m = r; m < 64; m += 16)
-      co_clt_bayer_restore (zz[lt], m, quincunx, qx, qy);
+      co_clt_bayer_restore (z, m, quincunx, qx, qy);
   __syncthreads ();
-  rotate_and_store (zz[lt], live, r, sx, sy, clt + (size_t) i *
-      CO_CLT_COEFFS);
+  rotate_tile (z, live, r, sx, sy);
+}
+
+/* The Bayer forward transform: blockIdx.y is the colour (0 red, 1 green,
+ * 2 blue), 16 threads a tile as in forward_kernel. */
+__global__ void __launch_bounds__ (THREADS)
+bayer_forward_kernel (const uint8_t * raw, int w, int h, int pitch, int bps,
+    float scale, int rx, int ry, int bx, int by, int gpar, const float *dx,
+    const float *dy, float *clt_r, float *clt_g, float *clt_b, int x0, int y0,
+    int tiles_x, int n_tiles)
+{
+  __shared__ float hh[TILES_PER_BLOCK][16][17];   /* [y][branch * 8 + k] */
+  __shared__ float zz[TILES_PER_BLOCK][CO_CLT_COEFFS];
+  const int c = blockIdx.y;
+  const int lt = threadIdx.x / 16, r = threadIdx.x % 16;
+  const int i = blockIdx.x * TILES_PER_BLOCK + lt;
+  const bool live = i < n_tiles;
+  float *clt = c == 0 ? clt_r : c == 1 ? clt_g : clt_b;
+  const int tx = live ? i % tiles_x : 0, ty = live ? i / tiles_x : 0;
+  const float px = (float) (x0 + 8 * tx - 8) + (live && dx ? dx[3 * i + c] :
+      0.0f);
+  const float py = (float) (y0 + 8 * ty - 8) + (live && dy ? dy[3 * i + c] :
+      0.0f);
+
+  bayer_tile < 17 > (raw, w, h, pitch, bps, scale, rx, ry, bx, by, gpar, c,
+      live, r, px, py, hh[lt], zz[lt]);
+  if (live)
+    for (int j = r; j < CO_CLT_COEFFS; j += 16)
+      clt[(size_t) i * CO_CLT_COEFFS + j] = zz[lt][j];
+}
+
+/* One coefficient position (all four layers) of a tile times its kernel,
+ * as co_clt_convolve's loop body. */
+__device__ __forceinline__ void
+convolve_at (float *z, const float *k, int m)
+{
+  const float t0 = z[m], t1 = z[64 + m], t2 = z[128 + m], t3 = z[192 + m];
+  const float k0 = k[m], k1 = k[64 + m], k2 = k[128 + m], k3 = k[192 + m];
+  z[m] = t0 * k0 - t1 * k1 - t2 * k2 + t3 * k3;
+  z[64 + m] = t1 * k0 + t0 * k1 - t3 * k2 - t2 * k3;
+  z[128 + m] = t2 * k0 - t3 * k1 + t0 * k2 - t1 * k3;
+  z[192 + m] = t3 * k0 + t2 * k1 + t1 * k2 + t0 * k3;
 }
 
 /* Each tile times its node's kernel: 64 threads a tile, one coefficient
- * position (all four layers) each, as co_clt_convolve's loop body. */
+ * position each. */
 __global__ void
 convolve_grid_kernel (float *clt, const float *nodes, int gw, int gh,
     int stride, int colours, int c, int x0, int y0, int tiles_x, int n_tiles)
@@ -173,13 +213,57 @@ convolve_grid_kernel (float *clt, const float *nodes, int gw, int gh,
       gw, gh);
   const float *k = nodes + ((size_t) node * colours + (colours > 1 ? c : 0))
       * (CO_CLT_COEFFS + 2) + 2;
-  float *z = clt + (size_t) i * CO_CLT_COEFFS;
-  const float t0 = z[m], t1 = z[64 + m], t2 = z[128 + m], t3 = z[192 + m];
-  const float k0 = k[m], k1 = k[64 + m], k2 = k[128 + m], k3 = k[192 + m];
-  z[m] = t0 * k0 - t1 * k1 - t2 * k2 + t3 * k3;
-  z[64 + m] = t1 * k0 + t0 * k1 - t3 * k2 - t2 * k3;
-  z[128 + m] = t2 * k0 - t3 * k1 + t0 * k2 - t1 * k3;
-  z[192 + m] = t3 * k0 + t2 * k1 + t1 * k2 + t0 * k3;
+  convolve_at (clt + (size_t) i * CO_CLT_COEFFS, k, m);
+}
+
+/* The inverse of one tile's coefficients @z (by its 16 threads), added
+ * into the plane @out at its place (tile (tx, ty) starts at pixel
+ * (8 tx - 8, 8 ty - 8)); @vv: the tile's scratch rows.  Every thread of
+ * the block calls it (it synchronises). */
+__device__ __forceinline__ void
+inverse_tile_add (const float *z, float (*vv)[33], bool live, int r, int tx,
+    int ty, int w, int h, float *out, int pitch)
+{
+  /* down: 32 (layer, column) jobs, two a thread */
+  if (live)
+    for (int job = r; job < 32; job += 16) {
+      const int q = job / 8, k = job % 8, vs = q >> 1;
+      float col[8];
+      co_clt_dtt8 (vs, &z[q * 64 + k], 8, col, 1);
+      for (int y = 0; y < 16; y++)
+        vv[y][q * 8 + k] = co_clt_fold_sign (vs, y) *
+            col[co_clt_fold_index (y)];
+    }
+  __syncthreads ();
+  /* across: 64 (layer, row) jobs, four a thread, each on its own row */
+  if (live)
+    for (int job = r; job < 64; job += 16) {
+      const int q = job / 16, y = job % 16;
+      float row[8];
+      co_clt_dtt8 (q & 1, &vv[y][q * 8], 1, row, 1);
+      for (int x = 0; x < 8; x++)
+        vv[y][q * 8 + x] = row[x];
+    }
+  __syncthreads ();
+  if (live) {
+    /* column r of the tile's 16 x 16 pixels, as co_clt_inverse_tile's:
+     * the tile's 16 threads write 16 neighbours of one row at a time */
+    const int x = r, oxx = 8 * tx - 8 + x;
+    const float wx = co_clt_w (x);
+    const int kx = co_clt_fold_index (x);
+    if (oxx >= 0 && oxx < w)
+      for (int y = 0; y < 16; y++) {
+        const int oyy = 8 * ty - 8 + y;
+        const float wy = co_clt_w (y);
+        float acc = 0.0f;
+        for (int q = 0; q < 4; q++)
+          acc = acc + co_clt_fold_sign (q & 1, x) * vv[y][q * 8 + kx];
+        if (oyy >= 0 && oyy < h) {
+          float *o = out + (size_t) oyy * pitch + oxx;
+          *o = *o + 0.25f * (wy * wx) * acc;
+        }
+      }
+  }
 }
 
 /* One pass of the inverse: the tiles of parity (ox, oy), which do not
@@ -204,46 +288,50 @@ inverse_kernel (const float *clt, int w, int h, float *out, int pitch,
     for (int m = r; m < CO_CLT_COEFFS; m += 16)
       zz[lt][m] = clt[((size_t) ty * tiles_x + tx) * CO_CLT_COEFFS + m];
   __syncthreads ();
-  /* down: 32 (layer, column) jobs, two a thread */
-  if (live)
-    for (int job = r; job < 32; job += 16) {
-      const int q = job / 8, k = job % 8, vs = q >> 1;
-      float col[8];
-      co_clt_dtt8 (vs, &zz[lt][q * 64 + k], 8, col, 1);
-      for (int y = 0; y < 16; y++)
-        vv[lt][y][q * 8 + k] = co_clt_fold_sign (vs, y) *
-            col[co_clt_fold_index (y)];
-    }
-  __syncthreads ();
-  /* across: 64 (layer, row) jobs, four a thread, each on its own row */
-  if (live)
-    for (int job = r; job < 64; job += 16) {
-      const int q = job / 16, y = job % 16;
-      float row[8];
-      co_clt_dtt8 (q & 1, &vv[lt][y][q * 8], 1, row, 1);
-      for (int x = 0; x < 8; x++)
-        vv[lt][y][q * 8 + x] = row[x];
-    }
-  __syncthreads ();
+  inverse_tile_add (zz[lt], vv[lt], live, r, tx, ty, w, h, out, pitch);
+}
+
+/* The whole chain for one pass of tiles, never leaving the chip: each
+ * tile of parity (ox, oy) of colour blockIdx.y is transformed from the
+ * raw frame (bayer_tile), multiplied by its node's kernel and transformed
+ * back into its colour's plane.  The same arithmetic in the same order as
+ * the three steps apart, and the planes get their tiles in the same pass
+ * order, so the same bits. */
+__global__ void __launch_bounds__ (THREADS)
+chain_kernel (const uint8_t * raw, int w, int h, int pitch, int bps,
+    float scale, int rx, int ry, int bx, int by, int gpar, const float *dx,
+    const float *dy, const float *nodes, int gw, int gh, int stride,
+    int colours, int x0, int y0, int rw, int rh, float *out_r, float *out_g,
+    float *out_b, int opitch, int tiles_x, int tiles_y, int ox, int oy)
+{
+  __shared__ float zz[TILES_PER_BLOCK][CO_CLT_COEFFS];
+  __shared__ float vv[TILES_PER_BLOCK][16][33];   /* hh, then vv */
+  const int c = blockIdx.y;
+  const int lt = threadIdx.x / 16, r = threadIdx.x % 16;
+  const int per_row = (tiles_x - ox + 1) / 2;
+  const int n = per_row * ((tiles_y - oy + 1) / 2);
+  const int j = blockIdx.x * TILES_PER_BLOCK + lt;
+  const bool live = j < n;
+  const int tx = ox + 2 * (live ? j % per_row : 0);
+  const int ty = oy + 2 * (live ? j / per_row : 0);
+  const int i = ty * tiles_x + tx;
+  const float px = (float) (x0 + 8 * tx - 8) + (live && dx ? dx[3 * i + c] :
+      0.0f);
+  const float py = (float) (y0 + 8 * ty - 8) + (live && dy ? dy[3 * i + c] :
+      0.0f);
+
+  bayer_tile < 33 > (raw, w, h, pitch, bps, scale, rx, ry, bx, by, gpar, c,
+      live, r, px, py, vv[lt], zz[lt]);
   if (live) {
-    /* column r of the tile's 16 x 16 pixels, as co_clt_inverse_tile's:
-     * the tile's 16 threads write 16 neighbours of one row at a time */
-    const int x = r, oxx = 8 * tx - 8 + x;
-    const float wx = co_clt_w (x);
-    const int kx = co_clt_fold_index (x);
-    if (oxx >= 0 && oxx < w)
-      for (int y = 0; y < 16; y++) {
-        const int oyy = 8 * ty - 8 + y;
-        const float wy = co_clt_w (y);
-        float acc = 0.0f;
-        for (int q = 0; q < 4; q++)
-          acc = acc + co_clt_fold_sign (q & 1, x) * vv[lt][y][q * 8 + kx];
-        if (oyy >= 0 && oyy < h) {
-          float *o = out + (size_t) oyy * pitch + oxx;
-          *o = *o + 0.25f * (wy * wx) * acc;
-        }
-      }
+    const int node = co_clt_tile_node (tx, ty, x0, y0, stride, gw, gh);
+    const float *k = nodes + ((size_t) node * colours + (colours > 1 ? c : 0))
+        * (CO_CLT_COEFFS + 2) + 2;
+    for (int m = r; m < 64; m += 16)
+      convolve_at (zz[lt], k, m);
   }
+  __syncthreads ();
+  inverse_tile_add (zz[lt], vv[lt], live, r, tx, ty, rw, rh,
+      c == 0 ? out_r : c == 1 ? out_g : out_b, opitch);
 }
 
 __global__ void
@@ -361,5 +449,40 @@ co_clt_pack_cuda (const float *const planes[3], int fpitch, const int *roi,
   pack_kernel <<<grid, block, 0, (cudaStream_t) stream>>> (planes[0],
       planes[1], planes[2], fpitch, *out,
       co_pix_bpp (co_format_plane_kind (out->format, 0)), x0, y0, x1, y1);
+  return cudaGetLastError ();
+}
+
+extern "C" int
+co_clt_chain_bayer_cuda (const uint8_t * raw, int w, int h, int pitch,
+    int bps, float scale, CoBayer bayer, const int *roi, const float *dx,
+    const float *dy, const float *nodes, int gw, int gh, int stride,
+    int colours, float *const planes[3], int fpitch, void *stream)
+{
+  cudaStream_t s = (cudaStream_t) stream;
+  const int x0 = roi ? roi[0] : 0, y0 = roi ? roi[1] : 0;
+  const int rw = roi ? roi[2] : w, rh = roi ? roi[3] : h;
+  int tx, ty, rx, ry, bx, by, g, e;
+  if (w < 1 || h < 1 || (bps != 1 && bps != 2) || pitch < w * bps ||
+      x0 < 0 || y0 < 0 || rw < 1 || rh < 1 || fpitch < rw || gw < 1 ||
+      gh < 1 || stride < 1)
+    return cudaErrorInvalidValue;
+  if (!raw || !nodes || !planes[0] || !planes[1] || !planes[2])
+    return cudaErrorInvalidDevicePointer;
+  co_clt_tiles (rw, rh, &tx, &ty);
+  co_clt_bayer_sites (bayer, &rx, &ry, &bx, &by, &g);
+  for (int c = 0; c < 3; c++) {
+    e = cudaMemset2DAsync (planes[c], (size_t) fpitch * sizeof (float), 0,
+        (size_t) rw * sizeof (float), rh, s);
+    if (e)
+      return e;
+  }
+  for (int pass = 0; pass < 4; pass++) {
+    const int ox = pass & 1, oy = pass >> 1;
+    const int n = ((tx - ox + 1) / 2) * ((ty - oy + 1) / 2);
+    chain_kernel <<<dim3 ((n + TILES_PER_BLOCK - 1) / TILES_PER_BLOCK, 3),
+        THREADS, 0, s>>> (raw, w, h, pitch, bps, scale, rx, ry, bx, by, g,
+        dx, dy, nodes, gw, gh, stride, colours, x0, y0, rw, rh, planes[0],
+        planes[1], planes[2], fpitch, tx, ty, ox, oy);
+  }
   return cudaGetLastError ();
 }

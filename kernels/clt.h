@@ -86,6 +86,14 @@ int co_clt_inverse_cuda (const float *clt, int w, int h, float *out,
 int co_clt_forward_bayer_cuda (const uint8_t * raw, int w, int h, int pitch,
     int bps, float scale, CoBayer bayer, const int *roi, const float *dx,
     const float *dy, float *const clt[3], void *stream);
+/* co_clt_forward_bayer, co_clt_convolve_grid (x0, y0 the region's) and
+ * co_clt_inverse of the three colours in one chain that keeps each tile on
+ * the chip: the same bits into @planes (@fpitch floats a row, the
+ * region's size), without the coefficient planes. */
+int co_clt_chain_bayer_cuda (const uint8_t * raw, int w, int h, int pitch,
+    int bps, float scale, CoBayer bayer, const int *roi, const float *dx,
+    const float *dy, const float *nodes, int gw, int gh, int stride,
+    int colours, float *const planes[3], int fpitch, void *stream);
 
 #ifdef __cplusplus
 }

@@ -43,3 +43,12 @@ co_clt_pack_cuda (const float *const planes[3], int fpitch,
 {
   return NO_CUDA;
 }
+
+int
+co_clt_chain_bayer_cuda (const uint8_t * raw, int w, int h, int pitch,
+    int bps, float scale, CoBayer bayer, const int *roi, const float *dx,
+    const float *dy, const float *nodes, int gw, int gh, int stride,
+    int colours, float *const planes[3], int fpitch, void *stream)
+{
+  return NO_CUDA;
+}
