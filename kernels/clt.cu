@@ -216,13 +216,27 @@ convolve_grid_kernel (float *clt, const float *nodes, int gw, int gh,
   convolve_at (clt + (size_t) i * CO_CLT_COEFFS, k, m);
 }
 
-/* The inverse of one tile's coefficients @z (by its 16 threads), added
- * into the plane @out at its place (tile (tx, ty) starts at pixel
- * (8 tx - 8, 8 ty - 8)); @vv: the tile's scratch rows.  Every thread of
- * the block calls it (it synchronises). */
+/* What column r of tile (tx, ty) (which starts at pixel (8 tx - 8,
+ * 8 ty - 8)) finds in the plane before its pass adds to it: loaded early,
+ * so that the loads' latency hides behind the transforms. */
+__device__ __forceinline__ void
+plane_load (bool live, int r, int tx, int ty, int w, int h, const float *out,
+    int pitch, float old[16])
+{
+  const int oxx = 8 * tx - 8 + r;
+  for (int y = 0; y < 16; y++) {
+    const int oyy = 8 * ty - 8 + y;
+    old[y] = live && oxx >= 0 && oxx < w && oyy >= 0 && oyy < h ?
+        out[(size_t) oyy * pitch + oxx] : 0.0f;
+  }
+}
+
+/* The inverse of one tile's coefficients @z (by its 16 threads), added to
+ * @old (plane_load's) into the plane @out at its place; @vv: the tile's
+ * scratch rows.  Every thread of the block calls it (it synchronises). */
 __device__ __forceinline__ void
 inverse_tile_add (const float *z, float (*vv)[33], bool live, int r, int tx,
-    int ty, int w, int h, float *out, int pitch)
+    int ty, int w, int h, float *out, int pitch, const float old[16])
 {
   /* down: 32 (layer, column) jobs, two a thread */
   if (live)
@@ -258,10 +272,8 @@ inverse_tile_add (const float *z, float (*vv)[33], bool live, int r, int tx,
         float acc = 0.0f;
         for (int q = 0; q < 4; q++)
           acc = acc + co_clt_fold_sign (q & 1, x) * vv[y][q * 8 + kx];
-        if (oyy >= 0 && oyy < h) {
-          float *o = out + (size_t) oyy * pitch + oxx;
-          *o = *o + 0.25f * (wy * wx) * acc;
-        }
+        if (oyy >= 0 && oyy < h)
+          out[(size_t) oyy * pitch + oxx] = old[y] + 0.25f * (wy * wx) * acc;
       }
   }
 }
@@ -283,12 +295,14 @@ inverse_kernel (const float *clt, int w, int h, float *out, int pitch,
   const bool live = j < n;
   const int tx = ox + 2 * (live ? j % per_row : 0);
   const int ty = oy + 2 * (live ? j / per_row : 0);
+  float old[16];
 
+  plane_load (live, r, tx, ty, w, h, out, pitch, old);
   if (live)
     for (int m = r; m < CO_CLT_COEFFS; m += 16)
       zz[lt][m] = clt[((size_t) ty * tiles_x + tx) * CO_CLT_COEFFS + m];
   __syncthreads ();
-  inverse_tile_add (zz[lt], vv[lt], live, r, tx, ty, w, h, out, pitch);
+  inverse_tile_add (zz[lt], vv[lt], live, r, tx, ty, w, h, out, pitch, old);
 }
 
 /* The whole chain for one pass of tiles, never leaving the chip: each
@@ -319,9 +333,12 @@ chain_kernel (const uint8_t * raw, int w, int h, int pitch, int bps,
       0.0f);
   const float py = (float) (y0 + 8 * ty - 8) + (live && dy ? dy[3 * i + c] :
       0.0f);
+  float *plane = c == 0 ? out_r : c == 1 ? out_g : out_b;
+  float old[16];
 
   bayer_tile < 33 > (raw, w, h, pitch, bps, scale, rx, ry, bx, by, gpar, c,
       live, r, px, py, vv[lt], zz[lt]);
+  plane_load (live, r, tx, ty, rw, rh, plane, opitch, old);
   if (live) {
     const int node = co_clt_tile_node (tx, ty, x0, y0, stride, gw, gh);
     const float *k = nodes + ((size_t) node * colours + (colours > 1 ? c : 0))
@@ -330,8 +347,8 @@ chain_kernel (const uint8_t * raw, int w, int h, int pitch, int bps,
       convolve_at (zz[lt], k, m);
   }
   __syncthreads ();
-  inverse_tile_add (zz[lt], vv[lt], live, r, tx, ty, rw, rh,
-      c == 0 ? out_r : c == 1 ? out_g : out_b, opitch);
+  inverse_tile_add (zz[lt], vv[lt], live, r, tx, ty, rw, rh, plane, opitch,
+      old);
 }
 
 __global__ void

@@ -55,12 +55,13 @@ co_clt_source (int x, int n)
   return x >= 0 && x < n ? x : -1;
 }
 
-/* The eight magnitudes 0.5 cos (pi (2 j + 1) / 32) as literals, and the
- * transforms written out with them (generated once).  Two earlier forms,
- * a local constant table indexed through nested conditionals and a switch
- * on a computed index, gave wrong matrix entries on the device (nvcc 13,
- * sm_90; the same source was right on the host).  The cause was not found;
- * this form has no index computed at run time and gives the host's bits. */
+/* The eight magnitudes 0.5 cos (pi (2 j + 1) / 32) as literals: with
+ * three more below, the transforms' only constants.  Two earlier forms of
+ * the matrix product, a local constant table indexed through nested
+ * conditionals and a switch on a computed index, gave wrong matrix
+ * entries on the device (nvcc 13, sm_90; the same source was right on the
+ * host).  The cause was not found; no index is computed at run time here,
+ * and the host's bits come out. */
 #define CO_CLT_C0 4.975923633e-01f
 #define CO_CLT_C1 4.784701679e-01f
 #define CO_CLT_C2 4.409606322e-01f
@@ -81,68 +82,66 @@ co_clt_w (int t)
       u == 6 ? 2.0f * CO_CLT_C1 : 2.0f * CO_CLT_C0;
 }
 
+#define CO_CLT_P1 9.238795325e-01f    /* cos (pi / 8) */
+#define CO_CLT_P2 7.071067812e-01f    /* cos (pi / 4) */
+#define CO_CLT_P3 3.826834324e-01f    /* sin (pi / 8) */
+
+/* The orthonormal 8-point DCT-IV of x0..x7 into y[k ys], through a
+ * 4-point complex DFT: z_n = (x_2n + i x_7-2n) 0.5 e^(-i pi (4n + 1) / 32),
+ * Z = DFT4 (z), Y_k = Z_k e^(-i pi k / 8); then y_2k = Re Y_k and
+ * y_7-2k = -Im Y_k.  56 operations against the matrix's 120, in an order
+ * fixed here (no contraction on either side), so C and CUDA agree. */
+CO_HD void
+co_clt_dct4_core (float x0, float x1, float x2, float x3, float x4, float x5,
+    float x6, float x7, float *y, int ys)
+{
+  /* the pre-twiddled pairs: (a + i b)(c - i s) */
+  const float zr0 = CO_CLT_C0 * x0 + CO_CLT_C7 * x7;
+  const float zi0 = CO_CLT_C0 * x7 - CO_CLT_C7 * x0;
+  const float zr1 = CO_CLT_C2 * x2 + CO_CLT_C5 * x5;
+  const float zi1 = CO_CLT_C2 * x5 - CO_CLT_C5 * x2;
+  const float zr2 = CO_CLT_C4 * x4 + CO_CLT_C3 * x3;
+  const float zi2 = CO_CLT_C4 * x3 - CO_CLT_C3 * x4;
+  const float zr3 = CO_CLT_C6 * x6 + CO_CLT_C1 * x1;
+  const float zi3 = CO_CLT_C6 * x1 - CO_CLT_C1 * x6;
+  /* the 4-point DFT */
+  const float sr02 = zr0 + zr2, si02 = zi0 + zi2;
+  const float dr02 = zr0 - zr2, di02 = zi0 - zi2;
+  const float sr13 = zr1 + zr3, si13 = zi1 + zi3;
+  const float dr13 = zr1 - zr3, di13 = zi1 - zi3;
+  const float r1 = dr02 + di13, i1 = di02 - dr13;
+  const float r2 = sr02 - sr13, i2 = si02 - si13;
+  const float r3 = dr02 - di13, i3 = di02 + dr13;
+  /* the post-twiddles e^(-i pi k / 8) */
+  y[0] = sr02 + sr13;
+  y[7 * ys] = -(si02 + si13);
+  y[2 * ys] = r1 * CO_CLT_P1 + i1 * CO_CLT_P3;
+  y[5 * ys] = -(i1 * CO_CLT_P1 - r1 * CO_CLT_P3);
+  y[4 * ys] = (r2 + i2) * CO_CLT_P2;
+  y[3 * ys] = -((i2 - r2) * CO_CLT_P2);
+  y[6 * ys] = r3 * CO_CLT_P3 + i3 * CO_CLT_P1;
+  y[1 * ys] = -(i3 * CO_CLT_P3 - r3 * CO_CLT_P1);
+}
+
 /* the orthonormal 8-point DCT-IV, y[k ys] from x[n xs] */
 CO_HD void
 co_clt_dct4_8 (const float *x, int xs, float *y, int ys)
 {
-  const float x0 = x[0], x1 = x[xs], x2 = x[2 * xs], x3 = x[3 * xs];
-  const float x4 = x[4 * xs], x5 = x[5 * xs], x6 = x[6 * xs], x7 = x[7 * xs];
-  y[0] = 0.0f + CO_CLT_C0 * x0 + CO_CLT_C1 * x1 + CO_CLT_C2 * x2
-      + CO_CLT_C3 * x3 + CO_CLT_C4 * x4 + CO_CLT_C5 * x5 + CO_CLT_C6 * x6
-      + CO_CLT_C7 * x7;
-  y[1 * ys] = 0.0f + CO_CLT_C1 * x0 + CO_CLT_C4 * x1 + CO_CLT_C7 * x2
-      + -CO_CLT_C5 * x3 + -CO_CLT_C2 * x4 + -CO_CLT_C0 * x5 + -CO_CLT_C3 * x6
-      + -CO_CLT_C6 * x7;
-  y[2 * ys] = 0.0f + CO_CLT_C2 * x0 + CO_CLT_C7 * x1 + -CO_CLT_C3 * x2
-      + -CO_CLT_C1 * x3 + -CO_CLT_C6 * x4 + CO_CLT_C4 * x5 + CO_CLT_C0 * x6
-      + CO_CLT_C5 * x7;
-  y[3 * ys] = 0.0f + CO_CLT_C3 * x0 + -CO_CLT_C5 * x1 + -CO_CLT_C1 * x2
-      + CO_CLT_C7 * x3 + CO_CLT_C0 * x4 + CO_CLT_C6 * x5 + -CO_CLT_C2 * x6
-      + -CO_CLT_C4 * x7;
-  y[4 * ys] = 0.0f + CO_CLT_C4 * x0 + -CO_CLT_C2 * x1 + -CO_CLT_C6 * x2
-      + CO_CLT_C0 * x3 + -CO_CLT_C7 * x4 + -CO_CLT_C1 * x5 + CO_CLT_C5 * x6
-      + CO_CLT_C3 * x7;
-  y[5 * ys] = 0.0f + CO_CLT_C5 * x0 + -CO_CLT_C0 * x1 + CO_CLT_C4 * x2
-      + CO_CLT_C6 * x3 + -CO_CLT_C1 * x4 + CO_CLT_C3 * x5 + CO_CLT_C7 * x6
-      + -CO_CLT_C2 * x7;
-  y[6 * ys] = 0.0f + CO_CLT_C6 * x0 + -CO_CLT_C3 * x1 + CO_CLT_C0 * x2
-      + -CO_CLT_C2 * x3 + CO_CLT_C5 * x4 + CO_CLT_C7 * x5 + -CO_CLT_C4 * x6
-      + CO_CLT_C1 * x7;
-  y[7 * ys] = 0.0f + CO_CLT_C7 * x0 + -CO_CLT_C6 * x1 + CO_CLT_C5 * x2
-      + -CO_CLT_C4 * x3 + CO_CLT_C3 * x4 + -CO_CLT_C2 * x5 + CO_CLT_C1 * x6
-      + -CO_CLT_C0 * x7;
+  co_clt_dct4_core (x[0], x[xs], x[2 * xs], x[3 * xs], x[4 * xs], x[5 * xs],
+      x[6 * xs], x[7 * xs], y, ys);
 }
 
-/* the orthonormal 8-point DST-IV, y[k ys] from x[n xs] */
+/* the orthonormal 8-point DST-IV, y[k ys] from x[n xs]: the DCT-IV of x
+ * reversed, odd outputs negated */
 CO_HD void
 co_clt_dst4_8 (const float *x, int xs, float *y, int ys)
 {
-  const float x0 = x[0], x1 = x[xs], x2 = x[2 * xs], x3 = x[3 * xs];
-  const float x4 = x[4 * xs], x5 = x[5 * xs], x6 = x[6 * xs], x7 = x[7 * xs];
-  y[0] = 0.0f + CO_CLT_C7 * x0 + CO_CLT_C6 * x1 + CO_CLT_C5 * x2
-      + CO_CLT_C4 * x3 + CO_CLT_C3 * x4 + CO_CLT_C2 * x5 + CO_CLT_C1 * x6
-      + CO_CLT_C0 * x7;
-  y[1 * ys] = 0.0f + CO_CLT_C6 * x0 + CO_CLT_C3 * x1 + CO_CLT_C0 * x2
-      + CO_CLT_C2 * x3 + CO_CLT_C5 * x4 + -CO_CLT_C7 * x5 + -CO_CLT_C4 * x6
-      + -CO_CLT_C1 * x7;
-  y[2 * ys] = 0.0f + CO_CLT_C5 * x0 + CO_CLT_C0 * x1 + CO_CLT_C4 * x2
-      + -CO_CLT_C6 * x3 + -CO_CLT_C1 * x4 + -CO_CLT_C3 * x5 + CO_CLT_C7 * x6
-      + CO_CLT_C2 * x7;
-  y[3 * ys] = 0.0f + CO_CLT_C4 * x0 + CO_CLT_C2 * x1 + -CO_CLT_C6 * x2
-      + -CO_CLT_C0 * x3 + -CO_CLT_C7 * x4 + CO_CLT_C1 * x5 + CO_CLT_C5 * x6
-      + -CO_CLT_C3 * x7;
-  y[4 * ys] = 0.0f + CO_CLT_C3 * x0 + CO_CLT_C5 * x1 + -CO_CLT_C1 * x2
-      + -CO_CLT_C7 * x3 + CO_CLT_C0 * x4 + -CO_CLT_C6 * x5 + -CO_CLT_C2 * x6
-      + CO_CLT_C4 * x7;
-  y[5 * ys] = 0.0f + CO_CLT_C2 * x0 + -CO_CLT_C7 * x1 + -CO_CLT_C3 * x2
-      + CO_CLT_C1 * x3 + -CO_CLT_C6 * x4 + -CO_CLT_C4 * x5 + CO_CLT_C0 * x6
-      + -CO_CLT_C5 * x7;
-  y[6 * ys] = 0.0f + CO_CLT_C1 * x0 + -CO_CLT_C4 * x1 + CO_CLT_C7 * x2
-      + CO_CLT_C5 * x3 + -CO_CLT_C2 * x4 + CO_CLT_C0 * x5 + -CO_CLT_C3 * x6
-      + CO_CLT_C6 * x7;
-  y[7 * ys] = 0.0f + CO_CLT_C0 * x0 + -CO_CLT_C1 * x1 + CO_CLT_C2 * x2
-      + -CO_CLT_C3 * x3 + CO_CLT_C4 * x4 + -CO_CLT_C5 * x5 + CO_CLT_C6 * x6
-      + -CO_CLT_C7 * x7;
+  co_clt_dct4_core (x[7 * xs], x[6 * xs], x[5 * xs], x[4 * xs], x[3 * xs],
+      x[2 * xs], x[xs], x[0], y, ys);
+  y[ys] = -y[ys];
+  y[3 * ys] = -y[3 * ys];
+  y[5 * ys] = -y[5 * ys];
+  y[7 * ys] = -y[7 * ys];
 }
 
 /* the (k, n) entry of the DCT-IV (sine = 0) or DST-IV (sine = 1) matrix,

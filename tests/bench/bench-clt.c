@@ -287,13 +287,13 @@ main (int argc, char **argv)
       "| %.3f | |\n", gd);
   {
     /* floating-point operations the kernels do per tile, counted from
-     * their code (a product and a sum each 1): an 8-point transform
-     * written out 128, a fold of 16 samples 80, a rotation line 96; the
-     * Bayer forward 5056 for red or blue (8 rows, 8 columns, flips,
-     * rotation), 10368 for green; a kernel product 1792 a colour; the
-     * inverse 15872 a colour (32 columns of 144, 64 rows of 128, 256
-     * pixels of 12) */
-    const double per_tile = 2 * 5056 + 10368 + 3 * 1792 + 3 * 15872;
+     * their code (a product and a sum each 1): an 8-point transform 56
+     * (a 4-point DFT between twiddles), a fold of 16 samples 80, a
+     * rotation line 96; the Bayer forward 3904 for red or blue (8 rows,
+     * 8 columns, flips, rotation), 6912 for green; a kernel product 1792
+     * a colour; the inverse 8960 a colour (32 columns of 72, 64 rows of
+     * 56, 256 pixels of 12) */
+    const double per_tile = 2 * 3904 + 6912 + 3 * 1792 + 3 * 8960;
     const double flop = per_tile * g.tx * g.ty * n_img;
     int clk = 0;
     cudaDeviceGetAttribute (&clk, cudaDevAttrClockRate, 0);
