@@ -218,15 +218,18 @@ convolve_grid_kernel (float *clt, const float *nodes, int gw, int gh,
 
 /* What column r of tile (tx, ty) (which starts at pixel (8 tx - 8,
  * 8 ty - 8)) finds in the plane before its pass adds to it: loaded early,
- * so that the loads' latency hides behind the transforms. */
+ * so that the loads' latency hides behind the transforms.  The first pass
+ * (even tiles: together they cover every pixel once) finds zeros without
+ * reading, so the plane needs no clearing: 0 + v is what the C side's
+ * cleared plane gives too. */
 __device__ __forceinline__ void
 plane_load (bool live, int r, int tx, int ty, int w, int h, const float *out,
-    int pitch, float old[16])
+    int pitch, bool first, float old[16])
 {
   const int oxx = 8 * tx - 8 + r;
   for (int y = 0; y < 16; y++) {
     const int oyy = 8 * ty - 8 + y;
-    old[y] = live && oxx >= 0 && oxx < w && oyy >= 0 && oyy < h ?
+    old[y] = !first && live && oxx >= 0 && oxx < w && oyy >= 0 && oyy < h ?
         out[(size_t) oyy * pitch + oxx] : 0.0f;
   }
 }
@@ -297,7 +300,7 @@ inverse_kernel (const float *clt, int w, int h, float *out, int pitch,
   const int ty = oy + 2 * (live ? j / per_row : 0);
   float old[16];
 
-  plane_load (live, r, tx, ty, w, h, out, pitch, old);
+  plane_load (live, r, tx, ty, w, h, out, pitch, ox == 0 && oy == 0, old);
   if (live)
     for (int m = r; m < CO_CLT_COEFFS; m += 16)
       zz[lt][m] = clt[((size_t) ty * tiles_x + tx) * CO_CLT_COEFFS + m];
@@ -338,7 +341,8 @@ chain_kernel (const uint8_t * raw, int w, int h, int pitch, int bps,
 
   bayer_tile < 33 > (raw, w, h, pitch, bps, scale, rx, ry, bx, by, gpar, c,
       live, r, px, py, vv[lt], zz[lt]);
-  plane_load (live, r, tx, ty, rw, rh, plane, opitch, old);
+  plane_load (live, r, tx, ty, rw, rh, plane, opitch, ox == 0 && oy == 0,
+      old);
   if (live) {
     const int node = co_clt_tile_node (tx, ty, x0, y0, stride, gw, gh);
     const float *k = nodes + ((size_t) node * colours + (colours > 1 ? c : 0))
@@ -431,16 +435,12 @@ co_clt_inverse_cuda (const float *clt, int w, int h, float *out, int pitch,
     void *stream)
 {
   cudaStream_t s = (cudaStream_t) stream;
-  int tx, ty, e;
+  int tx, ty;
   if (w < 1 || h < 1 || pitch < w)
     return cudaErrorInvalidValue;
   if (!clt || !out)
     return cudaErrorInvalidDevicePointer;
   co_clt_tiles (w, h, &tx, &ty);
-  e = cudaMemset2DAsync (out, (size_t) pitch * sizeof (float), 0,
-      (size_t) w * sizeof (float), h, s);
-  if (e)
-    return e;
   for (int pass = 0; pass < 4; pass++) {
     const int ox = pass & 1, oy = pass >> 1;
     const int n = ((tx - ox + 1) / 2) * ((ty - oy + 1) / 2);
@@ -478,7 +478,7 @@ co_clt_chain_bayer_cuda (const uint8_t * raw, int w, int h, int pitch,
   cudaStream_t s = (cudaStream_t) stream;
   const int x0 = roi ? roi[0] : 0, y0 = roi ? roi[1] : 0;
   const int rw = roi ? roi[2] : w, rh = roi ? roi[3] : h;
-  int tx, ty, rx, ry, bx, by, g, e;
+  int tx, ty, rx, ry, bx, by, g;
   if (w < 1 || h < 1 || (bps != 1 && bps != 2) || pitch < w * bps ||
       x0 < 0 || y0 < 0 || rw < 1 || rh < 1 || fpitch < rw || gw < 1 ||
       gh < 1 || stride < 1)
@@ -487,12 +487,6 @@ co_clt_chain_bayer_cuda (const uint8_t * raw, int w, int h, int pitch,
     return cudaErrorInvalidDevicePointer;
   co_clt_tiles (rw, rh, &tx, &ty);
   co_clt_bayer_sites (bayer, &rx, &ry, &bx, &by, &g);
-  for (int c = 0; c < 3; c++) {
-    e = cudaMemset2DAsync (planes[c], (size_t) fpitch * sizeof (float), 0,
-        (size_t) rw * sizeof (float), rh, s);
-    if (e)
-      return e;
-  }
   for (int pass = 0; pass < 4; pass++) {
     const int ox = pass & 1, oy = pass >> 1;
     const int n = ((tx - ox + 1) / 2) * ((ty - oy + 1) / 2);
