@@ -6,7 +6,7 @@
  * A w x h float plane has tiles_x x tiles_y tiles (co_clt_tiles); tile
  * (tx, ty) nominally starts at pixel (8 tx - 8, 8 ty - 8), so every pixel
  * of the plane lies in four tiles and forward then inverse gives it back
- * (to float rounding), borders included.  Samples up to 8 pixels
+ * (to float rounding), borders included.  Samples up to 16 pixels
  * outside the plane are its reflection about the edge pixel, farther ones
  * 0 (co_clt_source).  Coefficients are stored tile by tile, row-major, 256 floats each
  * (clt_math.h's [q][kv][kh]).

@@ -32,6 +32,16 @@ typedef struct
  * (@cx, @cy) pixels from it: the spectrum of h taken about that point. */
 void co_clt_spectrum (const double *h, int n, double cx, double cy,
     CoCltSpectrum * s);
+/* The spectrum whose tile product convolves with h itself.  A product of
+ * layers applies h(u) cos (pi ux / 16) cos (pi uy / 16), not h: the
+ * windows of the two tiles over a pixel overlap by half, and
+ * sum_k w(x - 8k) w(x - u - 8k) = sin a sin (a - b) + cos a cos (a - b)
+ * = cos b, b = pi u / 16, whatever x.  So the taps (within 7 pixels of
+ * (@cx, @cy), u measured from there) are divided by those cosines first.
+ * For kernels given as taps (a colour's interpolation); a spectrum that
+ * models a blur (a PSF to invert) is co_clt_spectrum's, uncompensated. */
+void co_clt_spectrum_kernel (const double *h, int n, double cx, double cy,
+    CoCltSpectrum * s);
 /* The identity (a delta) */
 void co_clt_spectrum_identity (CoCltSpectrum * s);
 /* s *= t, per frequency and quadrant */

@@ -38,7 +38,7 @@ extern "C" {
 #define CO_CLT_TILE 16          /* pixels per axis of one tile */
 #define CO_CLT_LAYER 64         /* coefficients of one layer */
 #define CO_CLT_COEFFS 256       /* of one tile, 4 layers */
-#define CO_CLT_MIRROR 8         /* pixels reflected past a plane's edge */
+#define CO_CLT_MIRROR 16        /* pixels reflected past a plane's edge */
 
 /* The plane sample a tile reads for coordinate @x of @n: inside, itself;
  * up to CO_CLT_MIRROR pixels outside, its reflection about the edge pixel

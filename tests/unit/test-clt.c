@@ -377,14 +377,41 @@ test_convolution (void)
   g_test_message ("asymmetric 7x7 blur: max |error| %.4f, rms %.5f against "
       "the direct convolution (the blur itself changes the picture by rms "
       "%.4f)", e, sqrt (rms / cnt), sqrt (sig / cnt));
-  /* a product in this domain is a convolution only up to the lapped
-   * transform's aliasing, which a kernel no longer cancels exactly: about
-   * 1% of full scale for a 1-pixel move, 2.4% for this blur (Elphel moves
-   * a kernel's centre by the window shift instead, which is exact to
-   * 0.3%: test_fractional_shift) */
+  /* the product of these layers applies h(u) cos (pi ux / 16)
+   * cos (pi uy / 16), not h (co_clt_spectrum_kernel says why): 2.4% rms
+   * here */
   g_assert_cmpfloat (sqrt (rms / cnt), <, 0.03);
   g_assert_cmpfloat (sqrt (rms / cnt), <, 0.5 * sqrt (sig / cnt));
   g_free (out);
+  {
+    /* the taps divided by those cosines first: the convolution itself,
+     * and co_clt_spectrum_kernel's layers are these */
+    double hc[49], rms2 = 0.0, lmax = 0.0;
+    float k2[256];
+    CoCltSpectrum sp;
+    for (my = -r; my <= r; my++)
+      for (mx = -r; mx <= r; mx++)
+        hc[(my + r) * n + mx + r] = hk[(my + r) * n + mx + r] /
+            (cos (G_PI * mx / 16) * cos (G_PI * my / 16));
+    kernel_layers (hc, r, k);
+    co_clt_spectrum_kernel (hk, n, 0, 0, &sp);
+    co_clt_spectrum_layers (&sp, k2);
+    for (x = 0; x < 256; x++)
+      lmax = MAX (lmax, fabs (k[x] - k2[x]));
+    g_assert_cmpfloat (lmax, <, 1e-6);
+    out = round_trip (img, w, h, NULL, NULL, k);
+    e = max_diff (out, want, w, h, margin);
+    for (y = margin; y < h - margin; y++)
+      for (x = margin; x < w - margin; x++) {
+        double d = out[y * w + x] - want[y * w + x];
+        rms2 += d * d;
+      }
+    g_test_message ("the same blur with its taps compensated "
+        "(co_clt_spectrum_kernel): max |error| %.5f, rms %.6f", e,
+        sqrt (rms2 / cnt));
+    g_assert_cmpfloat (sqrt (rms2 / cnt), <, 0.1 * sqrt (rms / cnt));
+    g_free (out);
+  }
   g_free (img);
   g_free (want);
 }
@@ -597,12 +624,9 @@ test_lens_node (void)
         m = MAX (m, fabs (out[y * w + x] - 0.6));
     g_test_message ("Bayer red interpolation of a constant: max |error| "
         "%.4f (against the sparse plane %.2f)", m, e);
-    /* 3.8% of the level: the kernel product's aliasing again
-     * (test_convolution), strong here because the sparse plane is far
-     * from smooth; an open point for the element (interpolating in the
-     * pixel domain first would avoid it, at the cost of the Bayer
-     * shortcut) */
-    g_assert_cmpfloat (m, <, 0.03);
+    /* exact once the interpolation's taps are compensated for the
+     * windows (co_clt_spectrum_kernel); 2.3% of the level before */
+    g_assert_cmpfloat (m, <, 1e-4);
   }
   g_free (img);
   g_free (out);
@@ -698,10 +722,9 @@ test_bayer_image (void)
     g_test_message ("%s: demosaic by its CLT kernel %.2f dB, pixel-domain "
         "bilinear %.2f dB", c == 0 ? "red" : c == 1 ? "green" : "blue", pc,
         pb);
-    /* the kernel product's aliasing costs 0.3-1.4 dB against bilinear
-     * here (coffee.png; test_lens_node's flat field is its worst case):
-     * recorded, and held from getting worse */
-    g_assert_cmpfloat (pc, >, pb - 2.0);
+    /* the same as the pixel-domain bilinear demosaic, to 0.01 dB (0.3 to
+     * 1.4 dB under it before the taps were compensated) */
+    g_assert_cmpfloat (fabs (pc - pb), <, 0.05);
   }
   for (c = 0; c < 3; c++)
     g_free (clt[c]);
