@@ -511,6 +511,7 @@ error_of (const gchar * desc, gint w, gint h)
   gst_harness_set_src_caps (hr, caps);
   gst_harness_push (hr, in);
   m = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  gst_bus_set_flushing (bus, TRUE);
   gst_element_set_bus (hr->element, NULL);
   gst_harness_teardown (hr);
   gst_object_unref (bus);
@@ -606,6 +607,9 @@ GST_START_TEST (test_bad_input)
   }
   gst_buffer_unref (out);
   gst_buffer_unref (in);
+  /* queued messages hold the element, which holds the bus: break that */
+  gst_bus_set_flushing (bus, TRUE);
+  gst_element_set_bus (hr->element, NULL);
   gst_harness_teardown (hr);
   gst_object_unref (bus);
   g_free (desc);
