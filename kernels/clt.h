@@ -49,8 +49,9 @@ void co_clt_forward_bayer_cpu (const uint8_t * raw, int w, int h, int pitch,
 /* A grid of kernel nodes (gstcocltkernels.h's layout: @gw x @gh nodes,
  * @colours of 258 floats each: dx, dy, 4 x 8 x 8) as the tiles of a w x h
  * region at (@x0, @y0) of the frame use it: each tile's shift per colour
- * (3 floats a tile into @dx, @dy; a one-colour grid serves all three),
- * for the forward transforms. */
+ * (3 floats a tile into @dx, @dy; a one-colour grid serves all three), the
+ * nodes' offsets interpolated bilinearly at the tile's centre, for the
+ * forward transforms.  (The kernel itself is the nearest node's.) */
 void co_clt_tile_shifts (const float *nodes, int gw, int gh, int stride,
     int colours, int x0, int y0, int w, int h, float *dx, float *dy);
 /* Colour @c's tiles (of a w x h region at @x0, @y0) multiplied by the

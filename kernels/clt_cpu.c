@@ -141,13 +141,28 @@ co_clt_tile_shifts (const float *nodes, int gw, int gh, int stride,
 
   co_clt_tiles (w, h, &tx_n, &ty_n);
   for (i = 0; i < tx_n * ty_n; i++) {
-    const int node = co_clt_tile_node (i % tx_n, i / tx_n, x0, y0, stride, gw,
-        gh);
+    /* the nodes' offsets interpolated bilinearly at the tile's centre
+     * (x0 + 8 tx - 0.5), not the nearest node's: a node serves 2 x 2 tiles
+     * at stride 16, and lateral colour or distortion changes across them */
+    const double u = fmin (fmax ((x0 + 8.0 * (i % tx_n) - 0.5) / stride, 0.0),
+        gw - 1.0);
+    const double v = fmin (fmax ((y0 + 8.0 * (i / tx_n) - 0.5) / stride, 0.0),
+        gh - 1.0);
+    const int i0 = (int) u, j0 = (int) v;
+    const int i1 = i0 + 1 < gw ? i0 + 1 : i0, j1 = j0 + 1 < gh ? j0 + 1 : j0;
+    const double fu = u - i0, fv = v - j0;
     for (c = 0; c < 3; c++) {
-      const float *k = nodes + ((size_t) node * colours + (colours > 1 ? c :
-              0)) * (CO_CLT_COEFFS + 2);
-      dx[3 * i + c] = k[0];
-      dy[3 * i + c] = k[1];
+      const size_t cc = colours > 1 ? c : 0, nf = CO_CLT_COEFFS + 2;
+      const float *k00 = nodes + ((size_t) (j0 * gw + i0) * colours + cc) * nf;
+      const float *k10 = nodes + ((size_t) (j0 * gw + i1) * colours + cc) * nf;
+      const float *k01 = nodes + ((size_t) (j1 * gw + i0) * colours + cc) * nf;
+      const float *k11 = nodes + ((size_t) (j1 * gw + i1) * colours + cc) * nf;
+      int a;
+      for (a = 0; a < 2; a++) {
+        const double val = (1 - fv) * ((1 - fu) * k00[a] + fu * k10[a]) +
+            fv * ((1 - fu) * k01[a] + fu * k11[a]);
+        (a ? dy : dx)[3 * i + c] = (float) val;
+      }
     }
   }
 }

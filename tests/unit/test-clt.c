@@ -633,6 +633,40 @@ test_lens_node (void)
   g_free (clt);
 }
 
+/* Tiles take their nodes' offsets interpolated at their centres: a 3 x 2
+ * grid at stride 16 whose dx grows by 1 a node (and dy by 2 a row), and
+ * per colour by 0.1, gives each tile (x0 + 8 tx - 0.5) / 16 and so on. */
+static void
+test_tile_shifts (void)
+{
+  const gint gw = 3, gh = 2, stride = 16, w = 40, h = 20, x0 = 3, y0 = 5;
+  gfloat nodes[3 * 2 * 3 * 258], *dx, *dy;
+  gint i, j, c, tx, ty;
+
+  memset (nodes, 0, sizeof nodes);
+  for (j = 0; j < gh; j++)
+    for (i = 0; i < gw; i++)
+      for (c = 0; c < 3; c++) {
+        nodes[((j * gw + i) * 3 + c) * 258] = i + 0.1f * c;
+        nodes[((j * gw + i) * 3 + c) * 258 + 1] = 2.0f * j;
+      }
+  co_clt_tiles (w, h, &tx, &ty);
+  dx = g_new (gfloat, 3 * tx * ty);
+  dy = g_new (gfloat, 3 * tx * ty);
+  co_clt_tile_shifts (nodes, gw, gh, stride, 3, x0, y0, w, h, dx, dy);
+  for (j = 0; j < ty; j++)
+    for (i = 0; i < tx; i++)
+      for (c = 0; c < 3; c++) {
+        double u = CLAMP ((x0 + 8.0 * i - 0.5) / stride, 0, gw - 1);
+        double v = CLAMP ((y0 + 8.0 * j - 0.5) / stride, 0, gh - 1);
+        g_assert_cmpfloat (fabs (dx[3 * (j * tx + i) + c] - (u + 0.1 * c)),
+            <, 1e-6);
+        g_assert_cmpfloat (fabs (dy[3 * (j * tx + i) + c] - 2 * v), <, 1e-6);
+      }
+  g_free (dx);
+  g_free (dy);
+}
+
 /* A natural RGB picture as an RGGB mosaic: the Bayer forward transform
  * (4 transforms a tile) equals the full one of each colour's sparse plane;
  * interpolated by each colour's kernel (co_clt_lens_node, bayer) it comes
@@ -958,6 +992,7 @@ main (int argc, char **argv)
   g_test_add_func ("/clt/convolution", test_convolution);
   g_test_add_func ("/clt/deconvolution", test_deconvolution);
   g_test_add_func ("/clt/lens-node", test_lens_node);
+  g_test_add_func ("/clt/tile-shifts", test_tile_shifts);
   g_test_add_func ("/clt/bayer-image", test_bayer_image);
 #ifdef HAVE_CUDA
   g_test_add_func ("/clt/cuda-equals-c", test_cuda_equals_c);
