@@ -187,19 +187,6 @@ bayer_forward_kernel (const uint8_t * raw, int w, int h, int pitch, int bps,
       clt[(size_t) i * CO_CLT_COEFFS + j] = zz[lt][j];
 }
 
-/* One coefficient position (all four layers) of a tile times its kernel,
- * as co_clt_convolve's loop body. */
-__device__ __forceinline__ void
-convolve_at (float *z, const float *k, int m)
-{
-  const float t0 = z[m], t1 = z[64 + m], t2 = z[128 + m], t3 = z[192 + m];
-  const float k0 = k[m], k1 = k[64 + m], k2 = k[128 + m], k3 = k[192 + m];
-  z[m] = t0 * k0 - t1 * k1 - t2 * k2 + t3 * k3;
-  z[64 + m] = t1 * k0 + t0 * k1 - t3 * k2 - t2 * k3;
-  z[128 + m] = t2 * k0 - t3 * k1 + t0 * k2 - t1 * k3;
-  z[192 + m] = t3 * k0 + t2 * k1 + t1 * k2 + t0 * k3;
-}
-
 /* Each tile times its node's kernel: 64 threads a tile, one coefficient
  * position each. */
 __global__ void
@@ -213,7 +200,7 @@ convolve_grid_kernel (float *clt, const float *nodes, int gw, int gh,
       gw, gh);
   const float *k = nodes + ((size_t) node * colours + (colours > 1 ? c : 0))
       * (CO_CLT_COEFFS + 2) + 2;
-  convolve_at (clt + (size_t) i * CO_CLT_COEFFS, k, m);
+  co_clt_convolve_at (clt + (size_t) i * CO_CLT_COEFFS, k, m);
 }
 
 /* What column r of tile (tx, ty) (which starts at pixel (8 tx - 8,
@@ -348,7 +335,7 @@ chain_kernel (const uint8_t * raw, int w, int h, int pitch, int bps,
     const float *k = nodes + ((size_t) node * colours + (colours > 1 ? c : 0))
         * (CO_CLT_COEFFS + 2) + 2;
     for (int m = r; m < 64; m += 16)
-      convolve_at (zz[lt], k, m);
+      co_clt_convolve_at (zz[lt], k, m);
   }
   __syncthreads ();
   inverse_tile_add (zz[lt], vv[lt], live, r, tx, ty, rw, rh, plane, opitch,

@@ -390,6 +390,19 @@ co_clt_tile_node (int tx, int ty, int x0, int y0, int stride, int gw, int gh)
   return j * gw + i;
 }
 
+/* One coefficient position @m (all four layers) of a tile times a
+ * kernel's: the bicomplex product Z K there. */
+CO_HD void
+co_clt_convolve_at (float *z, const float *k, int m)
+{
+  const float t0 = z[m], t1 = z[64 + m], t2 = z[128 + m], t3 = z[192 + m];
+  const float k0 = k[m], k1 = k[64 + m], k2 = k[128 + m], k3 = k[192 + m];
+  z[m] = t0 * k0 - t1 * k1 - t2 * k2 + t3 * k3;
+  z[64 + m] = t1 * k0 + t0 * k1 - t3 * k2 - t2 * k3;
+  z[128 + m] = t2 * k0 - t3 * k1 + t0 * k2 - t1 * k3;
+  z[192 + m] = t3 * k0 + t2 * k1 + t1 * k2 + t0 * k3;
+}
+
 /* Multiplies a tile by a kernel, both as four layers: the bicomplex
  * product Z K, which is the convolution of the tile's pixels with the
  * kernel's. */
@@ -397,14 +410,8 @@ CO_HD void
 co_clt_convolve (float z[CO_CLT_COEFFS], const float k[CO_CLT_COEFFS])
 {
   int i;
-  for (i = 0; i < 64; i++) {
-    const float t0 = z[i], t1 = z[64 + i], t2 = z[128 + i], t3 = z[192 + i];
-    const float k0 = k[i], k1 = k[64 + i], k2 = k[128 + i], k3 = k[192 + i];
-    z[i] = t0 * k0 - t1 * k1 - t2 * k2 + t3 * k3;
-    z[64 + i] = t1 * k0 + t0 * k1 - t3 * k2 - t2 * k3;
-    z[128 + i] = t2 * k0 - t3 * k1 + t0 * k2 - t1 * k3;
-    z[192 + i] = t3 * k0 + t2 * k1 + t1 * k2 + t0 * k3;
-  }
+  for (i = 0; i < 64; i++)
+    co_clt_convolve_at (z, k, i);
 }
 
 /* The 16x16 pixels one tile gives back (to be overlap-added at stride 8):
