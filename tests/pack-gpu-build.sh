@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Packs what the GPU suite and the benchmarks need for the lent GPU machine,
+# which has no GStreamer and takes at most 64 MiB of carried files:
+#   build-gc/   stripped copies of build/gst/*.so, build/tests/check/check-*,
+#               build/tests/test-* and build/tests/bench/* (the layout
+#               tests/run-built-tests.sh expects of a build folder)
+# as build-xz/build-gc.tar.xz, and .gpu-runtime (../shared/gpu/stage-gst-runtime)
+# as build-xz/gpurt.tar.xz when that is missing or older.  Both folders are
+# git-ignored.  On the device (run tool, carry ["build-xz"]):
+#   for f in build-xz/*.tar.xz; do tar xJf $f; done; source .gpu-runtime/env.sh
+#   GST_PLUGIN_PATH=$PWD/build-gc/gst OUT=$OUT bash tests/run-built-tests.sh build-gc
+# Usage: bash tests/pack-gpu-build.sh [BUILD_DIR]   (default build)
+set -eu
+cd "$(dirname "$0")/.."
+b=${1:-build}
+rm -rf build-gc
+mkdir -p build-gc/gst build-gc/no-plugins build-gc/tests/check build-gc/tests/bench build-xz
+cp "$b"/gst/*.so build-gc/gst/
+for f in "$b"/tests/check/check-* "$b"/tests/test-* "$b"/tests/bench/bench-*; do
+  [ -f "$f" ] && [ -x "$f" ] || continue
+  case $f in
+    */check/*) cp "$f" build-gc/tests/check/ ;;
+    */bench/*) cp "$f" build-gc/tests/bench/ ;;
+    *) cp "$f" build-gc/tests/ ;;
+  esac
+done
+strip build-gc/gst/*.so build-gc/tests/check/* build-gc/tests/test-* build-gc/tests/bench/* 2>/dev/null || true
+tar cf - build-gc | xz -3 -T2 > build-xz/build-gc.tar.xz
+if [ -d .gpu-runtime ] && { [ ! -f build-xz/gpurt.tar.xz ] || [ .gpu-runtime -nt build-xz/gpurt.tar.xz ]; }; then
+  tar cf - .gpu-runtime | xz -3 -T2 > build-xz/gpurt.tar.xz
+fi
+ls -l build-xz
