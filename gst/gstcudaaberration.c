@@ -185,9 +185,7 @@ make_camera (GstCudaAberration * self, const GstCoAberrationSettings * s,
           self->calib.image_height, w, h, sx, sy);
     return TRUE;
   }
-  co_camera_init (cam, s->fx > 0 ? s->fx : w, s->fy > 0 ? s->fy : (s->fx > 0 ?
-          s->fx : w), s->cx >= 0 ? s->cx : (w - 1) * 0.5,
-      s->cy >= 0 ? s->cy : (h - 1) * 0.5);
+  co_camera_init_frame (cam, w, h, s->fx, s->fy, s->cx, s->cy);
   cam->dist[CO_DIST_K1] = s->k1;
   cam->dist[CO_DIST_K2] = s->k2;
   cam->dist[CO_DIST_K3] = s->k3;
@@ -198,8 +196,6 @@ make_camera (GstCudaAberration * self, const GstCoAberrationSettings * s,
     cam->dist[CO_DIST_P1] = s->p1;
     cam->dist[CO_DIST_P2] = s->p2;
   }
-  cam->image_width = w;
-  cam->image_height = h;
   return TRUE;
 }
 

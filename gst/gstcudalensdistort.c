@@ -253,10 +253,7 @@ load_calibration (GstCudaLensDistort * self, const gchar * path,
 static void
 camera_from_settings (const Settings * s, int w, int h, CoCamera * cam)
 {
-  double fx = s->fx > 0 ? s->fx : w;
-
-  co_camera_init (cam, fx, s->fy > 0 ? s->fy : fx,
-      s->cx >= 0 ? s->cx : (w - 1) * 0.5, s->cy >= 0 ? s->cy : (h - 1) * 0.5);
+  co_camera_init_frame (cam, w, h, s->fx, s->fy, s->cx, s->cy);
   cam->dist[CO_DIST_K1] = s->k1;
   cam->dist[CO_DIST_K2] = s->k2;
   cam->dist[CO_DIST_K3] = s->k3;
@@ -275,8 +272,6 @@ camera_from_settings (const Settings * s, int w, int h, CoCamera * cam)
     cam->dist[CO_DIST_TAUX] = s->tau_x;
     cam->dist[CO_DIST_TAUY] = s->tau_y;
   }
-  cam->image_width = w;
-  cam->image_height = h;
 }
 
 /* The camera of the calibration file in @s, or FALSE: no usable file ever

@@ -204,9 +204,8 @@ co_clt_lens_shift (const CoCltLens * lens, double x, double y, int c,
     CoCamera cam;
     CoCameraParams p;
     float fx, fy;
-    double f = lens->fx > 0 ? lens->fx : lens->width;
-    co_camera_init (&cam, f, lens->fy > 0 ? lens->fy : f,
-        lens->cx >= 0 ? lens->cx : xc, lens->cy >= 0 ? lens->cy : yc);
+    co_camera_init_frame (&cam, lens->width, lens->height, lens->fx,
+        lens->fy, lens->cx, lens->cy);
     cam.dist[CO_DIST_K1] = lens->dist[0];
     cam.dist[CO_DIST_K2] = lens->dist[1];
     cam.dist[CO_DIST_P1] = lens->dist[2];

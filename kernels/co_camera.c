@@ -24,6 +24,18 @@ co_camera_init (CoCamera * cam, double fx, double fy, double cx, double cy)
 }
 
 void
+co_camera_init_frame (CoCamera * cam, int w, int h, double fx, double fy,
+    double cx, double cy)
+{
+  const double f = fx > 0 ? fx : w;
+
+  co_camera_init (cam, f, fy > 0 ? fy : f, cx >= 0 ? cx : (w - 1) * 0.5,
+      cy >= 0 ? cy : (h - 1) * 0.5);
+  cam->image_width = w;
+  cam->image_height = h;
+}
+
+void
 co_camera_set_new_camera (CoCamera * cam, const double new_k[4])
 {
   memset (cam->p, 0, sizeof (cam->p));

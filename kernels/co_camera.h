@@ -184,6 +184,12 @@ co_camera_map (const CoCameraParams * p, float u, float v, float *sx,
 /* A pinhole camera with K, no distortion, R = I, P = [K | 0]. */
 void co_camera_init (CoCamera * cam, double fx, double fy, double cx,
     double cy);
+/* The same for a w x h frame from settings in which a focal length of 0
+ * and a negative principal point mean the defaults (cudalensdistort's and
+ * cudaaberration's properties): fx the width, fy fx, the frame's centre
+ * ((w - 1) / 2, (h - 1) / 2). */
+void co_camera_init_frame (CoCamera * cam, int w, int h, double fx,
+    double fy, double cx, double cy);
 /* P = [new_k | 0] from {fx, fy, cx, cy}. */
 void co_camera_set_new_camera (CoCamera * cam, const double new_k[4]);
 /* Whether the model is known, and a fisheye camera sets only k1..k4. */
