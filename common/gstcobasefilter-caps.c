@@ -491,6 +491,9 @@ co_set_caps (GstBaseTransform * bt, GstCaps * incaps, GstCaps * outcaps)
     if (pushed)
       gst_co_device_pop (self->device);
   }
+  /* whatever was built from the old caps is rebuilt before the next
+   * frame, whichever field changed */
+  co_invalidate (self);
   if (!ok) {
     self->in_info = old_in;
     self->out_info = old_out;

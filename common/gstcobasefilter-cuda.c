@@ -228,7 +228,34 @@ gboolean
 gst_co_base_filter_download (GstCoBaseFilter * self, gpointer dst,
     gconstpointer src, gsize size, const gchar * what)
 {
+  /* finish reads it: the frame's one synchronisation comes before */
+  self->priv->downloaded = TRUE;
   return copy_mem (self, dst, src, size, FALSE, what);
+}
+
+gboolean
+gst_co_base_filter_sync (GstCoBaseFilter * self, const gchar * what)
+{
+  if (!self->device)
+    return TRUE;
+#ifdef HAVE_CUDA
+  return gst_co_base_filter_cuda_ok (self,
+      (int) cudaStreamSynchronize ((cudaStream_t) self->stream), what);
+#else
+  return FALSE;
+#endif
+}
+
+gboolean
+gst_co_base_filter_on_cuda (GstCoBaseFilter * self)
+{
+  return self->device != NULL;
+}
+
+void
+gst_co_base_filter_mark_dirty (GstCoBaseFilter * self)
+{
+  self->priv->dirty = TRUE;
 }
 
 /* ---- context sharing ---- */
@@ -352,6 +379,7 @@ co_close_device (GstCoBaseFilter * self)
     }
   }
   co_free_stages (self);
+  co_invalidate (self);
 #ifdef HAVE_CUDA
   if (self->stream && gst_co_device_push (self->device)) {
     if (priv->event)
@@ -411,6 +439,9 @@ co_adopt_context (GstCoBaseFilter * self, GstBuffer * buf)
       GST_OBJECT (ctx));
   GST_OBJECT_UNLOCK (self);
   if (!co_open_device (self, dev_id, &why)) {
+    /* nothing to run on any more: every frame fails until a restart, never
+     * half on one backend and half on the other */
+    self->priv->unusable = TRUE;
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("Could not work on the CUDA "
             "context of the incoming frames: %s", why), (NULL));
     g_free (why);
@@ -426,9 +457,11 @@ co_adopt_context (GstCoBaseFilter * self, GstBuffer * buf)
   }
   gst_clear_caps (&incaps);
   gst_clear_caps (&outcaps);
-  if (!ok)
+  if (!ok) {
+    self->priv->unusable = TRUE;
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("Could not set up on the "
             "CUDA context of the incoming frames"), (NULL));
+  }
   gst_base_transform_reconfigure_src (bt);
 #endif
 }

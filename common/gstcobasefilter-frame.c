@@ -65,6 +65,42 @@ map_failed (GstCoBaseFilter * self, int side, const gchar * what)
   return FALSE;
 }
 
+/* Everything built from the settings and the caps is marked for a
+ * rebuild (new caps, a new context, a release). */
+void
+co_invalidate (GstCoBaseFilter * self)
+{
+  self->priv->ready = FALSE;
+  self->priv->caps_changed = TRUE;
+}
+
+/* The rebuild contract: the subclass's rebuild before a frame when the
+ * caps or the settings changed, with the device current.  ready is
+ * cleared first, so nothing half built is ever used. */
+static gboolean
+ensure_built (GstCoBaseFilter * self)
+{
+  GstCoBaseFilterClass *klass = GST_CO_BASE_FILTER_GET_CLASS (self);
+  GstCoBaseFilterPrivate *priv = self->priv;
+  gboolean need;
+
+  GST_OBJECT_LOCK (self);
+  need = priv->dirty || !priv->ready;
+  priv->dirty = FALSE;
+  GST_OBJECT_UNLOCK (self);
+  if (!need)
+    return TRUE;
+  priv->ready = FALSE;
+  if (klass->rebuild && !klass->rebuild (self, priv->caps_changed)) {
+    GST_DEBUG_OBJECT (self, "rebuild failed");
+    return FALSE;
+  }
+  priv->ready = TRUE;
+  priv->caps_changed = FALSE;
+  GST_TRACE_OBJECT (self, "rebuilt");
+  return TRUE;
+}
+
 /* The CPU backend: both frames mapped on the host. */
 static GstFlowReturn
 process_cpu (GstCoBaseFilter * self, GstBuffer * inbuf, GstBuffer * outbuf,
@@ -75,6 +111,8 @@ process_cpu (GstCoBaseFilter * self, GstBuffer * inbuf, GstBuffer * outbuf,
   CoFrame fin, fout;
   GstFlowReturn ret;
 
+  if (!ensure_built (self))
+    return GST_FLOW_ERROR;
   if (!gst_video_frame_map (&in, &self->in_info, inbuf,
           writes ? GST_MAP_READWRITE : GST_MAP_READ)) {
     map_failed (self, 0, "map");
@@ -279,6 +317,9 @@ process_cuda (GstCoBaseFilter * self, GstBuffer * inbuf, GstBuffer * outbuf,
     return GST_FLOW_ERROR;
   }
   GST_TRACE_OBJECT (self, "context current");
+  self->priv->downloaded = FALSE;
+  if (!ensure_built (self))
+    goto done;
   in_mapped = map_side (self, 0, inbuf, &self->in_info, self->in_format,
       self->in_bayer, writes ? GST_MAP_READWRITE : GST_MAP_READ, &in, &din,
       &kin, &in_ordered, &in_foreign);
@@ -318,12 +359,13 @@ done:
   /* A frame leaves complete unless both its memories carry a stream (1.24+
    * CUDA memory), which orders every later user after our work on the
    * device.  Otherwise (1.22's CUDA memory, host memory) the host waits:
-   * no copy may still read a buffer that goes back to its pool, and
-   * results in host memory (gst_co_base_filter_alloc_host) are complete
-   * before finish.  An error path always waits. */
+   * no copy may still read a buffer that goes back to its pool.  Results
+   * read back (gst_co_base_filter_download) are complete before finish;
+   * values attached on the host need no wait.  An error path always
+   * waits. */
   GST_TRACE_OBJECT (self, "queued");
-  if (!in_ordered || !out_ordered || klass->finish || ret != GST_FLOW_OK ||
-      self->priv->always_sync)
+  if (!in_ordered || !out_ordered || self->priv->downloaded ||
+      ret != GST_FLOW_OK || self->priv->always_sync)
     err = cudaStreamSynchronize ((cudaStream_t) self->stream);
   else
     err = cudaGetLastError ();
@@ -367,9 +409,13 @@ run_frame (GstCoBaseFilter * self, GstBuffer * inbuf, GstBuffer * outbuf,
     gboolean analyse, gboolean writes)
 {
   GstCoBaseFilterClass *klass = GST_CO_BASE_FILTER_GET_CLASS (self);
-  GstBuffer *view = analyse ? NULL : bayer_view (self, inbuf);
+  GstBuffer *view;
   GstFlowReturn ret;
 
+  /* a context adoption failed (its error posted): no backend to run on */
+  if (self->priv->unusable)
+    return GST_FLOW_ERROR;
+  view = analyse ? NULL : bayer_view (self, inbuf);
 #ifdef HAVE_CUDA
   if (self->device)
     ret = process_cuda (self, view ? view : inbuf, outbuf, analyse, writes);

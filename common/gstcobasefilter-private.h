@@ -42,6 +42,12 @@ struct _GstCoBaseFilterPrivate
   gboolean always_sync;         /* CO_SYNC_EVERY_FRAME set at start: the
                                  * 1.22 behaviour, for comparisons */
 
+  /* the rebuild contract (gst_co_base_filter_mark_dirty) */
+  gboolean dirty;               /* under the object lock */
+  gboolean ready, caps_changed; /* streaming thread */
+  gboolean unusable;            /* an adoption failed: every frame errs */
+  gboolean downloaded;          /* the frame read results back */
+
   CoFrame stage[2];             /* device frames for staged input, output */
   gpointer stage_mem[2];
   gsize stage_size[2];
@@ -88,6 +94,7 @@ GstFlowReturn co_transform (GstBaseTransform * bt, GstBuffer * inbuf,
                             GstBuffer * outbuf);
 GstFlowReturn co_transform_ip (GstBaseTransform * bt, GstBuffer * buf);
 void      co_free_stages (GstCoBaseFilter * self);
+void      co_invalidate (GstCoBaseFilter * self);
 
 G_END_DECLS
 #endif

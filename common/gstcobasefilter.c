@@ -151,6 +151,8 @@ gst_co_base_filter_start (GstBaseTransform * bt)
   self->active_backend = GST_CO_BACKEND_CPU;
   GST_OBJECT_UNLOCK (self);
   co_fault_arm (self);
+  priv->unusable = FALSE;
+  co_invalidate (self);
   priv->always_sync = g_getenv ("CO_SYNC_EVERY_FRAME") != NULL;
 
   if (GST_CO_BASE_FILTER_GET_CLASS (self)->host_only) {

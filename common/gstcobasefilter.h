@@ -89,14 +89,29 @@ struct _GstCoBaseFilterClass
    * backend=cuda is an error at start. */
   gboolean host_only;
 
-  /* Both infos parsed and supported; set up what depends on the geometry
-   * (size tables from @out_info, never from a property snapshot).  Called
-   * from set_caps, with the infos already stored in the instance and the
-   * device current; again on every renegotiation.  The caps are there for
-   * what an info does not hold (a Bayer order is in self->in_bayer). */
+  /* Both infos parsed and supported: refuse what the element cannot
+   * work on (a clear error), or note what the caps alone say.  Called from
+   * set_caps, with the infos already stored in the instance and the device
+   * current; again on every renegotiation.  What is built from the caps
+   * belongs in rebuild, which the base calls after every renegotiation.
+   * The caps are there for what an info does not hold (a Bayer order is
+   * in self->in_bayer).  Optional. */
   gboolean      (*set_info) (GstCoBaseFilter * self,
                              GstCaps * incaps, const GstVideoInfo * in_info,
                              GstCaps * outcaps, const GstVideoInfo * out_info);
+  /* Everything the frames need that is built from the settings and the
+   * negotiated caps (tables, plans, files), in the streaming thread,
+   * outside the object lock, with the device current and the infos of
+   * the caps in the instance.  The base calls it before the first frame,
+   * after every renegotiation, context adoption or release (@caps_changed
+   * TRUE), and before the next frame whenever
+   * gst_co_base_filter_mark_dirty() was called.  Take the snapshot of the
+   * settings under the object lock at its start.  Until it returns TRUE
+   * no frame is processed (ready is cleared before the call, so a build
+   * that fails half way is never used, and is tried again next frame).
+   * FALSE: an error was posted.  A file that fails while PLAYING is a
+   * warning and a TRUE return that keeps the last good state. */
+  gboolean      (*rebuild)  (GstCoBaseFilter * self, gboolean caps_changed);
   /* One frame.  With the CUDA backend, the device is pushed, both frames are
    * device memory and work goes on self->stream (the base class syncs).
    * With the CPU backend both are mapped host memory.  ANALYSE: @out is
@@ -112,10 +127,12 @@ struct _GstCoBaseFilterClass
   void          (*get_output_size) (GstCoBaseFilter * self,
                                     const GstVideoInfo * in,
                                     gint * width, gint * height);
-  /* After the frame's work is complete (after the one synchronisation per
-   * frame on the CUDA backend; result buffers from
-   * gst_co_base_filter_alloc_host are then readable): attach metas, post
-   * messages.  @inbuf == @outbuf in ANALYSE mode. */
+  /* After process: attach metas, post messages.  When process read
+   * results back (gst_co_base_filter_download), the frame's one host
+   * synchronisation comes first, so they are readable here; values the
+   * element knows on the host (a fixation) cost no wait: on 1.24+ the
+   * frame then stays ordered on the device by its stream.  @inbuf ==
+   * @outbuf in ANALYSE mode. */
   GstFlowReturn (*finish)   (GstCoBaseFilter * self, GstBuffer * inbuf,
                              GstBuffer * outbuf);
 
@@ -151,6 +168,18 @@ void     gst_co_base_filter_class_add_template_list (GstElementClass * klass,
                                                      const gchar * media_type,
                                                      const gchar * formats,
                                                      ...) G_GNUC_NULL_TERMINATED;
+
+/* The settings changed so that rebuild must run before the next frame.
+ * Call with the object lock held (from a property setter). */
+void     gst_co_base_filter_mark_dirty (GstCoBaseFilter * self);
+/* TRUE when frames are processed by CUDA (device memory in process); the
+ * one test elements make.  Streaming thread. */
+gboolean gst_co_base_filter_on_cuda (GstCoBaseFilter * self);
+/* Waits for the work queued on the element's stream (a value read back
+ * that decides what to build next); a no-op on the CPU backend.  FALSE
+ * after posting an element error naming @what.  Never per frame: the base
+ * synchronises each frame once, where needed. */
+gboolean gst_co_base_filter_sync (GstCoBaseFilter * self, const gchar * what);
 
 /* ANALYSE: whether process may write the frame's pixels (an overlay).  Off:
  * the pixels are only read, never copied.  Any thread; from the next frame. */

@@ -1,13 +1,17 @@
 /* cudaoptics — LGPL-2.1-or-later
  *
  * gstcoimage.h: a picture decoded by a small pipeline of its own
- * (filesrc ! decodebin ! videoconvert ! GRAY8), run to PAUSED for one
- * sample.
+ * (fdsrc ! decodebin ! videoconvert ! GRAY8), run to PAUSED for one
+ * sample.  The file is opened by the family's one file opener
+ * (gstcofile.h): only a regular file is read, so a FIFO or a device
+ * cannot stall the pipeline that asked.
  */
 #include "gstcoimage.h"
+#include "gstcofile.h"
 
 #include <gst/video/video.h>
 #include <string.h>
+#include <unistd.h>
 
 /* A picture as @format (@bpp bytes a pixel), decoded by GStreamer (any
  * format it reads); NULL with *why. */
@@ -17,19 +21,36 @@ decode (const gchar * path, const gchar * format, gint bpp, gint * w,
 {
   /* decodebin reads any picture format installed; a system with only the
    * base decoders still reads PNG */
-  GstPluginFeature *db = gst_registry_lookup_feature (gst_registry_get (),
-      "decodebin");
+  GstPluginFeature *db;
   GError *err = NULL;
-  gchar *desc = g_strdup_printf ("filesrc name=src ! %s ! videoconvert ! "
-      "video/x-raw,format=%s ! fakesink name=sink", db ? "decodebin" :
-      "pngdec", format);
-  GstElement *p = gst_parse_launch (desc, &err);
-  GstElement *src, *sink;
+  gchar *desc;
+  GstElement *p, *src, *sink;
   GstBus *bus;
   GstMessage *m;
   GstSample *sample = NULL;
   guint8 *pix = NULL;
+  guint64 size = 0;
+  int fd = gst_co_file_open (path, &size, &err);
 
+  *why = NULL;
+  if (fd < 0) {
+    /* the message names the file and says why */
+    *why = g_strdup (err->message);
+    g_error_free (err);
+    return NULL;
+  }
+  if (size == 0) {
+    gchar *name = g_filename_display_name (path);
+    *why = g_strdup_printf ("%s: the file is empty", name);
+    g_free (name);
+    close (fd);
+    return NULL;
+  }
+  db = gst_registry_lookup_feature (gst_registry_get (), "decodebin");
+  desc = g_strdup_printf ("fdsrc name=src fd=%d ! %s ! videoconvert ! "
+      "video/x-raw,format=%s ! fakesink name=sink", fd, db ? "decodebin" :
+      "pngdec", format);
+  p = gst_parse_launch (desc, &err);
   g_free (desc);
   if (db)
     gst_object_unref (db);
@@ -39,11 +60,11 @@ decode (const gchar * path, const gchar * format, gint bpp, gint * w,
     g_clear_error (&err);
     if (p)
       gst_object_unref (p);
+    close (fd);
     return NULL;
   }
   src = gst_bin_get_by_name (GST_BIN (p), "src");
   sink = gst_bin_get_by_name (GST_BIN (p), "sink");
-  g_object_set (src, "location", path, NULL);
   bus = gst_element_get_bus (p);
   gst_element_set_state (p, GST_STATE_PAUSED);
   m = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND,
@@ -83,6 +104,16 @@ decode (const gchar * path, const gchar * format, gint bpp, gint * w,
   gst_object_unref (src);
   gst_object_unref (sink);
   gst_object_unref (p);
+  close (fd);
+  if (!pix) {
+    /* the reason in the words of whoever failed, after the file's name */
+    gchar *name = g_filename_display_name (path);
+    gchar *msg = g_strdup_printf ("%s: %s", name, *why ? *why :
+        "no picture could be decoded from it");
+    g_free (*why);
+    *why = msg;
+    g_free (name);
+  }
   return pix;
 }
 

@@ -50,10 +50,8 @@ typedef struct
 struct _GstCoRemapFilterPrivate
 {
   Settings set;                 /* properties, under the object lock */
-  gboolean dirty;               /* under the object lock */
 
-  /* streaming thread only */
-  gboolean ready, new_caps;
+  /* streaming thread only: the table of the last rebuild */
   CoLut lut;
   guint32 border[CO_MAX_PLANES];
   /* [2 g]: packed or x, [2 g + 1]: y, for each geometry g (co_remap.h) */
@@ -120,7 +118,7 @@ gst_co_off_edge_get_type (void)
 void
 gst_co_remap_filter_mark_dirty (GstCoRemapFilter * self)
 {
-  self->priv->dirty = TRUE;
+  gst_co_base_filter_mark_dirty (GST_CO_BASE_FILTER (self));
 }
 
 /* ---- the table ---- */
@@ -144,28 +142,19 @@ build_from_cpu_map (GstCoRemapFilter * self, GstCoRemapFilterClass * klass,
   }
   y = x + n;
   ok = klass->map_cpu (self, lut, g, x, y, pl->pitch);
-  if (ok && base->active_backend == GST_CO_BACKEND_CPU) {
+  if (ok && !gst_co_base_filter_on_cuda (base)) {
     co_lut_from_map_cpu (lut, g, x, y, pl->pitch);
   } else if (ok) {
-#ifdef HAVE_CUDA
     GstCoRemapFilterPrivate *priv = self->priv;
 
+    /* from pageable memory: staged before the upload returns, so x may
+     * go below */
     ok = gst_co_base_filter_ensure (base, &priv->map[g], &priv->map_size[g],
-        2 * n * sizeof (gfloat));
-    ok = ok && gst_co_base_filter_cuda_ok (base, cudaMemcpyAsync (priv->map[g],
-            x, 2 * n * sizeof (gfloat), cudaMemcpyHostToDevice,
-            (cudaStream_t) base->stream), "uploading the map");
-    ok = ok && gst_co_base_filter_cuda_ok (base,
-        co_lut_from_map_cuda (lut, g, priv->map[g],
-            (gfloat *) priv->map[g] + n, pl->pitch, base->stream),
-        "building the LUT");
-    /* x is freed below: the copy must be over */
-    ok = ok && gst_co_base_filter_cuda_ok (base,
-        cudaStreamSynchronize ((cudaStream_t) base->stream),
-        "uploading the map");
-#else
-    ok = FALSE;
-#endif
+        2 * n * sizeof (gfloat)) && gst_co_base_filter_upload (base,
+        priv->map[g], x, 2 * n * sizeof (gfloat), "uploading the map") &&
+        gst_co_base_filter_cuda_ok (base, co_lut_from_map_cuda (lut, g,
+            priv->map[g], (gfloat *) priv->map[g] + n, pl->pitch,
+            base->stream), "building the LUT");
   }
   g_free (x);
   return ok;
@@ -195,8 +184,7 @@ gst_co_remap_filter_build_from_maps (GstCoRemapFilter * self,
     const CoLut * lut)
 {
   GstCoRemapFilterClass *klass = GST_CO_REMAP_FILTER_GET_CLASS (self);
-  gboolean cuda =
-      GST_CO_BASE_FILTER (self)->active_backend == GST_CO_BACKEND_CUDA;
+  gboolean cuda = gst_co_base_filter_on_cuda (GST_CO_BASE_FILTER (self));
   int g;
 
   for (g = 0; g < CO_LUT_MAX_GEOMETRIES; g++)
@@ -214,15 +202,25 @@ gst_co_remap_filter_set_table_only (GstCoRemapFilter * self,
   gst_co_remap_filter_mark_dirty (self);
 }
 
+/* GstCoBaseFilter::rebuild: the table for the negotiated sizes from a
+ * snapshot of the settings (the subclass's taken by prepare).  The base
+ * has cleared ready: until this succeeds priv->lut is never used. */
 static gboolean
-rebuild (GstCoRemapFilter * self, const Settings * s)
+gst_co_remap_filter_rebuild (GstCoBaseFilter * base, gboolean caps_changed)
 {
+  GstCoRemapFilter *self = GST_CO_REMAP_FILTER (base);
   GstCoRemapFilterClass *klass = GST_CO_REMAP_FILTER_GET_CLASS (self);
-  GstCoBaseFilter *base = GST_CO_BASE_FILTER (self);
   GstCoRemapFilterPrivate *priv = self->priv;
-  CoLutMode mode = (CoLutMode) s->lut;
+  Settings snap;
+  const Settings *s = &snap;
+  CoLutMode mode;
   CoLut lut;
   int g;
+
+  GST_OBJECT_LOCK (self);
+  snap = priv->set;
+  GST_OBJECT_UNLOCK (self);
+  mode = (CoLutMode) s->lut;
 
   /* no per-pixel map to evaluate: float tables give the same pixels */
   if (mode == CO_LUT_COMPUTE && (!klass->remap || s->table_only))
@@ -233,10 +231,7 @@ rebuild (GstCoRemapFilter * self, const Settings * s)
       GST_VIDEO_INFO_HEIGHT (&base->out_info),
       GST_VIDEO_INFO_WIDTH (&base->in_info),
       GST_VIDEO_INFO_HEIGHT (&base->in_info));
-  /* the tables are reallocated and rewritten below: until that succeeds
-   * priv->lut may point at freed or half-built memory */
-  priv->ready = FALSE;
-  if (klass->prepare && !klass->prepare (self, &lut, priv->new_caps))
+  if (klass->prepare && !klass->prepare (self, &lut, caps_changed))
     return FALSE;
   for (g = 0; g < CO_LUT_MAX_GEOMETRIES; g++) {
     gsize bytes = co_lut_table_bytes (&lut, g);
@@ -263,8 +258,6 @@ rebuild (GstCoRemapFilter * self, const Settings * s)
   }
   co_format_border (base->in_format, s->border_color, priv->border);
   priv->lut = lut;
-  priv->ready = TRUE;
-  priv->new_caps = FALSE;
   GST_DEBUG_OBJECT (self, "table rebuilt: %dx%d from %dx%d, lut %d, "
       "interpolation %d, off-edge %d, %d fractional bits", lut.plane[0].width,
       lut.plane[0].height, lut.plane[0].src_width, lut.plane[0].src_height,
@@ -280,40 +273,16 @@ gst_co_remap_filter_process (GstCoBaseFilter * base, const CoFrame * in,
   GstCoRemapFilterClass *klass = GST_CO_REMAP_FILTER_GET_CLASS (self);
   GstCoRemapFilterPrivate *priv = self->priv;
   const CoLut *lut = &priv->lut;
-  Settings snap;
-  gboolean need;
 
-  GST_OBJECT_LOCK (self);
-  need = priv->dirty || !priv->ready;
-  snap = priv->set;
-  priv->dirty = FALSE;
-  GST_OBJECT_UNLOCK (self);
-
-  /* outside the lock: setters never wait for the GPU */
-  if (need && !rebuild (self, &snap))
-    return GST_FLOW_ERROR;
   if (lut->mode == CO_LUT_COMPUTE)
     return klass->remap (self, lut, in, out, priv->border);
-  if (base->active_backend == GST_CO_BACKEND_CPU) {
+  if (!gst_co_base_filter_on_cuda (base)) {
     co_remap_cpu (lut, in, out, priv->border);
     return GST_FLOW_OK;
   }
   return gst_co_base_filter_cuda_ok (base, co_remap_cuda (lut, in, out,
           priv->border, base->stream), "remapping") ? GST_FLOW_OK :
       GST_FLOW_ERROR;
-}
-
-static gboolean
-gst_co_remap_filter_set_info (GstCoBaseFilter * base, GstCaps * incaps,
-    const GstVideoInfo * in_info, GstCaps * outcaps,
-    const GstVideoInfo * out_info)
-{
-  GstCoRemapFilter *self = GST_CO_REMAP_FILTER (base);
-
-  /* the sizes are read from base->in_info/out_info at the rebuild */
-  self->priv->ready = FALSE;
-  self->priv->new_caps = TRUE;
-  return TRUE;
 }
 
 static void
@@ -332,8 +301,6 @@ gst_co_remap_filter_release (GstCoBaseFilter * base)
     priv->map[i] = NULL;
     priv->map_size[i] = 0;
   }
-  priv->ready = FALSE;
-  priv->new_caps = TRUE;
 }
 
 /* ---- properties ---- */
@@ -364,7 +331,7 @@ gst_co_remap_filter_set_property (GObject * object, guint prop_id,
       GST_OBJECT_UNLOCK (self);
       return;
   }
-  self->priv->dirty = TRUE;
+  gst_co_base_filter_mark_dirty (GST_CO_BASE_FILTER (self));
   GST_OBJECT_UNLOCK (self);
 }
 
@@ -436,7 +403,7 @@ gst_co_remap_filter_class_init (GstCoRemapFilterClass * klass)
           "the width with y clamped (wrap, 360-degree seams)",
           GST_TYPE_CO_OFF_EDGE, DEFAULT_OFF_EDGE, GST_CO_PARAM_LIVE));
 
-  fc->set_info = GST_DEBUG_FUNCPTR (gst_co_remap_filter_set_info);
+  fc->rebuild = GST_DEBUG_FUNCPTR (gst_co_remap_filter_rebuild);
   fc->process = GST_DEBUG_FUNCPTR (gst_co_remap_filter_process);
   fc->release = GST_DEBUG_FUNCPTR (gst_co_remap_filter_release);
 
@@ -457,6 +424,4 @@ gst_co_remap_filter_init (GstCoRemapFilter * self)
   priv->set.interpolation = DEFAULT_INTERPOLATION;
   priv->set.border_color = DEFAULT_BORDER_COLOR;
   priv->set.off_edge = DEFAULT_OFF_EDGE;
-  priv->dirty = TRUE;
-  priv->new_caps = TRUE;
 }

@@ -58,7 +58,7 @@ struct _GstCoRemapFilter
  *   interpolation, off-edge mode, fractional bits) and no tables yet;
  *   prepare may make it chromatic (co_lut_set_chroma: separate red and blue
  *   geometries, which the map functions and build_lut are then asked for
- *   too).  @new_caps is TRUE on the first rebuild after (re)negotiation.
+ *   too).  @caps_changed is TRUE on the first rebuild after (re)negotiation
  *   FALSE posts nothing: post an error first.  Optional.
  * @map_cpu: host memory: the source position of every output pixel of
  *   geometry @g (0: plane 0, 1: the subsampled planes, CO_LUT_RED/BLUE: the
@@ -78,7 +78,7 @@ struct _GstCoRemapFilterClass
   GstCoBaseFilterClass parent_class;
 
   gboolean      (*prepare)   (GstCoRemapFilter * self, CoLut * lut,
-                              gboolean new_caps);
+                              gboolean caps_changed);
   gboolean      (*map_cpu)   (GstCoRemapFilter * self, const CoLut * lut,
                               gint g, gfloat * x, gfloat * y, gint pitch);
   gboolean      (*map_cuda)  (GstCoRemapFilter * self, const CoLut * lut,

@@ -130,24 +130,42 @@ gst_co_aberration_model_get_type (void)
 
 /* ---- kernels ---- */
 
-/* The file of @s, read again when set again; FALSE (with @error) when it
- * cannot be read. */
+/* The kernels of @s's file, read again when set again.  A file that
+ * cannot be used fails before the first frame (FALSE with @error); later
+ * it is one warning per setting and the kernels in use stay, while every
+ * other setting still applies. */
 static gboolean
 load_kernels (GstCudaAberration * self, const GstCoAberrationSettings * s,
     GError ** error)
 {
   GstCoCltKernels fresh;
+  GError *err = NULL;
 
   if (g_strcmp0 (s->kernels_file, self->kernels_path) == 0 &&
       s->kernels_gen == self->kernels_gen)
     return TRUE;
+  /* a setting that failed is not read again at every other change */
+  if (s->kernels_gen == self->bad_gen &&
+      !g_strcmp0 (s->kernels_file, self->bad_path))
+    return TRUE;
   if (!s->kernels_file || !*s->kernels_file) {
     gst_co_clt_kernels_clear (&self->kernels);
-  } else {
-    if (!gst_co_clt_kernels_load (s->kernels_file, &fresh, error))
+  } else if (!gst_co_clt_kernels_load (s->kernels_file, &fresh, &err)) {
+    if (!self->built) {
+      g_propagate_error (error, err);
       return FALSE;
+    }
+    GST_ELEMENT_WARNING (self, RESOURCE, OPEN_READ, ("Keeping the previous "
+            "kernels: %s", err->message), (NULL));
+    g_clear_error (&err);
+    g_free (self->bad_path);
+    self->bad_path = g_strdup (s->kernels_file);
+    self->bad_gen = s->kernels_gen;
+    return TRUE;
+  } else {
     gst_co_clt_kernels_clear (&self->kernels);
     self->kernels = fresh;
+    self->warned_w = self->warned_h = 0;
     GST_INFO_OBJECT (self, "kernels %s: %d colour(s), %dx%d nodes at stride "
         "%d, made for %dx%d", s->kernels_file, fresh.colours, fresh.grid_w,
         fresh.grid_h, fresh.stride, fresh.width, fresh.height);
@@ -158,32 +176,26 @@ load_kernels (GstCudaAberration * self, const GstCoAberrationSettings * s,
   return TRUE;
 }
 
-/* The camera of @s for a w x h frame, or FALSE with @error. */
+/* The camera of @s for a w x h frame, or FALSE with @error (no usable
+ * calibration file ever). */
 static gboolean
 make_camera (GstCudaAberration * self, const GstCoAberrationSettings * s,
     int w, int h, CoCamera * cam, GError ** error)
 {
   if (s->calibration_file && *s->calibration_file) {
-    double sx, sy;
-    if (g_strcmp0 (s->calibration_file, self->calib_path) != 0 ||
-        g_strcmp0 (s->camera, self->calib_camera) != 0 ||
-        s->calibration_gen != self->calib_gen) {
-      GstCoCalibration fresh;
-      if (!gst_co_calibration_load (s->calibration_file, s->camera, &fresh,
-              error))
-        return FALSE;
-      self->calib = fresh;
-      g_free (self->calib_path);
-      g_free (self->calib_camera);
-      self->calib_path = g_strdup (s->calibration_file);
-      self->calib_camera = g_strdup (s->camera);
-      self->calib_gen = s->calibration_gen;
+    GstCoCameraFile f = { s->calibration_file, s->camera, NULL,
+      s->calibration_gen
+    };
+    GError *err = NULL;
+    if (gst_co_camera_source_get (&self->camsrc, GST_ELEMENT (self), &f, w,
+            h, self->built, cam, &err))
+      return TRUE;
+    if (!self->built) {
+      g_propagate_error (error, err);
+      return FALSE;
     }
-    if (!gst_co_calibration_for_size (&self->calib, w, h, cam, &sx, &sy))
-      GST_WARNING_OBJECT (self, "calibration made at %dx%d, another aspect "
-          "ratio than %dx%d: scaled by %g x %g", self->calib.image_width,
-          self->calib.image_height, w, h, sx, sy);
-    return TRUE;
+    /* warned; no file was ever usable: the properties' camera stays */
+    g_clear_error (&err);
   }
   co_camera_init_frame (cam, w, h, s->fx, s->fy, s->cx, s->cy);
   cam->dist[CO_DIST_K1] = s->k1;
@@ -222,9 +234,18 @@ make_nodes (GstCudaAberration * self, const GstCoAberrationSettings * s,
           (k->grid_h - 1) * k->stride + 1, w, h);
       return NULL;
     }
-    if (k->width != w || k->height != h)
-      GST_WARNING_OBJECT (self, "kernels made for %dx%d, the frame is %dx%d",
-          k->width, k->height, w, h);
+    if ((k->width != w || k->height != h) && (self->warned_w != w ||
+            self->warned_h != h)) {
+      /* they cover it, but their lens was measured at another size */
+      gchar *name = g_filename_display_name (self->kernels_path);
+      GST_ELEMENT_WARNING (self, STREAM, FORMAT, ("The kernels %s were made "
+              "for %dx%d frames, the stream is %dx%d: their positions are "
+              "the frame's pixels, not scaled", name, k->width, k->height, w,
+              h), (NULL));
+      g_free (name);
+      self->warned_w = w;
+      self->warned_h = h;
+    }
     self->grid_w = k->grid_w;
     self->grid_h = k->grid_h;
     self->stride = k->stride;
@@ -297,115 +318,91 @@ make_shifts (const gfloat * nodes, gint gw, gint gh, gint stride,
     }
 }
 
-/* Names the kernel or calibration file that could not be used: an error
- * before the first frame, afterwards a warning that keeps the kernels in
- * use (a file being edited while PLAYING). */
+/* GstCoBaseFilter::rebuild: kernels, shifts and work planes on the active
+ * backend for the negotiated size, from a snapshot of the settings.  A bad
+ * file while PLAYING keeps what it would have replaced (load_kernels, the
+ * camera source); everything else applies. */
 static gboolean
-file_failed (GstCudaAberration * self, const GstCoAberrationSettings * s,
-    GError * err)
+gst_cuda_aberration_rebuild (GstCoBaseFilter * base, gboolean caps_changed)
 {
-  gchar *what = g_strdup (err->message);
-  g_clear_error (&err);
-  if (!self->ready) {
-    GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ, ("Could not set up the "
-            "aberration correction: %s", what), (NULL));
-    g_free (what);
-    return FALSE;
-  }
-  if (s->kernels_gen != self->bad_gen ||
-      g_strcmp0 (s->kernels_file, self->bad_path) != 0) {
-    GST_ELEMENT_WARNING (self, RESOURCE, OPEN_READ, ("Keeping the previous "
-            "kernels and geometry: %s", what), (NULL));
-    g_free (self->bad_path);
-    self->bad_path = g_strdup (s->kernels_file);
-    self->bad_gen = s->kernels_gen;
-  }
-  g_free (what);
-  return TRUE;
-}
-
-/* Kernels, shifts and work planes on the active backend, rebuilt when a
- * property changed; FALSE after posting an error. */
-static gboolean
-prepare (GstCudaAberration * self, const CoFrame * in)
-{
-  GstCoBaseFilter *base = GST_CO_BASE_FILTER (self);
-  const int w = in->width, h = in->height;
+  GstCudaAberration *self = GST_CUDA_ABERRATION (base);
+  const int w = GST_VIDEO_INFO_WIDTH (&base->in_info);
+  const int h = GST_VIDEO_INFO_HEIGHT (&base->in_info);
+  const gboolean gray8 =
+      GST_VIDEO_INFO_FORMAT (&base->in_info) == GST_VIDEO_FORMAT_GRAY8;
   GstCoAberrationSettings s;
   GError *err = NULL;
   CoCamera cam;
   gfloat *nodes = NULL, *dx = NULL, *dy = NULL;
-  gboolean dirty, ok;
+  gboolean ok;
   gsize nodes_bytes, shift_bytes, plane_bytes, clt_bytes;
   int tx_n, ty_n, c, bits;
 
   GST_OBJECT_LOCK (self);
-  dirty = self->dirty || !self->ready;
-  self->dirty = FALSE;
   s = self->set;
   s.kernels_file = g_strdup (s.kernels_file);
   s.calibration_file = g_strdup (s.calibration_file);
   s.camera = g_strdup (s.camera);
   GST_OBJECT_UNLOCK (self);
 
-  bits = s.bit_depth > 0 ? s.bit_depth : in->format == CO_FORMAT_GRAY8 ? 8 :
-      16;
-  if (in->format == CO_FORMAT_GRAY8)
+  bits = s.bit_depth > 0 ? s.bit_depth : gray8 ? 8 : 16;
+  if (gray8)
     bits = MIN (bits, 8);
   self->scale = (gfloat) (1.0 / ((1 << bits) - 1));
-  ok = !dirty;
-  if (dirty) {
-    ok = load_kernels (self, &s, &err);
-    if (ok && s.model != GST_CO_ABERRATION_MODEL_NONE)
-      ok = make_camera (self, &s, w, h, &cam, &err);
-    if (ok)
-      ok = (nodes = make_nodes (self, &s, w, h, &err)) != NULL;
-    if (!ok) {
-      ok = file_failed (self, &s, err);
-      goto done;
-    }
-    /* the region, within the frame (0: to its edge) */
-    self->roi[0] = MIN (s.roi_x, w - 1);
-    self->roi[1] = MIN (s.roi_y, h - 1);
-    self->roi[2] = s.roi_width > 0 ? MIN (s.roi_width, w - self->roi[0]) :
-        w - self->roi[0];
-    self->roi[3] = s.roi_height > 0 ? MIN (s.roi_height, h - self->roi[1]) :
-        h - self->roi[1];
-    co_clt_tiles (self->roi[2], self->roi[3], &tx_n, &ty_n);
-    shift_bytes = (gsize) tx_n * ty_n * 3 * sizeof (gfloat);
-    dx = g_malloc (shift_bytes);
-    dy = g_malloc (shift_bytes);
-    make_shifts (nodes, self->grid_w, self->grid_h, self->stride,
-        self->colours, s.model != GST_CO_ABERRATION_MODEL_NONE ? &cam : NULL,
-        w, h, self->roi, dx, dy);
-    nodes_bytes = (gsize) self->grid_w * self->grid_h * self->colours *
-        GST_CO_CLT_KERNELS_NODE_FLOATS * sizeof (gfloat);
-    clt_bytes = (gsize) tx_n * ty_n * CO_CLT_COEFFS * sizeof (gfloat);
-    plane_bytes = (gsize) self->roi[2] * self->roi[3] * sizeof (gfloat);
-    /* from pageable memory: staged before each call returns */
-    ok = gst_co_base_filter_ensure (base, &self->nodes, &self->nodes_size,
-        nodes_bytes) && gst_co_base_filter_ensure (base, &self->dx,
-        &self->dx_size, shift_bytes) && gst_co_base_filter_ensure (base,
-        &self->dy, &self->dy_size, shift_bytes);
-    /* the CPU backend keeps each colour's coefficients; CUDA chains the
-     * steps tile by tile and needs none */
-    for (c = 0; ok && c < 3; c++)
-      ok = (base->device || gst_co_base_filter_ensure (base, &self->clt[c],
-              &self->clt_size[c], clt_bytes)) &&
-          gst_co_base_filter_ensure (base, &self->planes[c],
-          &self->planes_size[c], plane_bytes);
-    ok = ok && gst_co_base_filter_upload (base, self->nodes, nodes,
-        nodes_bytes, "uploading the kernels") &&
-        gst_co_base_filter_upload (base, self->dx, dx, shift_bytes,
-        "uploading the tile shifts") && gst_co_base_filter_upload (base,
-        self->dy, dy, shift_bytes, "uploading the tile shifts");
-    if (ok) {
-      self->ready = TRUE;
-      GST_DEBUG_OBJECT (self, "%dx%d, region %dx%d at %d,%d: %dx%d tiles, "
-          "%dx%d kernel nodes, %d colour(s), %d bits", w, h, self->roi[2],
-          self->roi[3], self->roi[0], self->roi[1], tx_n, ty_n, self->grid_w,
-          self->grid_h, self->colours, bits);
-    }
+  self->bayer = s.bayer;
+  ok = load_kernels (self, &s, &err);
+  if (ok && s.model != GST_CO_ABERRATION_MODEL_NONE)
+    ok = make_camera (self, &s, w, h, &cam, &err);
+  if (ok)
+    ok = (nodes = make_nodes (self, &s, w, h, &err)) != NULL;
+  if (!ok) {
+    /* nothing usable for these caps: the stream cannot go on */
+    GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ, ("Could not set up the "
+            "aberration correction: %s", err->message), (NULL));
+    g_clear_error (&err);
+    goto done;
+  }
+  /* the region, within the frame (0: to its edge) */
+  self->roi[0] = MIN (s.roi_x, w - 1);
+  self->roi[1] = MIN (s.roi_y, h - 1);
+  self->roi[2] = s.roi_width > 0 ? MIN (s.roi_width, w - self->roi[0]) :
+      w - self->roi[0];
+  self->roi[3] = s.roi_height > 0 ? MIN (s.roi_height, h - self->roi[1]) :
+      h - self->roi[1];
+  co_clt_tiles (self->roi[2], self->roi[3], &tx_n, &ty_n);
+  shift_bytes = (gsize) tx_n * ty_n * 3 * sizeof (gfloat);
+  dx = g_malloc (shift_bytes);
+  dy = g_malloc (shift_bytes);
+  make_shifts (nodes, self->grid_w, self->grid_h, self->stride,
+      self->colours, s.model != GST_CO_ABERRATION_MODEL_NONE ? &cam : NULL,
+      w, h, self->roi, dx, dy);
+  nodes_bytes = (gsize) self->grid_w * self->grid_h * self->colours *
+      GST_CO_CLT_KERNELS_NODE_FLOATS * sizeof (gfloat);
+  clt_bytes = (gsize) tx_n * ty_n * CO_CLT_COEFFS * sizeof (gfloat);
+  plane_bytes = (gsize) self->roi[2] * self->roi[3] * sizeof (gfloat);
+  /* from pageable memory: staged before each call returns */
+  ok = gst_co_base_filter_ensure (base, &self->nodes, &self->nodes_size,
+      nodes_bytes) && gst_co_base_filter_ensure (base, &self->dx,
+      &self->dx_size, shift_bytes) && gst_co_base_filter_ensure (base,
+      &self->dy, &self->dy_size, shift_bytes);
+  /* the CPU backend keeps each colour's coefficients; CUDA chains the
+   * steps tile by tile and needs none */
+  for (c = 0; ok && c < 3; c++)
+    ok = (gst_co_base_filter_on_cuda (base) ||
+        gst_co_base_filter_ensure (base, &self->clt[c], &self->clt_size[c],
+            clt_bytes)) && gst_co_base_filter_ensure (base, &self->planes[c],
+        &self->planes_size[c], plane_bytes);
+  ok = ok && gst_co_base_filter_upload (base, self->nodes, nodes,
+      nodes_bytes, "uploading the kernels") &&
+      gst_co_base_filter_upload (base, self->dx, dx, shift_bytes,
+      "uploading the tile shifts") && gst_co_base_filter_upload (base,
+      self->dy, dy, shift_bytes, "uploading the tile shifts");
+  if (ok) {
+    self->built = TRUE;
+    GST_DEBUG_OBJECT (self, "%dx%d, region %dx%d at %d,%d: %dx%d tiles, "
+        "%dx%d kernel nodes, %d colour(s), %d bits", w, h, self->roi[2],
+        self->roi[3], self->roi[0], self->roi[1], tx_n, ty_n, self->grid_w,
+        self->grid_h, self->colours, bits);
   }
 done:
   g_free (nodes);
@@ -433,8 +430,6 @@ gst_cuda_aberration_set_info (GstCoBaseFilter * base, GstCaps * incaps,
             GST_VIDEO_INFO_HEIGHT (in_info)), (NULL));
     return FALSE;
   }
-  /* the geometry is rebuilt for the new size before the next frame */
-  self->ready = FALSE;
   return TRUE;
 }
 
@@ -450,8 +445,6 @@ gst_cuda_aberration_process (GstCoBaseFilter * base, const CoFrame * in,
   const float *planes[3];
   int c, e, x0, y0, rw, rh;
 
-  if (!prepare (self, in))
-    return GST_FLOW_ERROR;
   for (c = 0; c < 3; c++) {
     clt[c] = self->clt[c];
     planes[c] = self->planes[c];
@@ -460,12 +453,9 @@ gst_cuda_aberration_process (GstCoBaseFilter * base, const CoFrame * in,
   y0 = self->roi[1];
   rw = self->roi[2];
   rh = self->roi[3];
-  if (bayer == CO_BAYER_NONE) {
-    GST_OBJECT_LOCK (self);
-    bayer = self->set.bayer;
-    GST_OBJECT_UNLOCK (self);
-  }
-  if (base->device) {
+  if (bayer == CO_BAYER_NONE)
+    bayer = self->bayer;
+  if (gst_co_base_filter_on_cuda (base)) {
     /* the three steps as one chain: the same bits as the CPU's, and no
      * coefficient planes in device memory */
     float *const fp[3] = { self->planes[0], self->planes[1], self->planes[2] };
@@ -509,9 +499,9 @@ gst_cuda_aberration_release (GstCoBaseFilter * base)
   /* the next start reads the files again, on its backend */
   gst_co_clt_kernels_clear (&self->kernels);
   g_clear_pointer (&self->kernels_path, g_free);
-  g_clear_pointer (&self->calib_path, g_free);
-  g_clear_pointer (&self->calib_camera, g_free);
-  self->ready = FALSE;
+  g_clear_pointer (&self->bad_path, g_free);
+  gst_co_camera_source_clear (&self->camsrc);
+  self->built = FALSE;
 }
 
 /* ---- properties ---- */
@@ -574,13 +564,13 @@ gst_cuda_aberration_set_property (GObject * object, guint prop_id,
   GST_OBJECT_LOCK (self);
   if ((field = camera_field (s, prop_id))) {
     *field = g_value_get_double (value);
-    self->dirty = TRUE;
+    gst_co_base_filter_mark_dirty (GST_CO_BASE_FILTER (self));
     GST_OBJECT_UNLOCK (self);
     return;
   }
   if ((ifield = roi_field (s, prop_id))) {
     *ifield = g_value_get_int (value);
-    self->dirty = TRUE;
+    gst_co_base_filter_mark_dirty (GST_CO_BASE_FILTER (self));
     GST_OBJECT_UNLOCK (self);
     return;
   }
@@ -610,12 +600,13 @@ gst_cuda_aberration_set_property (GObject * object, guint prop_id,
     case PROP_CAMERA:
       g_free (s->camera);
       s->camera = g_value_dup_string (value);
+      s->calibration_gen++;
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
-  self->dirty = TRUE;
+  gst_co_base_filter_mark_dirty (GST_CO_BASE_FILTER (self));
   GST_OBJECT_UNLOCK (self);
 }
 
@@ -679,8 +670,7 @@ gst_cuda_aberration_finalize (GObject * object)
   gst_co_clt_kernels_clear (&self->kernels);
   g_free (self->kernels_path);
   g_free (self->bad_path);
-  g_free (self->calib_path);
-  g_free (self->calib_camera);
+  gst_co_camera_source_clear (&self->camsrc);
   G_OBJECT_CLASS (gst_cuda_aberration_parent_class)->finalize (object);
 }
 
@@ -783,6 +773,7 @@ gst_cuda_aberration_class_init (GstCudaAberrationClass * klass)
 
   fc->mode = GST_CO_FILTER_CONVERT;
   fc->set_info = GST_DEBUG_FUNCPTR (gst_cuda_aberration_set_info);
+  fc->rebuild = GST_DEBUG_FUNCPTR (gst_cuda_aberration_rebuild);
   fc->process = GST_DEBUG_FUNCPTR (gst_cuda_aberration_process);
   fc->release = GST_DEBUG_FUNCPTR (gst_cuda_aberration_release);
 
@@ -795,7 +786,6 @@ gst_cuda_aberration_init (GstCudaAberration * self)
 {
   self->set.bayer = CO_BAYER_RGGB;
   self->set.cx = self->set.cy = -1;
-  self->dirty = TRUE;
 }
 
 gboolean

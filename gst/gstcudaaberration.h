@@ -3,7 +3,7 @@
 #define __GST_CUDA_ABERRATION_H__
 
 #include "gstcobasefilter.h"
-#include "gstcocalibration.h"
+#include "gstcocamerasource.h"
 #include "gstcocltkernels.h"
 
 G_BEGIN_DECLS
@@ -39,18 +39,17 @@ struct _GstCudaAberration
   GstCoBaseFilter parent;
 
   GstCoAberrationSettings set;  /* under the object lock */
-  gboolean dirty;               /* under the object lock */
 
-  /* streaming thread */
+  /* streaming thread: what rebuild made */
   GstCoCltKernels kernels;      /* the file in use; nodes NULL: built in */
   gchar *kernels_path;          /* and what it was read for */
   guint kernels_gen;
-  gchar *bad_path;              /* the last file that could not be used */
+  gchar *bad_path;              /* the last kernels file that failed */
   guint bad_gen;
-  GstCoCalibration calib;       /* the calibration file in use */
-  gchar *calib_path, *calib_camera;
-  guint calib_gen;
-  gboolean ready;               /* a geometry was built for these caps */
+  gint warned_w, warned_h;      /* the size warned of for these kernels */
+  GstCoCameraSource camsrc;     /* the calibration file in use */
+  gboolean built;               /* once since start: a bad file then warns */
+  CoBayer bayer;                /* of GRAY16_LE input */
   gint grid_w, grid_h, stride, colours;
   gfloat scale;                 /* raw sample to 1 = full scale */
   gint roi[4];                  /* x, y, width, height within the frame */

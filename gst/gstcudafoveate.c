@@ -95,37 +95,49 @@ now (GstCudaFoveate * self)
 }
 
 /* blur-map: (re)loads the picture into backend memory when the property
- * changed; FALSE after posting an error. */
+ * was set (again: a file may have been edited).  A map that cannot be read
+ * fails before the first frame; later it is one warning per setting and
+ * the map in use stays.  FALSE after posting an error. */
 static gboolean
-load_map (GstCudaFoveate * self, gboolean * changed)
+load_map (GstCudaFoveate * self)
 {
   GstCoBaseFilter *base = GST_CO_BASE_FILTER (self);
   gchar *path, *why = NULL;
   guint8 *pix;
   gint w = 0, h = 0;
+  guint gen;
   gboolean ok;
 
   GST_OBJECT_LOCK (self);
   path = g_strdup (self->blur_map);
+  gen = self->blur_map_gen;
   GST_OBJECT_UNLOCK (self);
-  *changed = g_strcmp0 (path, self->map_path) != 0;
-  if (!*changed) {
+  if (gen == self->map_gen || gen == self->bad_map_gen) {
     g_free (path);
     return TRUE;
   }
-  g_free (self->map_path);
-  self->map_path = NULL;
   if (!path || !*path) {
+    g_clear_pointer (&self->map_path, g_free);
+    self->map_gen = gen;
     g_free (path);
     return TRUE;
   }
   pix = gst_co_decode_gray (path, &w, &h, &why);
   if (!pix) {
-    GST_ELEMENT_ERROR (self, RESOURCE, READ, ("Could not read the blur map "
-            "\"%s\"", path), ("%s", why));
+    /* the reason in the message text: applications print only that */
+    if (!self->built) {
+      GST_ELEMENT_ERROR (self, RESOURCE, READ, ("Could not read the blur "
+              "map: %s", why), (NULL));
+      ok = FALSE;
+    } else {
+      GST_ELEMENT_WARNING (self, RESOURCE, READ, ("Could not read the blur "
+              "map, keeping the previous one: %s", why), (NULL));
+      self->bad_map_gen = gen;
+      ok = TRUE;
+    }
     g_free (why);
     g_free (path);
-    return FALSE;
+    return ok;
   }
   ok = gst_co_base_filter_ensure (base, &self->map_mem, &self->map_size,
       (gsize) w * h);
@@ -136,49 +148,73 @@ load_map (GstCudaFoveate * self, gboolean * changed)
     g_free (path);
     return FALSE;
   }
+  g_free (self->map_path);
   self->map_path = path;
+  self->map_gen = gen;
   self->map_w = w;
   self->map_h = h;
   GST_INFO_OBJECT (self, "blur map %s: %dx%d", path, w, h);
   return TRUE;
 }
 
-/* The frame's blur and its table on the active backend, rebuilt when the
- * settings or the size changed. */
+/* GstCoBaseFilter::rebuild: the blur for the negotiated frame and the
+ * settings, and its table on the active backend. */
 static gboolean
-prepare (GstCudaFoveate * self, const CoFrame * in)
+gst_cuda_foveate_rebuild (GstCoBaseFilter * base, gboolean caps_changed)
 {
-  GstCoBaseFilter *base = GST_CO_BASE_FILTER (self);
+  GstCudaFoveate *self = GST_CUDA_FOVEATE (base);
+  const CoFrame frame = {
+    .format = base->in_format,
+    .width = GST_VIDEO_INFO_WIDTH (&base->in_info),
+    .height = GST_VIDEO_INFO_HEIGHT (&base->in_info),
+  };
+  const CoFrame *in = &frame;
   GstCoFoveaSettings s;
-  CoFovea *f = &self->fovea;
-  gboolean dirty;
+  CoFovea *f = &self->fovea, plan;
   gfloat sig_hi;
   gsize bytes;
   guint8 *host;
-  gboolean map_changed;
 
-  if (!load_map (self, &map_changed))
+  if (!load_map (self))
     return FALSE;
   GST_OBJECT_LOCK (self);
   s = self->set;
-  dirty = self->dirty || !self->table || map_changed;
-  self->dirty = FALSE;
   GST_OBJECT_UNLOCK (self);
-  self->snap = s;
-  if (!dirty)
-    return TRUE;
 
-  sig_hi = co_fovea_plan (f, &s.model, in->format, in->width, in->height,
-      s.fixation_x, s.fixation_y, s.fragment);
+  /* planned aside: a plan refused while PLAYING keeps the one in use */
+  plan = *f;
+  sig_hi = co_fovea_plan (&plan, &s.model, in->format, in->width,
+      in->height, s.fixation_x, s.fixation_y, s.fragment);
   if (!(sig_hi <= CO_FOVEA_MAX_SIGMA)) {
+    /* name every setting that widens the blur, in the message text */
+    gchar *advice = s.model.ppd > 0 ?
+        g_strdup_printf ("lower strength (%g) or pixels-per-degree (%g), or "
+        "raise e2 (%g) or ct0 (%g)", s.model.strength, s.model.ppd,
+        s.model.e2, s.model.ct0) :
+        g_strdup_printf ("lower strength (%g) or corner-eccentricity (%g), "
+        "or raise e2 (%g)", s.model.strength, s.model.e_corner, s.model.e2);
+    if (self->built && !caps_changed) {
+      GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS, ("The widest blur would "
+              "be sigma %.0f pixels, more than %.0f: keeping the previous "
+              "blur; %s", sig_hi, CO_FOVEA_MAX_SIGMA, advice), (NULL));
+      g_free (advice);
+      /* a map loaded meanwhile may have moved */
+      if (self->map_path) {
+        f->map = self->map_mem;
+        f->map_w = self->map_w;
+        f->map_h = self->map_h;
+      }
+      return TRUE;
+    }
     GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, ("The widest blur would be "
-            "sigma %.0f pixels, more than %.0f: lower strength (%g) or "
-            "corner-eccentricity (%g)", sig_hi, CO_FOVEA_MAX_SIGMA,
-            s.model.strength, s.model.e_corner), ("%dx%d frame, fixation "
-            "%g,%g, pixels-per-degree %g", in->width, in->height, f->fx,
-            f->fy, s.model.ppd));
+            "sigma %.0f pixels, more than %.0f: %s", sig_hi,
+            CO_FOVEA_MAX_SIGMA, advice), ("%dx%d frame, fixation %g,%g",
+            in->width, in->height, plan.fx, plan.fy));
+    g_free (advice);
     return FALSE;
   }
+  *f = plan;
+  self->snap = s;
   f->show = s.show_map;
   {
     /* red on the map: the level of the farthest corner (or of the map's
@@ -219,6 +255,7 @@ prepare (GstCudaFoveate * self, const CoFrame * in)
   }
   g_free (host);
   co_fovea_bind_table (f, self->table);
+  self->built = TRUE;
   GST_DEBUG_OBJECT (self, "fixation %.1f,%.1f: levels %d..%d, %"
       G_GSIZE_FORMAT " table bytes, widest radius %d", f->fx, f->fy, f->lo,
       f->lo + f->n - 1, bytes, f->rmax);
@@ -231,9 +268,7 @@ gst_cuda_foveate_process (GstCoBaseFilter * base, const CoFrame * in,
 {
   GstCudaFoveate *self = GST_CUDA_FOVEATE (base);
 
-  if (!prepare (self, in))
-    return GST_FLOW_ERROR;
-  if (base->device)
+  if (gst_co_base_filter_on_cuda (base))
     return gst_co_base_filter_cuda_ok (base, co_fovea_cuda (&self->fovea, in,
             out, base->stream), "foveating a frame") ? GST_FLOW_OK :
         GST_FLOW_ERROR;
@@ -272,8 +307,9 @@ gst_cuda_foveate_release (GstCoBaseFilter * base)
   self->map_mem = NULL;
   self->map_size = 0;
   /* the next start loads the map again, on its backend */
-  g_free (self->map_path);
-  self->map_path = NULL;
+  g_clear_pointer (&self->map_path, g_free);
+  self->map_gen = self->bad_map_gen = 0;
+  self->built = FALSE;
 }
 
 /* follow-pointer: the mouse over the video sets the fixation. */
@@ -292,12 +328,14 @@ gst_cuda_foveate_src_event (GstBaseTransform * bt, GstEvent * event)
     GstClockTime t = now (self);
 
     GST_OBJECT_LOCK (self);
-    if (self->set.follow_pointer && w > 0 && h > 0) {
+    /* coordinates from a remote client may be anything */
+    if (self->set.follow_pointer && w > 0 && h > 0 && isfinite (x) &&
+        isfinite (y)) {
       /* a pointer outside the picture holds the fixation at its edge */
       self->set.fixation_x = CLAMP ((x + 0.5) / w, 0.0, 1.0);
       self->set.fixation_y = CLAMP ((y + 0.5) / h, 0.0, 1.0);
       self->set.gaze_time = t;
-      self->dirty = TRUE;
+      gst_co_base_filter_mark_dirty (base);
     }
     GST_OBJECT_UNLOCK (self);
   }
@@ -354,6 +392,7 @@ gst_cuda_foveate_set_property (GObject * object, guint prop_id,
     case PROP_BLUR_MAP:
       g_free (self->blur_map);
       self->blur_map = g_value_dup_string (value);
+      self->blur_map_gen++;
       break;
     case PROP_SHOW_MAP:
       s->show_map = g_value_get_boolean (value);
@@ -362,7 +401,7 @@ gst_cuda_foveate_set_property (GObject * object, guint prop_id,
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
-  self->dirty = TRUE;
+  gst_co_base_filter_mark_dirty (GST_CO_BASE_FILTER (self));
   GST_OBJECT_UNLOCK (self);
 }
 
@@ -510,6 +549,7 @@ gst_cuda_foveate_class_init (GstCudaFoveateClass * klass)
 
   bt->src_event = GST_DEBUG_FUNCPTR (gst_cuda_foveate_src_event);
   fc->mode = GST_CO_FILTER_SAME;
+  fc->rebuild = GST_DEBUG_FUNCPTR (gst_cuda_foveate_rebuild);
   fc->process = GST_DEBUG_FUNCPTR (gst_cuda_foveate_process);
   fc->finish = GST_DEBUG_FUNCPTR (gst_cuda_foveate_finish);
   fc->release = GST_DEBUG_FUNCPTR (gst_cuda_foveate_release);
@@ -532,7 +572,6 @@ gst_cuda_foveate_init (GstCudaFoveate * self)
   m->e2 = 2.3f;
   m->ppd = 0.0f;
   m->min_sigma = 0.5f;
-  self->dirty = TRUE;
 }
 
 gboolean

@@ -27,14 +27,16 @@ struct _GstCudaFoveate
   GstCoBaseFilter parent;
 
   GstCoFoveaSettings set;       /* under the object lock */
-  gboolean dirty;               /* under the object lock: a new table */
-  GstCoFoveaSettings snap;      /* the frame's */
+  GstCoFoveaSettings snap;      /* of the last rebuild: the frame's */
   CoFovea fovea;                /* its blur, table pointers on the backend */
   gpointer table;               /* backend memory: offsets then taps */
   gsize table_size;
 
   gchar *blur_map;              /* under the object lock: the property */
+  guint blur_map_gen;           /* under the object lock: counts its sets */
+  gboolean built;               /* once since start: a bad map then warns */
   gchar *map_path;              /* the map loaded into map_mem */
+  guint map_gen, bad_map_gen;   /* the setting loaded, and one that failed */
   gpointer map_mem;             /* backend memory */
   gsize map_size;
   gint map_w, map_h;

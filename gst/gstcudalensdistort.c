@@ -55,6 +55,7 @@
 #include <math.h>
 #include "gstcudalensdistort.h"
 #include "gstcocalibration.h"
+#include "gstcocamerasource.h"
 #include "gstcomapfile.h"
 #include "lensdistort.h"
 
@@ -142,16 +143,9 @@ struct _GstCudaLensDistort
   Settings set;                 /* properties, under the object lock */
 
   /* streaming thread only */
-  gboolean ready;               /* a table was built since the caps */
   CoLensParams params;          /* of the table being built or in use */
   CoLensModel model;            /* likewise, once a file was resolved */
-  gchar *calib_path;            /* the last usable file, its camera and */
-  gchar *calib_camera;          /* contents, and the rectification file */
-  gchar *calib_rect;
-  guint calib_gen;              /* the setting they were read for */
-  GstCoCalibration calib;
-  gchar *bad_path;              /* the last file that could not be used */
-  guint bad_gen;
+  GstCoCameraSource camsrc;     /* the calibration file in use */
   CoLensModel base_model;       /* of the table in use, or at start */
   gboolean warned_empty;        /* the border-only warning was posted */
   gboolean warned_fisheye;      /* pinhole-only coefficients were ignored */
@@ -188,66 +182,6 @@ gst_co_lens_model_get_type (void)
   return (GType) type;
 }
 
-/* ---- calibration ---- */
-
-/* @path's camera, rectified by @rect's R and P when @rect is set. */
-static gboolean
-read_calibration (const gchar * path, const gchar * rect, const gchar * camera,
-    GstCoCalibration * c, GError ** error)
-{
-  return gst_co_calibration_load (path, camera, c, error) && (!rect || !*rect
-      || gst_co_calibration_load_rectification (rect, camera, c, error));
-}
-
-/* Loads @camera of @path (cached) into the camera of a w x h stream.  A
- * file calibrated at another resolution is scaled, as intrinsics scale:
- * K, and P's first two rows (pixel centres on integers). */
-static gboolean
-load_calibration (GstCudaLensDistort * self, const gchar * path,
-    const gchar * rect, const gchar * camera, guint gen, int w, int h,
-    CoCamera * cam, GError ** error)
-{
-  GstCoCalibration *c = &self->calib;
-  double sx = 1.0, sy = 1.0;
-  /* warn once per file and negotiation, not at each animated rebuild */
-  gboolean news = !self->ready;
-
-  /* setting a file again reads it again: it may have been edited */
-  if (g_strcmp0 (path, self->calib_path) != 0 ||
-      g_strcmp0 (camera, self->calib_camera) != 0 ||
-      g_strcmp0 (rect, self->calib_rect) != 0 || gen != self->calib_gen) {
-    GstCoCalibration fresh;
-    news = TRUE;
-    if (!read_calibration (path, rect, camera, &fresh, error))
-      return FALSE;
-    *c = fresh;
-    g_free (self->calib_path);
-    g_free (self->calib_camera);
-    g_free (self->calib_rect);
-    self->calib_path = g_strdup (path);
-    self->calib_camera = g_strdup (camera);
-    self->calib_rect = g_strdup (rect);
-    self->calib_gen = gen;
-    GST_INFO_OBJECT (self, "calibration %s (camera %s): %s, fx %g fy %g cx %g "
-        "cy %g, k1 %g k2 %g p1 %g p2 %g k3 %g k4 %g (%dx%d)", path,
-        camera ? camera : "first", c->model == CO_CAMERA_FISHEYE ? "fisheye"
-        : "pinhole", c->fx, c->fy, c->cx, c->cy, c->dist[CO_DIST_K1],
-        c->dist[CO_DIST_K2], c->dist[CO_DIST_P1], c->dist[CO_DIST_P2],
-        c->dist[CO_DIST_K3], c->dist[CO_DIST_K4], c->image_width,
-        c->image_height);
-  }
-  if (!gst_co_calibration_for_size (c, w, h, cam, &sx, &sy) && news) {
-    /* messages are UTF-8, file names need not be */
-    gchar *name = g_filename_display_name (self->calib_path);
-    GST_ELEMENT_WARNING (self, STREAM, FORMAT, ("Calibration %s was made "
-            "at %dx%d; the stream is %dx%d, another aspect ratio: its "
-            "intrinsics are scaled by %g x %g", name, c->image_width,
-            c->image_height, w, h, sx, sy), (NULL));
-    g_free (name);
-  }
-  return TRUE;
-}
-
 /* ---- table ---- */
 
 static void
@@ -275,34 +209,19 @@ camera_from_settings (const Settings * s, int w, int h, CoCamera * cam)
 }
 
 /* The camera of the calibration file in @s, or FALSE: no usable file ever
- * (warned once per file that fails). */
+ * (start() refuses one that cannot be used, so a bad file here was set
+ * while running: warned once, the geometry in use stays, and the other
+ * properties still apply). */
 static gboolean
 camera_from_file (GstCudaLensDistort * self, const Settings * s, int w, int h,
     CoCamera * cam)
 {
-  GError *err = NULL;
-  /* a file that failed is not read again at each property change */
-  gboolean known_bad = s->calibration_gen == self->bad_gen &&
-      g_strcmp0 (s->calibration_file, self->bad_path) == 0;
+  GstCoCameraFile f = { s->calibration_file, s->camera,
+    s->rectification_file, s->calibration_gen
+  };
 
-  if (!known_bad && load_calibration (self, s->calibration_file,
-          s->rectification_file, s->camera, s->calibration_gen, w, h, cam,
-          &err))
-    return TRUE;
-  /* start() refused an unusable file, so this one was set while running:
-   * the geometry in use stays, and the other properties still apply */
-  if (!known_bad) {
-    /* the message names the file, calibration or rectification */
-    GST_ELEMENT_WARNING (self, RESOURCE, OPEN_READ,
-        ("Could not use the calibration, keeping the previous geometry: "
-            "%s", err->message), (NULL));
-    g_clear_error (&err);
-    g_free (self->bad_path);
-    self->bad_path = g_strdup (s->calibration_file);
-    self->bad_gen = s->calibration_gen;
-  }
-  return self->calib_path && load_calibration (self, self->calib_path,
-      self->calib_rect, self->calib_camera, self->calib_gen, w, h, cam, NULL);
+  return gst_co_camera_source_get (&self->camsrc, GST_ELEMENT (self), &f, w,
+      h, TRUE, cam, NULL);
 }
 
 /* ---- map file ---- */
@@ -454,8 +373,6 @@ gst_cuda_lens_distort_prepare (GstCoRemapFilter * remap, CoLut * lut,
   CoCamera cam;
   Settings s;
 
-  if (new_caps)
-    self->ready = FALSE;
   GST_OBJECT_LOCK (self);
   s = self->set;
   s.calibration_file = g_strdup (self->set.calibration_file);
@@ -561,21 +478,15 @@ gst_cuda_lens_distort_build_lut (GstCoRemapFilter * remap, const CoLut * lut)
   GstCoBaseFilter *base = GST_CO_BASE_FILTER (remap);
   const CoLensParams *p = &self->params;
 
-  self->ready = FALSE;
-  if (self->mapped) {
-    if (!gst_co_remap_filter_build_from_maps (remap, lut))
-      return FALSE;
-    self->ready = TRUE;
-    return TRUE;
-  }
-  if (base->active_backend == GST_CO_BACKEND_CUDA) {
+  if (self->mapped)
+    return gst_co_remap_filter_build_from_maps (remap, lut);
+  if (gst_co_base_filter_on_cuda (base)) {
     if (!gst_co_base_filter_cuda_ok (base, co_lens_build_lut_cuda (p, lut,
                 base->stream), "building the LUT"))
       return FALSE;
   } else {
     co_lens_build_lut_cpu (p, lut);
   }
-  self->ready = TRUE;
   self->base_model = self->model;
   if (!co_lens_maps_any (p, lut, EMPTY_GRID)) {
     if (!self->warned_empty)
@@ -597,7 +508,7 @@ gst_cuda_lens_distort_remap (GstCoRemapFilter * remap, const CoLut * lut,
   GstCudaLensDistort *self = GST_CUDA_LENS_DISTORT (remap);
   GstCoBaseFilter *base = GST_CO_BASE_FILTER (remap);
 
-  if (base->active_backend == GST_CO_BACKEND_CPU) {
+  if (!gst_co_base_filter_on_cuda (base)) {
     co_lens_remap_cpu (&self->params, lut, in, out, border);
     return GST_FLOW_OK;
   }
@@ -611,7 +522,6 @@ static gboolean
 gst_cuda_lens_distort_start (GstBaseTransform * bt)
 {
   GstCudaLensDistort *self = GST_CUDA_LENS_DISTORT (bt);
-  GstCoCalibration c;
   GError *err = NULL;
   gchar *path, *camera, *map, *rect;
   const gchar *what = "calibration";
@@ -629,10 +539,7 @@ gst_cuda_lens_distort_start (GstBaseTransform * bt)
   self->base_model = (CoLensModel) self->set.model;
   gst_co_remap_filter_mark_dirty (GST_CO_REMAP_FILTER (self));
   GST_OBJECT_UNLOCK (self);
-  g_clear_pointer (&self->calib_path, g_free);
-  g_clear_pointer (&self->calib_camera, g_free);
-  g_clear_pointer (&self->calib_rect, g_free);
-  g_clear_pointer (&self->bad_path, g_free);
+  gst_co_camera_source_clear (&self->camsrc);
   g_clear_pointer (&self->bad_map, g_free);
   g_clear_pointer (&self->map_path, g_free);
   gst_co_map_file_clear (&self->map);
@@ -644,7 +551,6 @@ gst_cuda_lens_distort_start (GstBaseTransform * bt)
     what = "map";
     if (!gst_co_map_file_load (map, &fresh, &err))
       goto unusable;
-    what = "calibration";
     self->map = fresh;
     self->map_gen = map_gen;
     self->map_path = g_steal_pointer (&map);
@@ -654,18 +560,12 @@ gst_cuda_lens_distort_start (GstBaseTransform * bt)
     GST_OBJECT_UNLOCK (self);
   }
   if (path && *path) {
-    if (!gst_co_calibration_load (path, camera, &c, &err))
+    GstCoCameraFile f = { path, camera, rect, calib_gen };
+    /* the first table is built from this, not from a second read; the
+     * error names the file, calibration or rectification */
+    what = "calibration";
+    if (!gst_co_camera_source_load (&self->camsrc, &f, &err))
       goto unusable;
-    what = "rectification";
-    if (rect && *rect &&
-        !gst_co_calibration_load_rectification (rect, camera, &c, &err))
-      goto unusable;
-    /* the first table is built from this, not from a second read */
-    self->calib = c;
-    self->calib_path = g_steal_pointer (&path);
-    self->calib_camera = g_steal_pointer (&camera);
-    self->calib_rect = g_steal_pointer (&rect);
-    self->calib_gen = calib_gen;
   } else if (rect && *rect) {
     GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS, ("rectification-file is "
             "used with a calibration-file only: it is ignored"), (NULL));
@@ -767,6 +667,7 @@ gst_cuda_lens_distort_set_property (GObject * object, guint prop_id,
   GstCudaLensDistort *self = GST_CUDA_LENS_DISTORT (object);
   Settings *s = &self->set;
   gdouble *d = double_field (s, prop_id);
+  gboolean resize = FALSE;
 
   GST_OBJECT_LOCK (self);
   if (d) {
@@ -786,7 +687,7 @@ gst_cuda_lens_distort_set_property (GObject * object, guint prop_id,
         gst_co_remap_filter_set_table_only (GST_CO_REMAP_FILTER (self),
             s->map_file && *s->map_file);
         /* the map's size is the output's */
-        gst_base_transform_reconfigure_src (GST_BASE_TRANSFORM (self));
+        resize = TRUE;
         break;
       case PROP_CAMERA:
         g_free (s->camera);
@@ -815,6 +716,9 @@ gst_cuda_lens_distort_set_property (GObject * object, guint prop_id,
   }
   gst_co_remap_filter_mark_dirty (GST_CO_REMAP_FILTER (self));
   GST_OBJECT_UNLOCK (self);
+  /* outside the lock: renegotiation takes locks of its own (videoflip) */
+  if (resize)
+    gst_base_transform_reconfigure_src (GST_BASE_TRANSFORM (self));
 }
 
 static void
@@ -857,10 +761,7 @@ gst_cuda_lens_distort_finalize (GObject * object)
   g_free (self->map_path);
   g_free (self->bad_map);
   gst_co_map_file_clear (&self->map);
-  g_free (self->calib_path);
-  g_free (self->calib_camera);
-  g_free (self->calib_rect);
-  g_free (self->bad_path);
+  gst_co_camera_source_clear (&self->camsrc);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 

@@ -327,8 +327,9 @@ check_flag (GstCudaOmniUnwrap * self, const gint * dev_flag)
   if (!self->host_fail && !(self->host_fail =
           gst_co_base_filter_alloc_host (base, sizeof (gint))))
     return FALSE;
-  if (!gst_co_base_filter_cuda_ok (base, co_omni_read_flag_cuda
-          (self->host_fail, dev_flag, base->stream), "solving the mirror model"))
+  if (!gst_co_base_filter_download (base, self->host_fail, dev_flag,
+          sizeof (gint), "solving the mirror model") ||
+      !gst_co_base_filter_sync (base, "solving the mirror model"))
     return FALSE;
   return !*self->host_fail || solve_failed (self);
 }

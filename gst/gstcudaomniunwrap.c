@@ -252,37 +252,53 @@ mirror_window (const GstCoOmniSettings * s, const CoOmniView * v,
 
 /* The natural size: one unit of the projection surface is one output
  * pixel (polar: one source pixel), then the layout's arrangement of it. */
+/* A size in pixels, worked out in double: at least 1, at most what a
+ * frame may be (extreme but legal radii and distances must not overflow
+ * into a 1-pixel panorama). */
+static gint
+px (gdouble v)
+{
+  return !(v >= 1.0) ? 1 : v > CO_REMAP_MAX_SIZE ? CO_REMAP_MAX_SIZE : (gint) v;
+}
+
+/* The natural size: one unit of the projection surface is one output
+ * pixel (polar: one source pixel), then the layout's arrangement of it. */
 static void
 projection_size (const GstCoOmniSettings * s, const CoOmniView * v, gint * w,
     gint * h)
 {
   CoOmniRows win;
   gchar *why = NULL;
-  gint plane_w = MAX ((gint) (2 * s->plane_distance), 1);
+  gdouble plane_w = MAX (2.0 * s->plane_distance, 1.0), dw, dh;
 
   if (s->projection == GST_CO_OMNI_POLAR) {
     co_omni_polar_size (v->r_in, v->r_out, w, h);
+    dw = *w;
+    dh = *h;
   } else if (mirror_window (s, v, &win, &why)) {
     if (s->projection == GST_CO_OMNI_GROUND) {
-      *w = *h = CLAMP ((gint) (2 * win.w0), 1, 4096);
+      *w = *h = CLAMP (px (2.0 * win.w0), 1, 4096);
       return;                   /* the panels share the square */
     }
     if (s->projection == GST_CO_OMNI_CYLINDER)
-      *w = MAX ((gint) (2 * G_PI * s->plane_distance), 1);
+      dw = 2 * G_PI * s->plane_distance;
     else if (s->layout == GST_CO_OMNI_LAYOUT_ONE)
-      *w = 4 * plane_w + 3 * s->plane_gap;
+      dw = 4.0 * floor (MIN (plane_w, CO_REMAP_MAX_SIZE)) +
+          3.0 * s->plane_gap;
     else
-      *w = 4 * plane_w;
-    *h = MAX ((gint) fabs (win.w0 - win.w1), 1);
+      dw = 4.0 * floor (MIN (plane_w, CO_REMAP_MAX_SIZE));
+    dh = fabs ((gdouble) win.w0 - (gdouble) win.w1);
   } else {
     g_free (why);
     return;
   }
   if (s->layout != GST_CO_OMNI_LAYOUT_ONE) {
     /* two halves or four quarters of the turn, two rows of them */
-    *w = MAX (*w / 2, 1);
-    *h *= 2;
+    dw = floor (px (dw) / 2.0);
+    dh = 2.0 * px (dh);
   }
+  *w = px (dw);
+  *h = px (dh);
 }
 
 static void

@@ -40,6 +40,7 @@
  */
 #include "gstcudashcentroid.h"
 #include "gstcofile.h"
+#include "gstcofilesetting.h"
 #include "gstcoimage.h"
 #include "gstcometa.h"
 #include "gstcoshreference.h"
@@ -209,50 +210,35 @@ clear_grid (GstCudaShCentroid * self)
   memset (&self->grid, 0, sizeof self->grid);
 }
 
-/* Reference centroids from a file (gstcoshreference.h); FALSE with *why. */
-static gboolean
-read_reference (const gchar * path, gint n, gdouble * rx, gdouble * ry,
-    gchar ** why)
+/* The files as read and checked, and what each setting gave
+ * (gstcofilesetting.h). */
+static void
+clear_files (GstCudaShCentroid * self)
 {
-  gchar *text = NULL;
-  gsize size = 0;
-  GError *err = NULL;
-  gint k;
-
-  if (!gst_co_file_read (path, MAX_REFERENCE_FILE, &text, &size, &err)) {
-    *why = g_strdup (err->message);
-    g_error_free (err);
-    return FALSE;
-  }
-  k = gst_co_sh_parse_reference (text, size, n, rx, ry, why);
-  g_free (text);
-  if (k >= 0 && k != n)
-    *why = g_strdup_printf ("%d reference centroids for %d lenslets", k, n);
-  return k == n;
+  g_clear_pointer (&self->mask_px, g_free);
+  g_clear_pointer (&self->file_ref_x, g_free);
+  g_clear_pointer (&self->file_ref_y, g_free);
+  g_clear_pointer (&self->file_lut, g_free);
+  g_clear_pointer (&self->ref_path, g_free);
+  self->file_ref_n = self->file_lut_levels = 0;
+  gst_co_file_setting_reset (&self->mask_fs);
+  gst_co_file_setting_reset (&self->ref_fs);
+  gst_co_file_setting_reset (&self->lut_fs);
 }
 
-/* A weight per pixel value from a file of @levels little-endian 32-bit
- * floats (256 for GRAY8, 65536 for GRAY16_LE: what numpy's
- * a.astype("<f4").tofile() writes), each finite and not negative; NULL
- * with *why. */
+/* A weight per pixel value from @levels little-endian 32-bit floats (256
+ * for GRAY8, 65536 for GRAY16_LE: what numpy's a.astype("<f4").tofile()
+ * writes), each finite, not negative and not absurd; NULL with *why. */
 static gfloat *
-read_lut (const gchar * path, gint levels, gchar ** why)
+parse_lut (const gchar * data, gsize size, gint levels, gchar ** why)
 {
-  gchar *data = NULL;
-  gsize size = 0;
-  GError *err = NULL;
   gfloat *lut;
   gint i;
 
-  if (!gst_co_file_read (path, MAX_LUT_FILE, &data, &size, &err)) {
-    *why = g_strdup (err->message);
-    g_error_free (err);
-    return NULL;
-  }
   if (size != (gsize) levels * 4) {
-    *why = g_strdup_printf ("%" G_GSIZE_FORMAT " bytes: the frames need %d "
-        "weights, %d bytes of little-endian floats", size, levels, levels * 4);
-    g_free (data);
+    *why = g_strdup_printf ("%" G_GSIZE_FORMAT " bytes: %s frames need %d "
+        "weights, %d bytes of little-endian floats", size, levels == 256 ?
+        "GRAY8" : "GRAY16_LE", levels, levels * 4);
     return NULL;
   }
   lut = g_new (gfloat, levels);
@@ -261,71 +247,292 @@ read_lut (const gchar * path, gint levels, gchar ** why)
     memcpy (&u, data + 4 * i, 4);
     u = GUINT32_FROM_LE (u);
     memcpy (&lut[i], &u, 4);
-    if (!isfinite (lut[i]) || lut[i] < 0.0f) {
-      *why = g_strdup_printf ("weight %d is %g: weights are finite and not "
-          "negative", i, lut[i]);
+    /* bounded too: weights of 3e38 summed over a lenslet are inf */
+    if (!isfinite (lut[i]) || lut[i] < 0.0f || lut[i] > 1e12f) {
+      *why = g_strdup_printf ("weight %d is %g: weights are finite, not "
+          "negative and at most 1e12", i, lut[i]);
       g_free (lut);
-      g_free (data);
       return NULL;
     }
   }
-  g_free (data);
   return lut;
 }
 
+/* @why about the file @path, with its name first (display form) */
+static gchar *
+about (const gchar * path, gchar * why)
+{
+  gchar *name = g_filename_display_name (path);
+  gchar *msg = g_strdup_printf ("%s: %s", name, why);
+
+  g_free (name);
+  g_free (why);
+  return msg;
+}
+
+/* Reads and checks the files whose setting changed, for a grid of nx x ny
+ * lenslets and @levels sample values.  A file that fails keeps what the
+ * previous setting gave once a grid was built (a warning, once), and is an
+ * error before.  FALSE after posting an error. */
+static gboolean
+read_files (GstCudaShCentroid * self, const GstCoShSettings * s, gint nx,
+    gint ny, gint levels)
+{
+  GstElement *e = GST_ELEMENT (self);
+  const gint n = nx * ny;
+  gchar *why = NULL, *data = NULL;
+  gsize len = 0;
+  GError *err = NULL;
+  gboolean ok = TRUE;
+
+  if (gst_co_file_setting_needs_read (&self->mask_fs, s->mask_gen)) {
+    guint8 *px = NULL;
+    gint w = 0, h = 0;
+    if (s->mask_file && *s->mask_file &&
+        (px = gst_co_decode_gray (s->mask_file, &w, &h, &why)) &&
+        (w != nx || h != ny)) {
+      why = about (s->mask_file, g_strdup_printf ("%dx%d pixels, the grid "
+              "%dx%d lenslets: it needs one pixel per lenslet", w, h, nx, ny));
+      g_clear_pointer (&px, g_free);
+    }
+    if (why) {
+      ok = gst_co_file_setting_failed (&self->mask_fs, e, s->mask_gen,
+          self->built, "lenslet mask", why);
+      g_free (why);
+      why = NULL;
+    } else {
+      g_free (self->mask_px);
+      self->mask_px = px;
+      self->mask_w = w;
+      self->mask_h = h;
+      gst_co_file_setting_loaded (&self->mask_fs, s->mask_gen);
+    }
+  }
+  if (ok && gst_co_file_setting_needs_read (&self->ref_fs, s->reference_gen)) {
+    gdouble *rx = NULL, *ry = NULL;
+    if (s->reference_file && *s->reference_file) {
+      if (!gst_co_file_read (s->reference_file, MAX_REFERENCE_FILE, &data,
+              &len, &err)) {
+        why = g_strdup (err->message);
+        g_clear_error (&err);
+      } else {
+        gint k;
+        rx = g_new (gdouble, n);
+        ry = g_new (gdouble, n);
+        k = gst_co_sh_parse_reference (data, len, n, rx, ry, &why);
+        if (k >= 0 && k != n)
+          why = g_strdup_printf ("%d reference centroids for %d lenslets", k,
+              n);
+        if (why) {
+          why = about (s->reference_file, why);
+          g_clear_pointer (&rx, g_free);
+          g_clear_pointer (&ry, g_free);
+        }
+        g_free (data);
+      }
+    }
+    if (why) {
+      ok = gst_co_file_setting_failed (&self->ref_fs, e, s->reference_gen,
+          self->built, "reference centroids", why);
+      g_free (why);
+      why = NULL;
+    } else {
+      g_free (self->file_ref_x);
+      g_free (self->file_ref_y);
+      self->file_ref_x = rx;
+      self->file_ref_y = ry;
+      self->file_ref_n = rx ? n : 0;
+      g_free (self->ref_path);
+      self->ref_path = rx ? g_strdup (s->reference_file) : NULL;
+      gst_co_file_setting_loaded (&self->ref_fs, s->reference_gen);
+    }
+  }
+  if (ok && gst_co_file_setting_needs_read (&self->lut_fs, s->lut_gen)) {
+    gfloat *lut = NULL;
+    if (s->lut_file && *s->lut_file) {
+      if (!gst_co_file_read (s->lut_file, MAX_LUT_FILE, &data, &len, &err)) {
+        why = g_strdup (err->message);
+        g_clear_error (&err);
+      } else {
+        if (!(lut = parse_lut (data, len, levels, &why)))
+          why = about (s->lut_file, why);
+        g_free (data);
+      }
+    }
+    if (why) {
+      ok = gst_co_file_setting_failed (&self->lut_fs, e, s->lut_gen,
+          self->built, "weight table", why);
+      g_free (why);
+    } else {
+      g_free (self->file_lut);
+      self->file_lut = lut;
+      self->file_lut_levels = lut ? levels : 0;
+      gst_co_file_setting_loaded (&self->lut_fs, s->lut_gen);
+    }
+  }
+  return ok;
+}
+
+/* A grid that cannot be made: an error before the first grid and after new
+ * caps (nothing fits them), else a warning that keeps the grid in use. */
+static gboolean
+grid_failed (GstCudaShCentroid * self, gboolean may_keep, gchar * msg)
+{
+  if (may_keep)
+    GST_ELEMENT_WARNING (self, RESOURCE, READ, ("%s; keeping the previous "
+            "grid", msg), (NULL));
+  else
+    GST_ELEMENT_ERROR (self, RESOURCE, READ, ("%s", msg), (NULL));
+  g_free (msg);
+  return may_keep;
+}
+
+/* A capture that a new grid ends: its message still comes, saying so. */
+static void
+capture_interrupted (GstCudaShCentroid * self)
+{
+  gint n = self->grid.nx * self->grid.ny;
+
+  GST_ELEMENT_WARNING (self, STREAM, FAILED, ("The reference capture was "
+          "interrupted after %d of %d frames: the lenslet grid changed",
+          self->capture_total - self->capture_left, self->capture_total),
+      (NULL));
+  gst_element_post_message (GST_ELEMENT (self),
+      gst_message_new_element (GST_OBJECT (self),
+          gst_structure_new ("cudashcentroid-reference", "frames", G_TYPE_INT,
+              self->capture_total - self->capture_left, "lenslets",
+              G_TYPE_INT, n, "missing", G_TYPE_INT, n, "interrupted",
+              G_TYPE_BOOLEAN, TRUE, NULL)));
+  self->capture_left = 0;
+}
+
 /* Builds the grid, the weights and the reference for the negotiated size
- * from the snapshot; FALSE after posting an error. */
+ * from @s and the files as read; everything is checked before the grid in
+ * use is touched.  A captured reference (and a capture under way) stays
+ * while the lenslets stay where they were and no reference file was set.
+ * FALSE after posting an error. */
 static gboolean upload_grid (GstCudaShCentroid * self, gint levels);
 
-static gboolean
-build_grid (GstCudaShCentroid * self, gint width, gint height)
+/* How many lenslets @s gives a width x height frame */
+static void
+lenslets (const GstCoShSettings * s, gint width, gint height, gint * nx,
+    gint * ny)
 {
-  const GstCoShSettings *s = &self->snap;
-  gint nx = s->lenslets_x, ny = s->lenslets_y, i, j, n, levels;
-  guint8 *mask = NULL;
-  gint mw = 0, mh = 0;
-  gchar *why = NULL;
+  *nx = s->lenslets_x;
+  *ny = s->lenslets_y;
+  if (*nx == 0)
+    *nx = (gint) floor ((width - s->origin_x) / s->pitch + 1e-9);
+  if (*ny == 0)
+    *ny = (gint) floor ((height - s->origin_y) / s->pitch + 1e-9);
+}
 
-  clear_grid (self);
-  if (nx == 0)
-    nx = (gint) floor ((width - s->origin_x) / s->pitch + 1e-9);
-  if (ny == 0)
-    ny = (gint) floor ((height - s->origin_y) / s->pitch + 1e-9);
-  if (nx < 1 || ny < 1) {
-    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("No lenslet of pitch %g "
-            "pixels fits the %dx%d frame from origin %g,%g", s->pitch, width,
-            height, s->origin_x, s->origin_y), (NULL));
-    return FALSE;
-  }
-  if (s->mask_file && *s->mask_file) {
-    mask = gst_co_decode_gray (s->mask_file, &mw, &mh, &why);
-    if (!mask) {
-      GST_ELEMENT_ERROR (self, RESOURCE, READ, ("Could not read the lenslet "
-              "mask \"%s\"", s->mask_file), ("%s", why));
-      g_free (why);
-      return FALSE;
-    }
-    if (mw != nx || mh != ny) {
-      GST_ELEMENT_ERROR (self, RESOURCE, READ, ("The lenslet mask \"%s\" is "
-              "%dx%d, the grid %dx%d lenslets: it needs one pixel per "
-              "lenslet", s->mask_file, mw, mh, nx, ny), (NULL));
-      g_free (mask);
-      return FALSE;
-    }
-  }
+static gboolean
+build_grid (GstCudaShCentroid * self, const GstCoShSettings * s,
+    gint width, gint height, gint levels, gboolean may_keep)
+{
+  gint nx, ny, i, j, n;
+  gdouble *rx = NULL, *ry = NULL;
+  gfloat *lut = NULL;
+  gboolean same_lenslets, keep_capture;
+
+  lenslets (s, width, height, &nx, &ny);
+  if (nx < 1 || ny < 1)
+    return grid_failed (self, may_keep, g_strdup_printf ("No lenslet of "
+            "pitch %g pixels fits the %dx%d frame from origin %g,%g",
+            s->pitch, width, height, s->origin_x, s->origin_y));
   n = nx * ny;
+  /* the files in use were checked against another grid or format */
+  if (self->mask_px && (self->mask_w != nx || self->mask_h != ny))
+    return grid_failed (self, may_keep, g_strdup_printf ("The lenslet mask "
+            "is %dx%d, the grid %dx%d lenslets: it needs one pixel per "
+            "lenslet", self->mask_w, self->mask_h, nx, ny));
+  if (self->file_ref_x && self->file_ref_n != n)
+    return grid_failed (self, may_keep, g_strdup_printf ("The reference "
+            "centroids hold %d lenslets, the grid %d", self->file_ref_n, n));
+  if (self->file_lut && self->file_lut_levels != levels)
+    return grid_failed (self, may_keep, g_strdup_printf ("The weight table "
+            "holds %d weights, the frames have %d sample values",
+            self->file_lut_levels, levels));
+  if (self->file_ref_x) {
+    rx = g_new (gdouble, n);
+    ry = g_new (gdouble, n);
+    memcpy (rx, self->file_ref_x, sizeof (gdouble) * n);
+    memcpy (ry, self->file_ref_y, sizeof (gdouble) * n);
+  }
+  if (self->file_lut) {
+    lut = g_new (gfloat, levels);
+    memcpy (lut, self->file_lut, sizeof (gfloat) * levels);
+  }
+
+  /* everything fits: the new grid replaces the one in use */
+  same_lenslets = self->bx && nx == self->grid.nx && ny == self->grid.ny &&
+      width == self->width && height == self->height &&
+      s->pitch == self->pitch && s->origin_x == self->origin_x &&
+      s->origin_y == self->origin_y;
+  keep_capture = same_lenslets && !rx &&
+      !g_strcmp0 (self->reference_source, "captured");
+  if (self->capture_left > 0 && !same_lenslets)
+    capture_interrupted (self);
+  if (!keep_capture && !g_strcmp0 (self->reference_source, "captured"))
+    GST_ELEMENT_WARNING (self, STREAM, FAILED, ("The captured reference "
+            "was for another lenslet grid or replaced by a file: the "
+            "reference is now %s", rx ? "the file's" : "the lenslet centres"),
+        (NULL));
+  if (keep_capture || (same_lenslets && self->capture_left > 0)) {
+    /* the captured reference and the sums of a capture under way survive */
+    gdouble *ox = g_steal_pointer (&self->ref_x);
+    gdouble *oy = g_steal_pointer (&self->ref_y);
+    gdouble *cx = g_steal_pointer (&self->cap_x);
+    gdouble *cy = g_steal_pointer (&self->cap_y);
+    gint *cn = g_steal_pointer (&self->cap_n);
+    gint left = self->capture_left;
+    gchar *src = g_steal_pointer (&self->reference_source);
+    clear_grid (self);
+    self->capture_left = left;
+    self->cap_x = cx;
+    self->cap_y = cy;
+    self->cap_n = cn;
+    if (keep_capture) {
+      rx = ox;
+      ry = oy;
+      g_free (src);
+      src = g_strdup ("captured");
+    } else {
+      g_free (ox);
+      g_free (oy);
+      g_clear_pointer (&src, g_free);
+    }
+    self->reference_source = src;
+  } else {
+    clear_grid (self);
+  }
   self->width = width;
   self->height = height;
+  self->pitch = s->pitch;
+  self->origin_x = s->origin_x;
+  self->origin_y = s->origin_y;
   self->bx = g_new (gint32, nx + 1);
   self->by = g_new (gint32, ny + 1);
   self->measure = g_new0 (guint8, n);
   self->why = g_new0 (guint8, n);
-  self->ref_x = g_new (gdouble, n);
-  self->ref_y = g_new (gdouble, n);
   for (i = 0; i <= nx; i++)
     self->bx[i] = co_sh_boundary (s->origin_x, s->pitch, i, width);
   for (j = 0; j <= ny; j++)
     self->by[j] = co_sh_boundary (s->origin_y, s->pitch, j, height);
+  if (!self->reference_source)
+    self->reference_source = rx ? g_strdup (self->ref_path) :
+        g_strdup ("centres");
+  if (!rx) {
+    rx = g_new (gdouble, n);
+    ry = g_new (gdouble, n);
+    for (j = 0; j < ny; j++)
+      for (i = 0; i < nx; i++) {
+        rx[j * nx + i] = s->origin_x + (i + 0.5) * s->pitch;
+        ry[j * nx + i] = s->origin_y + (j + 0.5) * s->pitch;
+      }
+  }
+  self->ref_x = rx;
+  self->ref_y = ry;
   for (j = 0; j < ny; j++)
     for (i = 0; i < nx; i++) {
       gint k = j * nx + i;
@@ -334,35 +541,13 @@ build_grid (GstCudaShCentroid * self, gint width, gint height)
           !co_sh_inside (s->origin_y, s->pitch, j, height))
         why_not |= CO_SH_CLIPPED;
       if (!co_sh_in_pupil (i, j, nx, ny, s->pupil_diameter,
-              s->central_obstruction) || (mask && !mask[k]))
+              s->central_obstruction) || (self->mask_px && !self->mask_px[k]))
         why_not |= CO_SH_OUT_OF_PUPIL;
       self->measure[k] = !why_not;
       self->why[k] = why_not;
-      self->ref_x[k] = s->origin_x + (i + 0.5) * s->pitch;
-      self->ref_y[k] = s->origin_y + (j + 0.5) * s->pitch;
     }
-  g_free (mask);
-  self->reference_source = g_strdup ("centres");
-  if (s->reference_file && *s->reference_file) {
-    if (!read_reference (s->reference_file, n, self->ref_x, self->ref_y,
-            &why)) {
-      GST_ELEMENT_ERROR (self, RESOURCE, READ, ("Could not read the "
-              "reference centroids \"%s\"", s->reference_file), ("%s", why));
-      g_free (why);
-      return FALSE;
-    }
-    g_free (self->reference_source);
-    self->reference_source = g_strdup (s->reference_file);
-  }
-  levels = GST_VIDEO_INFO_FORMAT (&GST_CO_BASE_FILTER (self)->in_info) ==
-      GST_VIDEO_FORMAT_GRAY16_LE ? 65536 : 256;
-  if (s->lut_file && *s->lut_file) {
-    if (!(self->lut = read_lut (s->lut_file, levels, &why))) {
-      GST_ELEMENT_ERROR (self, RESOURCE, READ, ("Could not read the weight "
-              "table \"%s\"", s->lut_file), ("%s", why));
-      g_free (why);
-      return FALSE;
-    }
+  if (lut) {
+    self->lut = lut;
   } else if (s->gamma != 1.0) {
     /* v^gamma, scaled so the largest value keeps its own */
     gdouble top = levels - 1;
@@ -385,10 +570,11 @@ build_grid (GstCudaShCentroid * self, gint width, gint height)
   self->grid.ref_y = self->ref_y;
   co_sh_plan (&self->grid, levels == 65536 ? 2 : 1);
   self->ref_changed = TRUE;
-  GST_INFO_OBJECT (self, "%dx%d lenslets of %g pixels from %g,%g on %dx%d",
-      nx, ny, s->pitch, s->origin_x, s->origin_y, width, height);
-  return GST_CO_BASE_FILTER (self)->device ? upload_grid (self, levels) :
-      TRUE;
+  GST_INFO_OBJECT (self, "%dx%d lenslets of %g pixels from %g,%g on %dx%d, "
+      "%d levels", nx, ny, s->pitch, s->origin_x, s->origin_y, width, height,
+      levels);
+  return gst_co_base_filter_on_cuda (GST_CO_BASE_FILTER (self)) ?
+      upload_grid (self, levels) : TRUE;
 }
 
 /* CUDA: the grid's tables into one device block, laid out widest first:
@@ -434,6 +620,39 @@ upload_grid (GstCudaShCentroid * self, gint levels)
       g->weight, lut, "uploading the weight table");
 }
 
+/* GstCoBaseFilter::rebuild: the grid for the negotiated size and format
+ * (the weights have as many levels as the samples) from a snapshot of the
+ * settings. */
+static gboolean
+gst_cuda_sh_centroid_rebuild (GstCoBaseFilter * base, gboolean caps_changed)
+{
+  GstCudaShCentroid *self = GST_CUDA_SH_CENTROID (base);
+  GstCoShSettings s;
+  gint levels = GST_VIDEO_INFO_FORMAT (&base->in_info) ==
+      GST_VIDEO_FORMAT_GRAY16_LE ? 65536 : 256;
+  gboolean ok;
+  const gint w = GST_VIDEO_INFO_WIDTH (&base->in_info);
+  const gint h = GST_VIDEO_INFO_HEIGHT (&base->in_info);
+  gint nx, ny;
+
+  GST_OBJECT_LOCK (self);
+  s = self->set;
+  s.mask_file = g_strdup (s.mask_file);
+  s.reference_file = g_strdup (s.reference_file);
+  s.lut_file = g_strdup (s.lut_file);
+  GST_OBJECT_UNLOCK (self);
+  lenslets (&s, w, h, &nx, &ny);
+  ok = read_files (self, &s, MAX (nx, 1), MAX (ny, 1), levels) &&
+      build_grid (self, &s, w, h, levels, self->built && !caps_changed &&
+      self->bx != NULL);
+  if (ok)
+    self->built = TRUE;
+  g_free (s.mask_file);
+  g_free (s.reference_file);
+  g_free (s.lut_file);
+  return ok;
+}
+
 /* ---- one frame ---- */
 
 /* One frame: the centroids (and the overlay) on the active backend.  On
@@ -446,37 +665,16 @@ gst_cuda_sh_centroid_process (GstCoBaseFilter * base, const CoFrame * in,
   GstCudaShCentroid *self = GST_CUDA_SH_CENTROID (base);
   CoShResult r;
   CoShMarks marks;
-  gboolean dirty;
   gint capture, n;
 
+  /* the settings read per frame; the grid's are rebuild's */
   GST_OBJECT_LOCK (self);
-  dirty = self->dirty || !self->bx || self->width != in->width ||
-      self->height != in->height;
-  self->dirty = FALSE;
+  self->snap = self->set;
+  self->snap.mask_file = self->snap.reference_file = NULL;
+  self->snap.lut_file = NULL;
   capture = self->capture_request;
   self->capture_request = 0;
-  {
-    /* the file names are read only when the grid is rebuilt: copied then,
-     * not on every frame */
-    gchar *mask = self->snap.mask_file, *ref = self->snap.reference_file;
-    gchar *lut = self->snap.lut_file;
-
-    self->snap = self->set;
-    if (dirty) {
-      g_free (mask);
-      g_free (ref);
-      g_free (lut);
-      mask = g_strdup (self->set.mask_file);
-      ref = g_strdup (self->set.reference_file);
-      lut = g_strdup (self->set.lut_file);
-    }
-    self->snap.mask_file = mask;
-    self->snap.reference_file = ref;
-    self->snap.lut_file = lut;
-  }
   GST_OBJECT_UNLOCK (self);
-  if (dirty && !build_grid (self, in->width, in->height))
-    return GST_FLOW_ERROR;
   n = self->grid.nx * self->grid.ny;
   if (!new_results (self, n))
     return GST_FLOW_ERROR;
@@ -492,7 +690,7 @@ gst_cuda_sh_centroid_process (GstCoBaseFilter * base, const CoFrame * in,
   }
   marks.gain = self->snap.overlay_scale;
   self->grid.slope_scale = self->dgrid.slope_scale = slope_scale (&self->snap);
-  if (base->device) {
+  if (gst_co_base_filter_on_cuda (base)) {
     /* the slopes' and the overlay's references follow a capture or a new
      * file */
     if (self->ref_changed) {
@@ -697,6 +895,9 @@ gst_cuda_sh_centroid_release (GstCoBaseFilter * base)
   GstCudaShCentroid *self = GST_CUDA_SH_CENTROID (base);
 
   clear_grid (self);
+  /* the next start reads the files again */
+  clear_files (self);
+  self->built = FALSE;
   self->frames = 0;
 }
 
@@ -744,6 +945,7 @@ gst_cuda_sh_centroid_set_property (GObject * object, guint prop_id,
     case PROP_MASK_FILE:
       g_free (s->mask_file);
       s->mask_file = g_value_dup_string (value);
+      s->mask_gen++;
       break;
     case PROP_METHOD:
       s->method = (CoShMethod) g_value_get_enum (value);
@@ -763,6 +965,7 @@ gst_cuda_sh_centroid_set_property (GObject * object, guint prop_id,
     case PROP_LUT_FILE:
       g_free (s->lut_file);
       s->lut_file = g_value_dup_string (value);
+      s->lut_gen++;
       break;
     case PROP_BRIGHTEST:
       s->brightest = g_value_get_int (value);
@@ -770,6 +973,7 @@ gst_cuda_sh_centroid_set_property (GObject * object, guint prop_id,
     case PROP_REFERENCE_FILE:
       g_free (s->reference_file);
       s->reference_file = g_value_dup_string (value);
+      s->reference_gen++;
       break;
     case PROP_REFERENCE_FRAMES:
       s->reference_frames = g_value_get_int (value);
@@ -800,7 +1004,8 @@ gst_cuda_sh_centroid_set_property (GObject * object, guint prop_id,
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
-  self->dirty |= grid;
+  if (grid)
+    gst_co_base_filter_mark_dirty (GST_CO_BASE_FILTER (self));
   GST_OBJECT_UNLOCK (self);
   /* the frames are written only while the overlay is on */
   if (prop_id == PROP_OVERLAY)
@@ -896,12 +1101,10 @@ gst_cuda_sh_centroid_finalize (GObject * object)
   GstCudaShCentroid *self = GST_CUDA_SH_CENTROID (object);
 
   clear_grid (self);
+  clear_files (self);
   g_free (self->set.mask_file);
   g_free (self->set.reference_file);
-  g_free (self->snap.mask_file);
-  g_free (self->snap.reference_file);
   g_free (self->set.lut_file);
-  g_free (self->snap.lut_file);
   G_OBJECT_CLASS (gst_cuda_sh_centroid_parent_class)->finalize (object);
 }
 
@@ -1031,6 +1234,7 @@ gst_cuda_sh_centroid_class_init (GstCudaShCentroidClass * klass)
   fc->mode = GST_CO_FILTER_ANALYSE;
   fc->process = GST_DEBUG_FUNCPTR (gst_cuda_sh_centroid_process);
   fc->finish = GST_DEBUG_FUNCPTR (gst_cuda_sh_centroid_finish);
+  fc->rebuild = GST_DEBUG_FUNCPTR (gst_cuda_sh_centroid_rebuild);
   fc->release = GST_DEBUG_FUNCPTR (gst_cuda_sh_centroid_release);
   gst_type_mark_as_plugin_api (gst_co_sh_method_get_type (), 0);
   gst_type_mark_as_plugin_api (gst_co_sh_threshold_mode_get_type (), 0);
@@ -1050,7 +1254,6 @@ gst_cuda_sh_centroid_init (GstCudaShCentroid * self)
   s->reference_frames = 10;
   s->message_interval = 1;
   s->overlay_scale = 4.0;
-  self->dirty = TRUE;
 }
 
 gboolean

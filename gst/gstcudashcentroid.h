@@ -3,6 +3,7 @@
 #define __GST_CUDA_SH_CENTROID_H__
 
 #include "gstcobasefilter.h"
+#include "gstcofilesetting.h"
 #include "shcentroid_math.h"
 
 G_BEGIN_DECLS
@@ -30,6 +31,7 @@ typedef struct
   gdouble overlay_scale;        /* slope lines: times the slope */
   gint reference_frames;
   gchar *mask_file, *reference_file, *lut_file;
+  guint mask_gen, reference_gen, lut_gen;       /* count their sets */
 } GstCoShSettings;
 
 struct _GstCudaShCentroid
@@ -37,12 +39,23 @@ struct _GstCudaShCentroid
   GstCoBaseFilter parent;
 
   GstCoShSettings set;          /* under the object lock */
-  gboolean dirty;               /* under the object lock: a new grid */
   gint capture_request;         /* under the object lock: frames to average */
-  GstCoShSettings snap;         /* the frame's (strings not copied) */
+  GstCoShSettings snap;         /* the frame's (no file names) */
 
-  /* the grid for the negotiated size */
+  /* the files as read and checked (rebuild) */
+  GstCoFileSetting mask_fs, ref_fs, lut_fs;
+  guint8 *mask_px;
+  gint mask_w, mask_h;
+  gdouble *file_ref_x, *file_ref_y;
+  gint file_ref_n;
+  gchar *ref_path;
+  gfloat *file_lut;
+  gint file_lut_levels;
+  gboolean built;               /* a grid since start: bad files then warn */
+
+  /* the grid for the negotiated size, and where its lenslets are */
   gint width, height;
+  gdouble pitch, origin_x, origin_y;
   gint32 *bx, *by;
   guint8 *measure, *why;        /* per lenslet: measured; else its flags */
   gfloat *lut;                  /* gamma's weights, or NULL */

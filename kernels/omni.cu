@@ -117,11 +117,3 @@ co_omni_ground_cuda (const CoOmniView * v, const CoOmniRows * s, int width,
       y, pitch, dev_fail);
   return (int) cudaGetLastError ();
 }
-
-extern "C" int
-co_omni_read_flag_cuda (int *host_flag, const int *dev_flag, void *stream)
-{
-  int err = (int) cudaMemcpyAsync (host_flag, dev_flag, sizeof (int),
-      cudaMemcpyDeviceToHost, (cudaStream_t) stream);
-  return err ? err : (int) cudaStreamSynchronize ((cudaStream_t) stream);
-}

@@ -125,10 +125,12 @@ CO_HD void
 co_omni_polar_size (float r_in, float r_out, int *w, int *h)
 {
   float mid = 0.5f * (r_in + r_out);
-  int ww = (int) (6.28318530717958647692f * mid + 0.5f);
-  int hh = (int) (r_out - r_in + 0.5f);
-  *w = ww < 1 ? 1 : ww;
-  *h = hh < 1 ? 1 : hh;
+  float ww = 6.28318530717958647692f * mid + 0.5f;
+  float hh = r_out - r_in + 0.5f;
+  /* clamped before the conversion: radii near FLT_MAX are legal settings,
+   * and a float beyond int's range converts to anything */
+  *w = !(ww >= 1.0f) ? 1 : ww > 1073741824.0f ? 1073741824 : (int) ww;
+  *h = !(hh >= 1.0f) ? 1 : hh > 1073741824.0f ? 1073741824 : (int) hh;
 }
 
 #ifdef __cplusplus

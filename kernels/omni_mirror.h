@@ -282,11 +282,6 @@ int co_omni_ground_cuda (const CoOmniView * v, const CoOmniRows * s,
     int width, int height, float scale, float *x, float *y, int pitch,
     int *dev_fail, void *stream);
 
-/* Copies the device flag into pinned *host_flag and waits for it (a rebuild
- * is the one place a mirror element waits).  Returns a cudaError_t. */
-int co_omni_read_flag_cuda (int *host_flag, const int *dev_flag,
-    void *stream);
-
 #ifdef __cplusplus
 }
 #endif

@@ -34,8 +34,3 @@ co_omni_ground_cuda (const CoOmniView * v, const CoOmniRows * s, int width,
   return NO_DRIVER;
 }
 
-int
-co_omni_read_flag_cuda (int *host_flag, const int *dev_flag, void *stream)
-{
-  return NO_DRIVER;
-}

@@ -4,7 +4,7 @@
  * subclass (an inverter, on both backends' CPU path here): what set_info
  * sees on renegotiation.
  */
-#include "lensdistort-common.h"
+#include "family-check.h"
 
 typedef struct
 {

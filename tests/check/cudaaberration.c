@@ -9,7 +9,7 @@
  * clear errors, a bad file set while PLAYING a warning; CUDA gives the
  * CPU's bytes (where a device is usable).
  */
-#include "lensdistort-common.h"
+#include "family-check.h"
 #include <gst/app/gstappsink.h>
 #include <glib/gstdio.h>
 #include <math.h>

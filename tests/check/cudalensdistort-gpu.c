@@ -11,7 +11,7 @@
 #include <cuda_runtime_api.h>
 #include <gst/app/gstappsink.h>
 #include <gst/app/gstappsrc.h>
-#include "lensdistort-common.h"
+#include "family-check.h"
 
 static const gchar *luts[] = { "compressed", "two-table", "none" };
 static const gchar *interps[] = { "nearest", "bilinear" };
@@ -107,9 +107,9 @@ GST_START_TEST (test_cuda_equals_cpu)
       /* random at an odd size, natural at the sample's own size */
       gint w = img ? 868 : 333, h = img ? 600 : 201;
       GstCaps *caps = video_caps (all_formats[f], w, h);
-      GstHarness *hc = lens_harness ("cudalensdistort backend=cuda",
+      GstHarness *hc = co_harness ("cudalensdistort backend=cuda",
           gst_caps_ref (caps));
-      GstHarness *hp = lens_harness ("cudalensdistort backend=cpu",
+      GstHarness *hp = co_harness ("cudalensdistort backend=cpu",
           gst_caps_ref (caps));
       GstVideoInfo info;
       GstBuffer *in;
@@ -185,8 +185,8 @@ cuda_vs_cpu (const gchar * props, GstCaps * caps, GstCaps * outcaps,
 {
   gchar *c = g_strdup_printf ("cudalensdistort backend=cuda %s", props);
   gchar *p = g_strdup_printf ("cudalensdistort backend=cpu %s", props);
-  GstHarness *hc = lens_harness (c, gst_caps_ref (caps));
-  GstHarness *hp = lens_harness (p, gst_caps_ref (caps));
+  GstHarness *hc = co_harness (c, gst_caps_ref (caps));
+  GstHarness *hp = co_harness (p, gst_caps_ref (caps));
   GstBuffer *a, *b;
   gint md = 0;
 
@@ -380,9 +380,9 @@ GST_START_TEST (test_tiny_sizes_cuda)
   for (f = 0; f < G_N_ELEMENTS (all_formats); f++) {
     for (s = 0; s < G_N_ELEMENTS (sizes); s++) {
       GstCaps *caps = video_caps (all_formats[f], sizes[s][0], sizes[s][1]);
-      GstHarness *hc = lens_harness ("cudalensdistort backend=cuda",
+      GstHarness *hc = co_harness ("cudalensdistort backend=cuda",
           gst_caps_ref (caps));
-      GstHarness *hp = lens_harness ("cudalensdistort backend=cpu",
+      GstHarness *hp = co_harness ("cudalensdistort backend=cpu",
           gst_caps_ref (caps));
       GstVideoInfo info;
       GstBuffer *in;
@@ -453,7 +453,7 @@ GST_END_TEST;
 GST_START_TEST (test_pinned_pool)
 {
   GstCaps *caps = video_caps ("RGBA", 1920, 1080);
-  GstHarness *h = lens_harness ("cudalensdistort backend=cuda k1=-0.25",
+  GstHarness *h = co_harness ("cudalensdistort backend=cuda k1=-0.25",
       gst_caps_ref (caps));
   GstQuery *q = gst_query_new_allocation (caps, TRUE);
   GRand *rand = g_rand_new_with_seed (13);
@@ -821,7 +821,7 @@ GST_START_TEST (test_alloc_failure_injected)
     gchar *spec = g_strdup_printf ("alloc:%d", n);
     GstFlowReturn ret;
     g_setenv ("CO_FAULT_INJECT", spec, TRUE);
-    h = lens_harness ("cudalensdistort backend=cuda k1=-0.3",
+    h = co_harness ("cudalensdistort backend=cuda k1=-0.3",
         gst_caps_ref (caps));
     g_unsetenv ("CO_FAULT_INJECT");
     gst_element_set_bus (h->element, bus);

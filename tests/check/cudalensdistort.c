@@ -10,7 +10,7 @@
 #include <gst/app/app.h>
 #include <gst/controller/gstinterpolationcontrolsource.h>
 #include <gst/controller/gstdirectcontrolbinding.h>
-#include "lensdistort-common.h"
+#include "family-check.h"
 #include "gstcocalibration.h"
 #include "lensdistort.h"
 
@@ -32,7 +32,7 @@ GST_START_TEST (test_formats_negotiate)
     guint s;
     for (s = 0; s < G_N_ELEMENTS (sizes); s++) {
       GstCaps *caps = video_caps (all_formats[i], sizes[s][0], sizes[s][1]);
-      GstHarness *h = lens_harness (CPU, gst_caps_ref (caps));
+      GstHarness *h = co_harness (CPU, gst_caps_ref (caps));
       GstVideoInfo info;
       GstBuffer *in, *out;
       GstCaps *outcaps;
@@ -356,7 +356,7 @@ GST_START_TEST (test_map_file)
   g_free (desc);
   /* the map's size is the output's */
   desc = g_strdup_printf (CPU "map-file=\"%s\"", big);
-  h = lens_harness (desc, gst_caps_ref (caps));
+  h = co_harness (desc, gst_caps_ref (caps));
   out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
   fail_unless (out != NULL);
   cur = gst_pad_get_current_caps (h->sinkpad);
@@ -571,7 +571,7 @@ GST_START_TEST (test_rectification_file)
   g_free (desc);
   /* while PLAYING */
   desc = g_strdup_printf (CPU "calibration-file=\"%s\" camera=right", intr);
-  h = lens_harness (desc, gst_caps_ref (caps));
+  h = co_harness (desc, gst_caps_ref (caps));
   gst_buffer_unref (gst_harness_push_and_pull (h, gst_buffer_ref (in)));
   lens = gst_harness_find_element (h, "cudalensdistort");
   g_object_set (lens, "rectification-file", extr, NULL);
@@ -682,7 +682,7 @@ GST_START_TEST (test_bad_calibration_while_playing)
   GstCaps *caps = video_caps ("GRAY8", 640, 480);
   GRand *rand = g_rand_new_with_seed (9);
   GstVideoInfo info;
-  GstHarness *h = lens_harness (CPU, gst_caps_ref (caps));
+  GstHarness *h = co_harness (CPU, gst_caps_ref (caps));
   GstBuffer *in, *a, *b;
 
   gst_video_info_from_caps (&info, caps);
@@ -1047,7 +1047,7 @@ GST_START_TEST (test_state_cycles)
 
 GST_END_TEST;
 
-/* The shared stress check (lensdistort-common.h) on the CPU backend. */
+/* The shared stress check (family-check.h) on the CPU backend. */
 GST_START_TEST (test_properties_while_playing)
 {
   check_properties_while_playing (CPU, CPU "k1=-0.3 model=hmd", 96, 64, FALSE,
@@ -1142,7 +1142,7 @@ GST_END_TEST;
 GST_START_TEST (test_controllable)
 {
   GstCaps *caps = video_caps ("GRAY8", 64, 48);
-  GstHarness *h = lens_harness (CPU, gst_caps_ref (caps));
+  GstHarness *h = co_harness (CPU, gst_caps_ref (caps));
   GstElement *e = gst_harness_find_element (h, "cudalensdistort");
   GstControlSource *cs = gst_interpolation_control_source_new ();
   GRand *rand = g_rand_new_with_seed (6);

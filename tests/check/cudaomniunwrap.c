@@ -6,7 +6,7 @@
  * clear error; CUDA gives the CPU's bytes for every format (where a device
  * is usable).
  */
-#include "lensdistort-common.h"
+#include "family-check.h"
 #include <gst/app/gstappsrc.h>
 #include <gst/controller/gstinterpolationcontrolsource.h>
 #include <gst/controller/gstdirectcontrolbinding.h>
@@ -79,7 +79,7 @@ GST_START_TEST (test_polar_straightens)
 
   gst_video_info_from_caps (&info, caps);
   for (pass = 0; pass < 2; pass++) {
-    GstHarness *h = lens_harness ("cudaomniunwrap backend=cpu center-x=300 "
+    GstHarness *h = co_harness ("cudaomniunwrap backend=cpu center-x=300 "
         "center-y=250 inner-radius=50 outer-radius=200", gst_caps_ref (caps));
     GstBuffer *out = gst_harness_push_and_pull (h,
         donut_frame (&info, pass == 0, 300, 250));
@@ -110,7 +110,7 @@ GST_START_TEST (test_polar_sizes)
   gint w = 0, hh = 0;
 
   gst_video_info_from_caps (&info, caps);
-  h = lens_harness ("cudaomniunwrap backend=cpu inner-radius=20",
+  h = co_harness ("cudaomniunwrap backend=cpu inner-radius=20",
       gst_caps_ref (caps));
   gst_harness_set_sink_caps_str (h, "video/x-raw, width=(int)400, "
       "height=(int)64");
@@ -121,7 +121,7 @@ GST_START_TEST (test_polar_sizes)
   gst_buffer_unref (out);
   gst_harness_teardown (h);
 
-  h = lens_harness ("cudaomniunwrap name=u backend=cpu inner-radius=20",
+  h = co_harness ("cudaomniunwrap name=u backend=cpu inner-radius=20",
       gst_caps_ref (caps));
   out = gst_harness_push_and_pull (h, make_frame (&info, NULL, TRUE));
   out_size (h, &w, &hh);
@@ -224,7 +224,7 @@ GST_START_TEST (test_cylinder_scene)
   gst_video_info_from_caps (&info, caps);
   buf = mirror_frame (&info, &m, stripes_on_cylinder);
 
-  h = lens_harness ("cudaomniunwrap backend=cpu projection=cylinder "
+  h = co_harness ("cudaomniunwrap backend=cpu projection=cylinder "
       "mirror-radius=30 mirror-distance=150 focal-length=800 "
       "plane-distance=100 inner-radius=40 outer-radius=155",
       gst_caps_ref (caps));
@@ -301,7 +301,7 @@ GST_START_TEST (test_cuboid_scene)
   gst_video_info_from_caps (&info, caps);
   buf = mirror_frame (&info, &m, stripes_on_cuboid);
 
-  h = lens_harness ("cudaomniunwrap backend=cpu projection=cuboid "
+  h = co_harness ("cudaomniunwrap backend=cpu projection=cuboid "
       "plane-distance=80 plane-gap=6 inner-radius=40 outer-radius=155 "
       "border-color=0xff000000", gst_caps_ref (caps));
   out = gst_harness_push_and_pull (h, buf);
@@ -430,7 +430,7 @@ GST_START_TEST (test_ground_scene)
   gst_video_info_from_caps (&info, caps);
   buf = mirror_frame (&info, &m, floor_below);
 
-  h = lens_harness ("cudaomniunwrap backend=cpu projection=ground "
+  h = co_harness ("cudaomniunwrap backend=cpu projection=ground "
       "plane-distance=300 inner-radius=10 outer-radius=80 "
       "border-color=0xff000000", gst_caps_ref (caps));
   out = gst_harness_push_and_pull (h, buf);
@@ -472,7 +472,7 @@ unwrap_fixed (const gchar * props, GstBuffer * in, gint w, gint h)
 {
   GstCaps *caps = video_caps ("GRAY8", 480, 480);
   gchar *d = g_strdup_printf ("cudaomniunwrap backend=cpu %s", props);
-  GstHarness *hs = lens_harness (d, gst_caps_ref (caps));
+  GstHarness *hs = co_harness (d, gst_caps_ref (caps));
   gchar *sink = g_strdup_printf ("video/x-raw, format=GRAY8, width=(int)%d, "
       "height=(int)%d", w, h);
   GstBuffer *out;
@@ -512,7 +512,7 @@ GST_START_TEST (test_layouts)
       gint cols = n / 2, pw = W / n, x, y, worst = 0, w = 0, hh = 0;
       gchar *d = g_strdup_printf ("cudaomniunwrap backend=cpu %s", props);
       gchar *d0 = g_strdup_printf ("cudaomniunwrap backend=cpu %s", proj[p]);
-      GstHarness *h = lens_harness (d, gst_caps_ref (caps));
+      GstHarness *h = co_harness (d, gst_caps_ref (caps));
       Gray lay;
       GstBuffer *nat = gst_harness_push_and_pull (h, gst_buffer_ref (in));
 
@@ -520,7 +520,7 @@ GST_START_TEST (test_layouts)
       fail_unless (nat != NULL);
       {
         gint w1 = 0, h1 = 0;
-        GstHarness *h0 = lens_harness (d0, gst_caps_ref (caps));
+        GstHarness *h0 = co_harness (d0, gst_caps_ref (caps));
         GstBuffer *b0 = gst_harness_push_and_pull (h0, gst_buffer_ref (in));
         out_size (h0, &w1, &h1);
         out_size (h, &w, &hh);
@@ -612,7 +612,7 @@ check_pan_and_zoom (const gchar * backend)
   GstBuffer *in, *a, *b;
   gchar *d = g_strdup_printf ("cudaomniunwrap name=u backend=%s %s", backend,
       base);
-  GstHarness *h = lens_harness (d, gst_caps_ref (caps));
+  GstHarness *h = co_harness (d, gst_caps_ref (caps));
   GstElement *u = gst_bin_get_by_name (GST_BIN (h->element), "u");
   GstCaps *cur;
   gint step, md = 0;
@@ -691,7 +691,7 @@ check_shared_solves (const gchar * backend)
     gchar *d = g_strdup_printf ("cudaomniunwrap backend=%s projection=cuboid "
         "plane-distance=60 inner-radius=30 outer-radius=110 %s", backend,
         props[i]);
-    GstHarness *h = lens_harness (d, gst_caps_ref (caps));
+    GstHarness *h = co_harness (d, gst_caps_ref (caps));
     GstBuffer *shared = gst_harness_push_and_pull (h, gst_buffer_ref (in)), *own;
     GstCaps *cur = gst_pad_get_current_caps (h->sinkpad);
     gint md = 0;
@@ -730,7 +730,7 @@ GST_START_TEST (test_controlled_zoom_and_pan)
       "inner-radius=30 outer-radius=110 interpolation=bilinear";
   GstCaps *caps = video_caps ("RGBA", 322, 242);
   gchar *d = g_strdup_printf ("%s name=u", base);
-  GstHarness *h = lens_harness (d, gst_caps_ref (caps));
+  GstHarness *h = co_harness (d, gst_caps_ref (caps));
   GstElement *u = gst_bin_get_by_name (GST_BIN (h->element), "u");
   GstControlSource *zoom = gst_interpolation_control_source_new ();
   GstControlSource *pan = gst_interpolation_control_source_new ();
@@ -895,7 +895,7 @@ GST_START_TEST (test_auto_center)
 
   for (i = 0; i < G_N_ELEMENTS (formats); i++) {
     GstCaps *caps = video_caps (formats[i], 640, 480);
-    GstHarness *h = lens_harness ("cudaomniunwrap name=u backend=cpu "
+    GstHarness *h = co_harness ("cudaomniunwrap name=u backend=cpu "
         "auto-center=true inner-radius=50", gst_caps_ref (caps));
     GstElement *u = gst_bin_get_by_name (GST_BIN (h->element), "u");
     GstBus *bus = gst_bus_new ();
@@ -939,7 +939,7 @@ GST_START_TEST (test_auto_center)
 
     /* no circle: a warning and a message after ten frames */
     caps = video_caps (formats[i], 320, 240);
-    h = lens_harness ("cudaomniunwrap name=u backend=cpu auto-center=true "
+    h = co_harness ("cudaomniunwrap name=u backend=cpu auto-center=true "
         "center-x=100", gst_caps_ref (caps));
     u = gst_bin_get_by_name (GST_BIN (h->element), "u");
     bus = gst_bus_new ();
@@ -1021,7 +1021,7 @@ GST_START_TEST (test_polar_cuda_equals_cpu)
       cuda = g_strdup_printf ("cudaomniunwrap backend=cuda start-angle=33 %s",
           configs[i]);
       a = run_frame (cpu, caps, in);
-      h = lens_harness (cuda, gst_caps_ref (caps));
+      h = co_harness (cuda, gst_caps_ref (caps));
       b = gst_harness_push_and_pull (h, gst_buffer_ref (in));
       fail_unless (b != NULL);
       cur = gst_pad_get_current_caps (h->sinkpad);

@@ -5,7 +5,7 @@
  * allocation is a clear element error, and a table whose rebuild failed is
  * never used afterwards.  The GPU suite repeats these on CUDA.
  */
-#include "lensdistort-common.h"
+#include "family-check.h"
 
 GST_START_TEST (test_failed_rebuild)
 {
@@ -41,7 +41,7 @@ GST_START_TEST (test_injection_inert)
   g_unsetenv ("CO_FAULT_INJECT");
   gst_video_info_from_caps (&info, caps);
   in = make_frame (&info, rand, FALSE);
-  h = lens_harness ("cudalensdistort backend=cpu k1=-0.2", caps);
+  h = co_harness ("cudalensdistort backend=cpu k1=-0.2", caps);
   gst_element_set_bus (h->element, bus);
   for (i = 0; i < 5; i++) {
     apply_props (h, i % 2 ? "lut=two-table" : "lut=compressed");

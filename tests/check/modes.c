@@ -7,7 +7,7 @@
  * downstream, a size change while PLAYING, passthrough kept, system and
  * CUDA memory both ways) and a frame from a foreign CUDA context.
  */
-#include "lensdistort-common.h"
+#include "family-check.h"
 #include <gst/app/gstappsink.h>
 #include "modes-ops.h"
 #include "gstcometa.h"

@@ -1,9 +1,10 @@
 /* cudaoptics — LGPL-2.1-or-later
  *
- * Helpers shared by the CPU and GPU element tests.
+ * The family's test helpers, shared by every element's CPU and GPU tests
+ * and the conformance suite: frames, comparisons, harnesses, messages.
  */
-#ifndef LENSDISTORT_COMMON_H
-#define LENSDISTORT_COMMON_H
+#ifndef CO_FAMILY_CHECK_H
+#define CO_FAMILY_CHECK_H
 
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
@@ -86,7 +87,7 @@ frames_equal (const GstVideoInfo * info, GstBuffer * a, GstBuffer * b,
 }
 
 static inline GstHarness *
-lens_harness (const gchar * desc, GstCaps * caps)
+co_harness (const gchar * desc, GstCaps * caps)
 {
   GstHarness *h = gst_harness_new_parse (desc);
   gst_harness_set_src_caps (h, caps);
@@ -97,7 +98,7 @@ lens_harness (const gchar * desc, GstCaps * caps)
 static inline GstBuffer *
 run_frame (const gchar * desc, GstCaps * caps, GstBuffer * in)
 {
-  GstHarness *h = lens_harness (desc, gst_caps_ref (caps));
+  GstHarness *h = co_harness (desc, gst_caps_ref (caps));
   GstBuffer *out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
   fail_unless (out != NULL, "no output from %s", desc);
   gst_harness_teardown (h);
@@ -156,11 +157,37 @@ check_renegotiation (const gchar * desc, const gchar * ref_desc)
   g_rand_free (rand);
 }
 
+/* The family's element inside @h (a reference, unref it) */
+static inline GstElement *
+co_harness_element (GstHarness * h)
+{
+  GstElement *e = h->element;
+
+  if (GST_IS_BIN (e)) {
+    GstIterator *it = gst_bin_iterate_elements (GST_BIN (e));
+    GValue v = G_VALUE_INIT;
+    e = NULL;
+    while (!e && gst_iterator_next (it, &v) == GST_ITERATOR_OK) {
+      /* by name: a test linking common/ must not register the type the
+       * plugin registers */
+      GType base = g_type_from_name ("GstCoBaseFilter");
+      if (base && g_type_is_a (G_OBJECT_TYPE (g_value_get_object (&v)), base))
+        e = gst_object_ref (g_value_get_object (&v));
+      g_value_reset (&v);
+    }
+    g_value_unset (&v);
+    gst_iterator_free (it);
+    fail_unless (e != NULL, "no element of the family in the harness");
+    return e;
+  }
+  return gst_object_ref (e);
+}
+
 /* "name=value name=value" onto the element inside @h */
 static inline void
 apply_props (GstHarness * h, const gchar * props)
 {
-  GstElement *e = gst_harness_find_element (h, "cudalensdistort");
+  GstElement *e = co_harness_element (h);
   gchar **kv = g_strsplit (props, " ", -1);
   guint i;
 
@@ -183,7 +210,7 @@ check_properties_while_playing (const gchar * desc, const gchar * ref_desc,
     gint w, gint h, gboolean smooth, gint n, gulong sleep_us, gint min_changes)
 {
   GstCaps *caps = video_caps ("NV12", w, h);
-  GstHarness *hh = lens_harness (desc, gst_caps_ref (caps));
+  GstHarness *hh = co_harness (desc, gst_caps_ref (caps));
   GRand *rand = g_rand_new_with_seed (15);
   Poke p = { gst_harness_find_element (hh, "cudalensdistort"), 0 };
   GstHarnessThread *t;
@@ -311,7 +338,7 @@ failed_rebuild_case (const gchar * desc, const gchar * spec, GQuark domain,
 
   /* read when the element starts */
   g_setenv ("CO_FAULT_INJECT", spec, TRUE);
-  h = lens_harness (desc, gst_caps_ref (caps1));
+  h = co_harness (desc, gst_caps_ref (caps1));
   g_unsetenv ("CO_FAULT_INJECT");
   gst_element_set_bus (h->element, bus);
 

@@ -1,0 +1,115 @@
+/* cudaoptics — LGPL-2.1-or-later */
+#include "gstcocamerasource.h"
+
+#include <string.h>
+
+GST_DEBUG_CATEGORY_STATIC (gst_co_camera_source_debug);
+#define GST_CAT_DEFAULT gst_co_camera_source_debug
+
+static void
+init_debug (void)
+{
+  static gsize once = 0;
+
+  if (g_once_init_enter (&once)) {
+    GST_DEBUG_CATEGORY_INIT (gst_co_camera_source_debug, "cocamerasource", 0,
+        "cudaoptics calibration files");
+    g_once_init_leave (&once, 1);
+  }
+}
+
+void
+gst_co_camera_source_clear (GstCoCameraSource * src)
+{
+  g_free (src->path);
+  g_free (src->camera);
+  g_free (src->rect);
+  g_free (src->bad_path);
+  memset (src, 0, sizeof (*src));
+}
+
+static gboolean
+same_file (const GstCoCameraSource * src, const GstCoCameraFile * f)
+{
+  return src->have && f->gen == src->gen && !g_strcmp0 (f->path, src->path)
+      && !g_strcmp0 (f->camera, src->camera) && !g_strcmp0 (f->rect,
+      src->rect);
+}
+
+gboolean
+gst_co_camera_source_load (GstCoCameraSource * src,
+    const GstCoCameraFile * f, GError ** error)
+{
+  GstCoCalibration fresh;
+
+  init_debug ();
+  if (same_file (src, f))
+    return TRUE;
+  if (!gst_co_calibration_load (f->path, f->camera, &fresh, error))
+    return FALSE;
+  if (f->rect && *f->rect && !gst_co_calibration_load_rectification (f->rect,
+          f->camera, &fresh, error)) {
+    g_prefix_error (error, "rectification file ");
+    return FALSE;
+  }
+  src->calib = fresh;
+  src->have = TRUE;
+  g_free (src->path);
+  g_free (src->camera);
+  g_free (src->rect);
+  src->path = g_strdup (f->path);
+  src->camera = g_strdup (f->camera);
+  src->rect = g_strdup (f->rect);
+  src->gen = f->gen;
+  src->warned_w = src->warned_h = 0;
+  GST_INFO ("calibration %s (camera %s): %s, fx %g fy %g cx %g cy %g (%dx%d)",
+      f->path, f->camera ? f->camera : "first",
+      fresh.model == CO_CAMERA_FISHEYE ? "fisheye" : "pinhole", fresh.fx,
+      fresh.fy, fresh.cx, fresh.cy, fresh.image_width, fresh.image_height);
+  return TRUE;
+}
+
+gboolean
+gst_co_camera_source_get (GstCoCameraSource * src, GstElement * element,
+    const GstCoCameraFile * f, int w, int h, gboolean keep, CoCamera * cam,
+    GError ** error)
+{
+  GError *err = NULL;
+  double sx, sy;
+
+  init_debug ();
+  /* a setting that failed is not read again at every other change */
+  if (!(f->gen == src->bad_gen && !g_strcmp0 (f->path, src->bad_path)) &&
+      !gst_co_camera_source_load (src, f, &err)) {
+    if (!keep) {
+      g_propagate_error (error, err);
+      return FALSE;
+    }
+    /* the message carries the file's name and the reason */
+    GST_ELEMENT_WARNING (element, RESOURCE, OPEN_READ, ("Could not use the "
+            "calibration, keeping the previous camera: %s", err->message),
+        (NULL));
+    g_clear_error (&err);
+    g_free (src->bad_path);
+    src->bad_path = g_strdup (f->path);
+    src->bad_gen = f->gen;
+  }
+  if (!src->have) {
+    g_set_error (error, GST_CO_CALIBRATION_ERROR,
+        GST_CO_CALIBRATION_ERROR_READ, "no usable calibration");
+    return FALSE;
+  }
+  if (!gst_co_calibration_for_size (&src->calib, w, h, cam, &sx, &sy) &&
+      (src->warned_w != w || src->warned_h != h)) {
+    /* messages are UTF-8, file names need not be */
+    gchar *name = g_filename_display_name (src->path);
+    GST_ELEMENT_WARNING (element, STREAM, FORMAT, ("Calibration %s was made "
+            "at %dx%d; the stream is %dx%d, another aspect ratio: its "
+            "intrinsics are scaled by %g x %g", name, src->calib.image_width,
+            src->calib.image_height, w, h, sx, sy), (NULL));
+    g_free (name);
+    src->warned_w = w;
+    src->warned_h = h;
+  }
+  return TRUE;
+}
