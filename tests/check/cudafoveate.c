@@ -8,7 +8,7 @@
  * pointer; CUDA gives the CPU's bytes for every format, fragment size and
  * path (where a device is usable).
  */
-#include "lensdistort-common.h"
+#include "family-check.h"
 #include <gst/app/gstappsink.h>
 #include <gst/video/navigation.h>
 #include <math.h>
@@ -214,7 +214,7 @@ GST_END_TEST;
 GST_START_TEST (test_gaze_results)
 {
   GstCaps *caps = video_caps ("GRAY8", 200, 100);
-  GstHarness *h = lens_harness ("cudafoveate backend=cpu fixation-x=0.25 "
+  GstHarness *h = co_harness ("cudafoveate backend=cpu fixation-x=0.25 "
       "follow-pointer=true", gst_caps_ref (caps));
   GstVideoInfo info;
   GstBuffer *out;
@@ -251,6 +251,19 @@ GST_START_TEST (test_gaze_results)
   gst_structure_get_double (s, "fixation-x", &fx);
   gst_structure_get_double (s, "fixation-y", &fy);
   fail_unless (fx == 0.0 && fy == 1.0, "clamped: %g,%g", fx, fy);
+  gst_buffer_unref (out);
+  /* coordinates from a remote client may be anything: not a number is
+   * ignored, the fixation stays and frames keep coming */
+  gst_harness_push_upstream_event (h, gst_event_new_navigation
+      (gst_structure_new ("application/x-gst-navigation", "event",
+              G_TYPE_STRING, "mouse-move", "pointer_x", G_TYPE_DOUBLE, NAN,
+              "pointer_y", G_TYPE_DOUBLE, INFINITY, NULL)));
+  out = gst_harness_push_and_pull (h, make_frame (&info, NULL, TRUE));
+  fail_unless (out != NULL);
+  s = gst_co_buffer_get_results (out, "GstCoFoveaGaze");
+  gst_structure_get_double (s, "fixation-x", &fx);
+  gst_structure_get_double (s, "fixation-y", &fy);
+  fail_unless (fx == 0.0 && fy == 1.0, "after NaN: %g,%g", fx, fy);
   gst_buffer_unref (out);
   gst_harness_teardown (h);
   gst_caps_unref (caps);

@@ -1368,6 +1368,57 @@ GST_START_TEST (test_property_defaults)
 
 GST_END_TEST;
 
+/* A setter that renegotiates (map-file: the map's size is the output's)
+ * must not hold the element's lock while it marks the source pad: another
+ * thread holding the pad's lock and then asking for a property would wait
+ * on the element forever (the order videoflip keeps). */
+typedef struct
+{
+  GstElement *e;
+  const gchar *map;
+} SetMap;
+
+static gpointer
+set_map_thread (gpointer data)
+{
+  SetMap *m = data;
+  g_object_set (m->e, "map-file", m->map, NULL);
+  return NULL;
+}
+
+GST_START_TEST (test_reconfigure_outside_lock)
+{
+  GstElement *e = gst_element_factory_make ("cudalensdistort", NULL);
+  GstPad *src = gst_element_get_static_pad (e, "src");
+  gchar *map = g_build_filename (g_getenv ("CO_TEST_DATA_DIR"),
+      "map-5x3.comap", NULL);
+  SetMap m = { e, map };
+  GThread *t;
+  gboolean got = FALSE;
+  gint i;
+
+  GST_OBJECT_LOCK (src);
+  t = g_thread_new ("set-map", set_map_thread, &m);
+  /* the setter now waits for the pad's lock; the element's must be free */
+  g_usleep (100000);
+  for (i = 0; i < 100 && !got; i++) {
+    got = g_mutex_trylock (GST_OBJECT_GET_LOCK (e));
+    if (got)
+      g_mutex_unlock (GST_OBJECT_GET_LOCK (e));
+    else
+      g_usleep (10000);
+  }
+  GST_OBJECT_UNLOCK (src);
+  g_thread_join (t);
+  fail_unless (got, "the setter held the element's lock while waiting for "
+      "the source pad's");
+  gst_object_unref (src);
+  gst_object_unref (e);
+  g_free (map);
+}
+
+GST_END_TEST;
+
 static Suite *
 cudalensdistort_suite (void)
 {
@@ -1376,6 +1427,7 @@ cudalensdistort_suite (void)
 
   suite_add_tcase (s, tc);
   tcase_set_timeout (tc, 300);
+  tcase_add_test (tc, test_reconfigure_outside_lock);
   tcase_add_test (tc, test_formats_negotiate);
   tcase_add_test (tc, test_unsupported_caps);
   tcase_add_test (tc, test_hmd_reference);

@@ -1,0 +1,759 @@
+/* cudaoptics — LGPL-2.1-or-later
+ *
+ * The family's conformance suite: every element, one row of the table
+ * below, goes through the same checks on the backend its argument names
+ * (--backend=cpu, the default; --backend=cuda exits 77, skipped, where no
+ * device is usable):
+ * - renegotiation mid-stream (size, format, Bayer order, odd sizes): each
+ *   output, and its results, equal a fresh element's on the same frame;
+ * - a property changed from another thread while frames flow: every
+ *   output equals a fresh element's at one of the two values, and the last
+ *   value set is the one in use afterwards;
+ * - tiny and very wide frames: an output or a clear error, never a crash,
+ *   and the element works again after them;
+ * - 500 state cycles;
+ * - every file property, missing, a directory, a FIFO, empty, not of its
+ *   kind: set before PLAYING a prompt error, set while PLAYING a warning
+ *   (or an error), each naming the file in its message text; while PLAYING
+ *   the last good state stays, and the other settings still apply.
+ * A new element joins the family by adding a row.
+ */
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/video/video.h>
+#include <glib/gstdio.h>
+#include <string.h>
+#include <unistd.h>
+#include "../../include/cudaoptics/co-results.h"
+#include "gstcobasefilter.h"
+#include "gstcodevice.h"
+#include "family-check.h"
+
+typedef enum
+{
+  KIND_FILTER,                  /* new pixels, the input's caps */
+  KIND_RESIZE,                  /* new pixels, its own size */
+  KIND_CONVERT,                 /* new pixels, another format */
+  KIND_ANALYSE,                 /* pixels through, results attached */
+} Kind;
+
+typedef struct
+{
+  const gchar *prop;            /* a file property */
+  const gchar *with;            /* what it needs beside it, or NULL */
+} FileProp;
+
+typedef struct
+{
+  const gchar *factory;
+  const gchar *props;           /* a representative setting */
+  Kind kind;
+  /* the renegotiation walk: caps without size, and sizes */
+  const gchar *caps[8];
+  gint sizes[8][2];
+  /* the property changed while PLAYING, and its two values */
+  const gchar *live, *live_a, *live_b;
+  FileProp files[4];
+  const gchar *results;         /* results kind on each buffer, or NULL */
+  /* caps of videotestsrc for the pipeline cases */
+  const gchar *src_caps;
+} Row;
+
+static const Row rows[] = {
+  {"cudalensdistort", "model=camera k1=-0.2 k2=0.05", KIND_FILTER,
+        {"video/x-raw,format=RGBA", "video/x-raw,format=NV12",
+              "video/x-raw,format=RGBA", "video/x-raw,format=GRAY8",
+              "video/x-raw,format=I420", "video/x-raw,format=GRAY16_LE",
+            NULL},
+        {{64, 48}, {64, 48}, {97, 61}, {33, 17}, {64, 48}, {31, 7}},
+        "k1", "-0.2", "-0.05",
+        {{"calibration-file", NULL},
+              {"rectification-file", "calibration-file=@calib-opencv.yml"},
+            {"map-file", NULL}},
+      NULL, "video/x-raw,format=RGBA,width=64,height=48"},
+  {"cudafoveate", "strength=1.5", KIND_FILTER,
+        {"video/x-raw,format=RGBA", "video/x-raw,format=RGBA",
+              "video/x-raw,format=GRAY8", "video/x-raw,format=NV12",
+            "video/x-raw,format=I420", "video/x-raw,format=RGB", NULL},
+        {{64, 64}, {256, 256}, {97, 61}, {64, 48}, {33, 17}, {16, 16}},
+        "fixation-x", "0.3", "0.7",
+        {{"blur-map", NULL}},
+      "GstCoFoveaGaze", "video/x-raw,format=RGBA,width=64,height=48"},
+  {"cudaomniunwrap", "projection=polar inner-radius=8 outer-radius=30",
+        KIND_RESIZE,
+        {"video/x-raw,format=RGBA", "video/x-raw,format=NV12",
+            "video/x-raw,format=RGBA", "video/x-raw,format=GRAY8", NULL},
+        {{128, 96}, {128, 96}, {97, 61}, {64, 64}},
+        "start-angle", "0", "45",
+        {{NULL}},
+      NULL, "video/x-raw,format=RGBA,width=128,height=96"},
+  {"cudashcentroid", "pitch=8 method=tcog gamma=2.0 message-interval=0",
+        KIND_ANALYSE,
+        {"video/x-raw,format=GRAY8", "video/x-raw,format=GRAY16_LE",
+              "video/x-raw,format=GRAY8", "video/x-raw,format=GRAY16_LE",
+            NULL},
+        {{64, 64}, {64, 64}, {97, 61}, {33, 17}},
+        "threshold", "0.1", "0.4",
+        {{"mask-file", NULL}, {"reference-file", NULL}, {"lut-file", NULL}},
+      "GstCoShCentroids", "video/x-raw,format=GRAY8,width=64,height=48"},
+  {"cudaaberration", "lpf-sigma=0.5", KIND_CONVERT,
+        {"video/x-bayer,format=rggb", "video/x-bayer,format=bggr",
+              "video/x-bayer,format=grbg", "video/x-raw,format=GRAY16_LE",
+            "video/x-bayer,format=gbrg16le", NULL},
+        {{64, 48}, {64, 48}, {66, 50}, {64, 48}, {32, 32}},
+        "lpf-sigma", "0.5", "1.0",
+        {{"kernels-file", NULL}, {"calibration-file", "model=camera"}},
+      NULL, "video/x-raw,format=GRAY16_LE,width=64,height=48"},
+};
+
+static const gchar *backend = "cpu";
+
+/* fields that differ between two elements by design */
+static gboolean
+volatile_field (GQuark field)
+{
+  const gchar *f = g_quark_to_string (field);
+
+  return !strcmp (f, "frame") || !strcmp (f, "timestamp") ||
+      !strcmp (f, "gaze-time");
+}
+
+typedef struct
+{
+  const GstStructure *other;
+  gchar *diff;
+} Cmp;
+
+static gboolean
+compare_field (GQuark field, const GValue * v, gpointer data)
+{
+  Cmp *c = data;
+  const GValue *o = gst_structure_id_get_value (c->other, field);
+  gboolean same;
+
+  if (volatile_field (field))
+    return TRUE;
+  if (!o)
+    same = FALSE;
+  else if (G_VALUE_HOLDS (v, G_TYPE_BYTES))
+    same = G_VALUE_HOLDS (o, G_TYPE_BYTES) &&
+        g_bytes_equal (g_value_get_boxed (v), g_value_get_boxed (o));
+  else
+    same = gst_value_compare (v, o) == GST_VALUE_EQUAL;
+  if (!same)
+    c->diff = g_strdup (g_quark_to_string (field));
+  return same;
+}
+
+/* NULL when @a's and @b's results of @kind agree, else what differs */
+static gchar *
+results_differ (const Row * row, GstBuffer * a, GstBuffer * b)
+{
+  const GstStructure *sa, *sb;
+  Cmp c = { NULL, NULL };
+
+  if (!row->results)
+    return NULL;
+  sa = gst_co_buffer_get_results (a, row->results);
+  sb = gst_co_buffer_get_results (b, row->results);
+  if (!sa || !sb)
+    return g_strdup (sa || sb ? "results on one buffer only" :
+        "no results");
+  c.other = sb;
+  gst_structure_foreach (sa, compare_field, &c);
+  return c.diff;
+}
+
+static gchar *
+describe (const Row * row, const gchar * extra)
+{
+  return g_strdup_printf ("%s backend=%s %s %s", row->factory, backend,
+      row->props, extra ? extra : "");
+}
+
+static gchar *
+data_path (const gchar * name)
+{
+  const gchar *dir = g_getenv ("CO_TEST_DATA_DIR");
+  return g_build_filename (dir ? dir : "tests/data", name, NULL);
+}
+
+/* "prop=@name" -> "prop=<data dir>/name" */
+static gchar *
+expand (const gchar * props)
+{
+  gchar **kv, *ret;
+  guint i;
+
+  if (!props)
+    return g_strdup ("");
+  kv = g_strsplit (props, " ", -1);
+  for (i = 0; kv[i]; i++) {
+    gchar *at = strstr (kv[i], "=@");
+    if (at) {
+      gchar *path = data_path (at + 2), *k = g_strndup (kv[i], at - kv[i]);
+      g_free (kv[i]);
+      kv[i] = g_strdup_printf ("%s=\"%s\"", k, path);
+      g_free (k);
+      g_free (path);
+    }
+  }
+  ret = g_strjoinv (" ", kv);
+  g_strfreev (kv);
+  return ret;
+}
+
+static GstCaps *
+row_caps (const Row * row, gint i, gint w, gint h)
+{
+  GstCaps *caps = gst_caps_from_string (row->caps[i]);
+
+  gst_caps_set_simple (caps, "width", G_TYPE_INT, w, "height", G_TYPE_INT, h,
+      "framerate", GST_TYPE_FRACTION, 30, 1, NULL);
+  return caps;
+}
+
+/* A random frame of @caps (Bayer included, at bayer2rgb's stride) */
+static GstBuffer *
+random_frame (GstCaps * caps, GRand * rand)
+{
+  GstVideoInfo info;
+  CoBayer bayer;
+
+  fail_unless (gst_co_info_from_caps (&info, &bayer, caps));
+  return make_frame (&info, rand, FALSE);
+}
+
+/* Whether two outputs of the element agree: pixels as the output's caps
+ * say, and results. */
+static gchar *
+outputs_differ (const Row * row, GstCaps * outcaps, GstBuffer * a,
+    GstBuffer * b)
+{
+  GstVideoInfo info;
+  CoBayer bayer;
+  gint md = 0;
+
+  fail_unless (gst_co_info_from_caps (&info, &bayer, outcaps));
+  if (gst_buffer_get_size (a) != gst_buffer_get_size (b))
+    return g_strdup ("sizes differ");
+  if (!frames_equal (&info, a, b, &md))
+    return g_strdup_printf ("pixels differ by up to %d", md);
+  return results_differ (row, a, b);
+}
+
+/* One frame through a fresh element; its output caps in *outcaps. */
+static GstBuffer *
+fresh_output (const gchar * desc, GstCaps * caps, GstBuffer * in,
+    GstCaps ** outcaps)
+{
+  GstHarness *h = co_harness (desc, gst_caps_ref (caps));
+  GstBuffer *out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+
+  fail_unless (out != NULL, "no output from a fresh %s", desc);
+  if (outcaps)
+    *outcaps = gst_pad_get_current_caps (h->sinkpad);
+  gst_harness_teardown (h);
+  return out;
+}
+
+static void
+check_equal_to_fresh (const Row * row, GstHarness * h, const gchar * desc,
+    GstCaps * caps, GstBuffer * in, GstBuffer * out, const gchar * when)
+{
+  GstCaps *outcaps = gst_pad_get_current_caps (h->sinkpad), *refcaps = NULL;
+  GstBuffer *ref = fresh_output (desc, caps, in, &refcaps);
+  gchar *diff;
+
+  if (!gst_caps_is_equal (outcaps, refcaps)) {
+    gchar *a = gst_caps_to_string (outcaps), *b = gst_caps_to_string (refcaps);
+    fail ("%s %s: output caps %s, a fresh element's %s", desc, when, a, b);
+    g_free (a);
+    g_free (b);
+  }
+  diff = outputs_differ (row, outcaps, out, ref);
+  fail_unless (diff == NULL, "%s %s: differs from a fresh element: %s", desc,
+      when, diff);
+  gst_buffer_unref (ref);
+  gst_caps_unref (outcaps);
+  gst_caps_unref (refcaps);
+}
+
+/* ---- renegotiation ---- */
+
+static void
+renegotiate (const Row * row)
+{
+  gchar *props = describe (row, NULL);
+  GRand *rand = g_rand_new_with_seed (29);
+  GstCaps *first = row_caps (row, 0, row->sizes[0][0], row->sizes[0][1]);
+  GstHarness *h = co_harness (props, first);
+  gint i, pass;
+
+  /* the walk, then back to where it started */
+  for (pass = 0; pass < 2; pass++)
+    for (i = 0; row->caps[i]; i++) {
+      GstCaps *caps = row_caps (row, i, row->sizes[i][0], row->sizes[i][1]);
+      GstBuffer *in = random_frame (caps, rand), *out;
+      gchar *cs = gst_caps_to_string (caps);
+      gchar *when = g_strdup_printf ("after renegotiating to %s", cs);
+      gst_harness_set_src_caps (h, gst_caps_ref (caps));
+      out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+      fail_unless (out != NULL, "%s %s: no output", props, when);
+      check_equal_to_fresh (row, h, props, caps, in, out, when);
+      gst_buffer_unref (out);
+      gst_buffer_unref (in);
+      gst_caps_unref (caps);
+      g_free (when);
+      g_free (cs);
+    }
+  gst_harness_teardown (h);
+  g_rand_free (rand);
+  g_free (props);
+}
+
+/* ---- live settings ---- */
+
+typedef struct
+{
+  GstElement *e;
+  const Row *row;
+  gint n;
+} Toggle;
+
+static void
+toggle (gpointer thread, gpointer data)
+{
+  Toggle *t = data;
+
+  gst_util_set_object_arg (G_OBJECT (t->e), t->row->live,
+      g_atomic_int_add (&t->n, 1) % 2 ? t->row->live_a : t->row->live_b);
+}
+
+static void
+live_settings (const Row * row)
+{
+  gchar *props = describe (row, NULL);
+  gchar *pa = g_strdup_printf ("%s=%s", row->live, row->live_a);
+  gchar *pb = g_strdup_printf ("%s=%s", row->live, row->live_b);
+  gchar *desc_a = describe (row, pa), *desc_b = describe (row, pb);
+  GRand *rand = g_rand_new_with_seed (31);
+  GstCaps *caps = row_caps (row, 0, row->sizes[0][0], row->sizes[0][1]);
+  GstBuffer *in = random_frame (caps, rand), *ref_a, *ref_b, *out;
+  GstCaps *outcaps = NULL;
+  GstHarness *h = co_harness (desc_a, gst_caps_ref (caps));
+  Toggle t = { co_harness_element (h), row, 0 };
+  GstHarnessThread *th;
+  gint i, as_a = 0, as_b = 0;
+
+  ref_a = fresh_output (desc_a, caps, in, &outcaps);
+  ref_b = fresh_output (desc_b, caps, in, NULL);
+  fail_unless (outputs_differ (row, outcaps, ref_a, ref_b) != NULL,
+      "%s: %s and %s give the same output: a useless test", props, pa, pb);
+  th = gst_harness_stress_custom_start (h, NULL, toggle, &t, 50);
+  /* at least 200 frames, and until the other thread changed it often */
+  for (i = 0; i < 200 || (g_atomic_int_get (&t.n) < 100 && i < 20000); i++) {
+    gchar *da, *db;
+    out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+    fail_unless (out != NULL);
+    da = outputs_differ (row, outcaps, out, ref_a);
+    db = da ? outputs_differ (row, outcaps, out, ref_b) : NULL;
+    fail_unless (!da || !db, "%s: frame %d while %s changes is neither "
+        "value's (%s / %s)", props, i, row->live, da, db);
+    as_a += !da;
+    as_b += da != NULL;
+    g_free (da);
+    g_free (db);
+    gst_buffer_unref (out);
+  }
+  gst_harness_stress_thread_stop (th);
+  GST_INFO ("%s: %d changes of %s, %d frames as %s, %d as %s", props, t.n,
+      row->live, as_a, row->live_a, as_b, row->live_b);
+  fail_unless (t.n >= 100, "only %d changes", t.n);
+  /* the last value set is the one in use */
+  apply_props (h, pb);
+  out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+  fail_unless (outputs_differ (row, outcaps, out, ref_b) == NULL,
+      "%s: stale after %s", props, pb);
+  gst_buffer_unref (out);
+  apply_props (h, pa);
+  out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+  fail_unless (outputs_differ (row, outcaps, out, ref_a) == NULL,
+      "%s: stale after %s", props, pa);
+  gst_buffer_unref (out);
+
+  gst_object_unref (t.e);
+  gst_harness_teardown (h);
+  gst_buffer_unref (in);
+  gst_buffer_unref (ref_a);
+  gst_buffer_unref (ref_b);
+  gst_caps_unref (caps);
+  gst_caps_unref (outcaps);
+  g_rand_free (rand);
+  g_free (desc_a);
+  g_free (desc_b);
+  g_free (pa);
+  g_free (pb);
+  g_free (props);
+}
+
+/* ---- tiny and very wide frames ---- */
+
+static void
+extreme_sizes (const Row * row)
+{
+  static const gint sizes[][2] = { {1, 1}, {2, 2}, {3, 1}, {16384, 2},
+  {2, 16384}
+  };
+  gchar *props = describe (row, NULL);
+  GRand *rand = g_rand_new_with_seed (37);
+  GstBus *bus = gst_bus_new ();
+  GstCaps *first = row_caps (row, 0, row->sizes[0][0], row->sizes[0][1]);
+  GstHarness *h = co_harness (props, gst_caps_ref (first));
+  GstBuffer *in, *out;
+  GstMessage *m;
+  guint i;
+
+  gst_element_set_bus (h->element, bus);
+  for (i = 0; i < G_N_ELEMENTS (sizes); i++) {
+    GstCaps *caps = row_caps (row, 0, sizes[i][0], sizes[i][1]);
+    GstFlowReturn ret;
+    in = random_frame (caps, rand);
+    gst_harness_set_src_caps (h, caps);
+    ret = gst_harness_push (h, in);
+    if (ret == GST_FLOW_OK) {
+      out = gst_harness_pull (h);
+      fail_unless (out != NULL);
+      gst_buffer_unref (out);
+    } else if (ret == GST_FLOW_ERROR) {
+      /* refused: with an error that says why */
+      GError *e = NULL;
+      m = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+      fail_unless (m != NULL, "%s: %dx%d failed without an error", props,
+          sizes[i][0], sizes[i][1]);
+      gst_message_parse_error (m, &e, NULL);
+      GST_INFO ("%s at %dx%d: %s", props, sizes[i][0], sizes[i][1],
+          e->message);
+      fail_unless (e->message && *e->message);
+      g_error_free (e);
+      gst_message_unref (m);
+    } else {
+      fail_unless_equals_int (ret, GST_FLOW_NOT_NEGOTIATED);
+    }
+  }
+  /* and it works again */
+  gst_harness_set_src_caps (h, gst_caps_ref (first));
+  in = random_frame (first, rand);
+  out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+  fail_unless (out != NULL, "%s: no output after the extreme sizes", props);
+  check_equal_to_fresh (row, h, props, first, in, out, "after extreme sizes");
+  gst_buffer_unref (out);
+  gst_buffer_unref (in);
+  gst_element_set_bus (h->element, NULL);
+  gst_harness_teardown (h);
+  gst_object_unref (bus);
+  gst_caps_unref (first);
+  g_rand_free (rand);
+  g_free (props);
+}
+
+/* ---- state cycles ---- */
+
+static void
+state_cycles (const Row * row)
+{
+  gchar *props = describe (row, NULL);
+  gchar *bin = g_strdup_printf ("videotestsrc num-buffers=1 ! %s ! %s ! "
+      "fakesink", row->src_caps, props);
+  GstElement *p = gst_parse_launch (bin, NULL);
+  const gchar *env = g_getenv ("CO_CONFORMANCE_CYCLES");
+  gint n = env ? atoi (env) : 500, i;
+
+  fail_unless (p != NULL, "%s", bin);
+  for (i = 0; i < n; i++) {
+    /* PAUSED starts the element (device, pools) and prerolls a frame */
+    fail_unless (gst_element_set_state (p, i % 2 ? GST_STATE_PAUSED :
+            GST_STATE_READY) != GST_STATE_CHANGE_FAILURE, "%s: cycle %d",
+        bin, i);
+    if (i % 50 == 0)
+      gst_element_get_state (p, NULL, NULL, 10 * GST_SECOND);
+    fail_unless (gst_element_set_state (p, GST_STATE_NULL) ==
+        GST_STATE_CHANGE_SUCCESS);
+  }
+  gst_object_unref (p);
+  g_free (bin);
+  g_free (props);
+}
+
+/* ---- files ---- */
+
+typedef enum
+{
+  BAD_MISSING,
+  BAD_DIRECTORY,
+  BAD_FIFO,
+  BAD_EMPTY,
+  BAD_JUNK,
+  N_BAD
+} Bad;
+
+static const gchar *bad_names[] = { "missing", "directory", "FIFO", "empty",
+  "junk"
+};
+
+/* A path of kind @bad in @dir; what its message must also say */
+static gchar *
+make_bad (const gchar * dir, Bad bad, const gchar ** says)
+{
+  gchar *path = g_build_filename (dir, bad == BAD_DIRECTORY ? "a-directory" :
+      bad == BAD_FIFO ? "a-fifo" : bad == BAD_MISSING ? "not-there.yml" :
+      bad == BAD_EMPTY ? "empty.yml" : "junk.yml", NULL);
+
+  *says = NULL;
+  switch (bad) {
+    case BAD_MISSING:
+      *says = "No such file";
+      break;
+    case BAD_DIRECTORY:
+      fail_unless (g_mkdir (path, 0700) == 0 || errno == EEXIST);
+      *says = "not a regular file";
+      break;
+    case BAD_FIFO:
+      fail_unless (mkfifo (path, 0600) == 0 || errno == EEXIST);
+      *says = "not a regular file";
+      break;
+    case BAD_EMPTY:
+      fail_unless (g_file_set_contents (path, "", 0, NULL));
+      break;
+    case BAD_JUNK:
+      fail_unless (g_file_set_contents (path, "\x89junk\x01\x02 not a file of "
+              "this kind\n", -1, NULL));
+      break;
+    default:
+      break;
+  }
+  return path;
+}
+
+/* The message text of the first error or warning on @bus, NULL if none */
+static gchar *
+pop_problem (GstBus * bus, GstMessageType *type, GstClockTime timeout)
+{
+  GstMessage *m = gst_bus_timed_pop_filtered (bus, timeout,
+      GST_MESSAGE_ERROR | GST_MESSAGE_WARNING);
+  GError *e = NULL;
+  gchar *text;
+
+  if (!m)
+    return NULL;
+  *type = GST_MESSAGE_TYPE (m);
+  if (*type == GST_MESSAGE_ERROR)
+    gst_message_parse_error (m, &e, NULL);
+  else
+    gst_message_parse_warning (m, &e, NULL);
+  text = g_strdup (e->message);
+  g_error_free (e);
+  gst_message_unref (m);
+  return text;
+}
+
+/* A message that names @path (its base name) and says @says */
+static void
+check_names (const gchar * text, const gchar * path, const gchar * says,
+    const gchar * what)
+{
+  gchar *base = g_path_get_basename (path);
+
+  fail_unless (text != NULL, "%s: no message", what);
+  fail_unless (strstr (text, base) != NULL, "%s: \"%s\" does not name %s",
+      what, text, base);
+  fail_unless (!says || strstr (text, says), "%s: \"%s\" does not say "
+      "\"%s\"", what, text, says);
+  g_free (base);
+}
+
+/* Set before PLAYING: an error naming the file, promptly; the pipeline
+ * stops and goes to NULL. */
+static void
+bad_file_before (const Row * row, const FileProp * fp, const gchar * path,
+    const gchar * says, const gchar * what)
+{
+  gchar *with = expand (fp->with);
+  gchar *extra = g_strdup_printf ("%s %s=\"%s\"", with, fp->prop, path);
+  gchar *props = describe (row, extra);
+  gchar *launch = g_strdup_printf ("videotestsrc num-buffers=3 ! %s ! %s ! "
+      "fakesink", row->src_caps, props);
+  GstElement *p = gst_parse_launch (launch, NULL);
+  GstBus *bus;
+  GstMessage *m;
+  GError *e = NULL;
+
+  fail_unless (p != NULL, "%s", launch);
+  bus = gst_element_get_bus (p);
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  m = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND, GST_MESSAGE_ERROR |
+      GST_MESSAGE_EOS);
+  fail_unless (m != NULL, "%s: %s hangs", what, launch);
+  fail_unless (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR, "%s: no error "
+      "from %s", what, launch);
+  gst_message_parse_error (m, &e, NULL);
+  GST_INFO ("%s: %s", what, e->message);
+  check_names (e->message, path, says, what);
+  g_error_free (e);
+  gst_message_unref (m);
+  fail_unless (gst_element_set_state (p, GST_STATE_NULL) ==
+      GST_STATE_CHANGE_SUCCESS);
+  gst_object_unref (bus);
+  gst_object_unref (p);
+  g_free (launch);
+  g_free (props);
+  g_free (extra);
+  g_free (with);
+}
+
+/* Set while PLAYING: an error or a warning naming the file; after a
+ * warning the element keeps its last good state and still applies the
+ * other settings. */
+static void
+bad_file_while_playing (const Row * row, const FileProp * fp,
+    const gchar * path, const gchar * says, const gchar * what)
+{
+  gchar *with = expand (fp->with);
+  gchar *good = describe (row, with);
+  gchar *pb = g_strdup_printf ("%s %s=%s", with, row->live, row->live_b);
+  gchar *good_b = describe (row, pb);
+  GRand *rand = g_rand_new_with_seed (43);
+  GstCaps *caps = row_caps (row, 0, row->sizes[0][0], row->sizes[0][1]);
+  GstBuffer *in = random_frame (caps, rand), *out;
+  GstHarness *h = co_harness (good, gst_caps_ref (caps));
+  GstElement *e = co_harness_element (h);
+  GstBus *bus = gst_bus_new ();
+  GstMessageType type = 0;
+  GstFlowReturn ret;
+  gchar *text;
+
+  gst_element_set_bus (h->element, bus);
+  out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+  fail_unless (out != NULL, "%s: no first frame", good);
+  gst_buffer_unref (out);
+  /* earlier warnings (no device, an aspect ratio) are not this one's */
+  gst_bus_set_flushing (bus, TRUE);
+  gst_bus_set_flushing (bus, FALSE);
+
+  g_object_set (e, fp->prop, path, NULL);
+  ret = gst_harness_push (h, gst_buffer_ref (in));
+  text = pop_problem (bus, &type, 0);
+  check_names (text, path, says, what);
+  g_free (text);
+  if (ret == GST_FLOW_OK) {
+    fail_unless (type == GST_MESSAGE_WARNING);
+    out = gst_harness_pull (h);
+    check_equal_to_fresh (row, h, good, caps, in, out, "with the last good "
+        "file");
+    gst_buffer_unref (out);
+    /* another setting still applies */
+    gst_util_set_object_arg (G_OBJECT (e), row->live, row->live_b);
+    out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+    fail_unless (out != NULL);
+    check_equal_to_fresh (row, h, good_b, caps, in, out, "a setting after "
+        "a bad file");
+    gst_buffer_unref (out);
+    /* one warning per setting */
+    fail_unless (pop_problem (bus, &type, 0) == NULL, "%s: warned twice",
+        what);
+  } else {
+    fail_unless_equals_int (ret, GST_FLOW_ERROR);
+    fail_unless (type == GST_MESSAGE_ERROR);
+  }
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (e);
+  gst_harness_teardown (h);
+  gst_object_unref (bus);
+  gst_buffer_unref (in);
+  gst_caps_unref (caps);
+  g_rand_free (rand);
+  g_free (good);
+  g_free (good_b);
+  g_free (pb);
+  g_free (with);
+}
+
+static void
+bad_files (const Row * row)
+{
+  gchar *dir = g_dir_make_tmp ("co-conf-XXXXXX", NULL);
+  gint f, b;
+
+  fail_unless (dir != NULL);
+  for (f = 0; f < (gint) G_N_ELEMENTS (row->files) && row->files[f].prop;
+      f++) {
+    for (b = 0; b < N_BAD; b++) {
+      const gchar *says;
+      gchar *path = make_bad (dir, (Bad) b, &says);
+      gchar *what = g_strdup_printf ("%s %s %s", row->factory,
+          row->files[f].prop, bad_names[b]);
+      bad_file_before (row, &row->files[f], path, says, what);
+      bad_file_while_playing (row, &row->files[f], path, says, what);
+      if (b == BAD_DIRECTORY)
+        g_rmdir (path);
+      else
+        g_unlink (path);
+      g_free (what);
+      g_free (path);
+    }
+  }
+  g_rmdir (dir);
+  g_free (dir);
+}
+
+/* ---- the suite: every check for every row ---- */
+
+#define ROW_TESTS(fn) \
+  GST_START_TEST (test_##fn) \
+  { \
+    fn (&rows[__i__]); \
+  } \
+  GST_END_TEST
+
+ROW_TESTS (renegotiate);
+ROW_TESTS (live_settings);
+ROW_TESTS (extreme_sizes);
+ROW_TESTS (state_cycles);
+ROW_TESTS (bad_files);
+
+static Suite *
+conformance_suite (void)
+{
+  Suite *s = suite_create ("conformance");
+  TCase *tc = tcase_create ("family");
+
+  suite_add_tcase (s, tc);
+  tcase_add_loop_test (tc, test_renegotiate, 0, G_N_ELEMENTS (rows));
+  tcase_add_loop_test (tc, test_live_settings, 0, G_N_ELEMENTS (rows));
+  tcase_add_loop_test (tc, test_extreme_sizes, 0, G_N_ELEMENTS (rows));
+  tcase_add_loop_test (tc, test_bad_files, 0, G_N_ELEMENTS (rows));
+  tcase_add_loop_test (tc, test_state_cycles, 0, G_N_ELEMENTS (rows));
+  return s;
+}
+
+int
+main (int argc, char **argv)
+{
+  Suite *s;
+  gboolean cuda = argc > 1 && !strcmp (argv[1], "--backend=cuda");
+
+  if (cuda)
+    argv[--argc] = NULL;
+  gst_check_init (&argc, &argv);
+  if (cuda) {
+    gchar *why = NULL;
+    if (!gst_co_cuda_probe (-1, &why)) {
+      g_print ("no usable CUDA device (%s): skipped\n", why);
+      g_free (why);
+      return 77;
+    }
+    backend = "cuda";
+  }
+  s = conformance_suite ();
+  return gst_check_run_suite (s, "conformance", __FILE__);
+}
