@@ -10,6 +10,9 @@
  *   gstcobasefilter-cuda.c   device, context sharing and adoption, memory
  *                            for subclasses, CUDA errors, fault injection
  *   gstcobasefilter-frame.c  mapping and staging of frames, per-frame work
+ *   gstcobasefilter-settings.c  the element's settings table: properties
+ *                            declared once, written under the lock,
+ *                            snapshots
  */
 #ifndef __GST_CO_BASE_FILTER_PRIVATE_H__
 #define __GST_CO_BASE_FILTER_PRIVATE_H__
@@ -95,6 +98,10 @@ GstFlowReturn co_transform (GstBaseTransform * bt, GstBuffer * inbuf,
 GstFlowReturn co_transform_ip (GstBaseTransform * bt, GstBuffer * buf);
 void      co_free_stages (GstCoBaseFilter * self);
 void      co_invalidate (GstCoBaseFilter * self);
+
+/* settings */
+void      co_settings_init (GstCoBaseFilter * self);
+void      co_settings_finalize (GstCoBaseFilter * self);
 
 G_END_DECLS
 #endif

@@ -102,6 +102,13 @@ gst_co_base_filter_get_property (GObject * object, guint prop_id,
 }
 
 void
+gst_co_base_filter_set_writes_locked (GstCoBaseFilter * self, gboolean writes)
+{
+  g_return_if_fail (CO_MODE (self) & GST_CO_FILTER_ANALYSE);
+  self->priv->writes = writes;
+}
+
+void
 gst_co_base_filter_set_writes (GstCoBaseFilter * self, gboolean writes)
 {
   g_return_if_fail (CO_MODE (self) & GST_CO_FILTER_ANALYSE);
@@ -217,6 +224,13 @@ gst_co_base_filter_dispose (GObject * object)
   G_OBJECT_CLASS (parent_class)->dispose (object);
 }
 
+static void
+gst_co_base_filter_finalize (GObject * object)
+{
+  co_settings_finalize (GST_CO_BASE_FILTER (object));
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
 /* ---- per frame ---- */
 
 static void
@@ -249,6 +263,7 @@ gst_co_base_filter_class_init (GstCoBaseFilterClass * klass)
   gobject_class->set_property = gst_co_base_filter_set_property;
   gobject_class->get_property = gst_co_base_filter_get_property;
   gobject_class->dispose = gst_co_base_filter_dispose;
+  gobject_class->finalize = gst_co_base_filter_finalize;
   gobject_class->constructed = gst_co_base_filter_constructed;
 
   /**
@@ -323,6 +338,7 @@ gst_co_base_filter_constructed (GObject * object)
    * GstVideoFilter does. */
   gst_base_transform_set_in_place (bt, analyse);
   gst_base_transform_set_qos_enabled (bt, !analyse);
+  co_settings_init (GST_CO_BASE_FILTER (object));
   G_OBJECT_CLASS (parent_class)->constructed (object);
 }
 

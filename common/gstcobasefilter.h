@@ -79,6 +79,43 @@ struct _GstCoBaseFilter
   GstCoBaseFilterPrivate *priv;
 };
 
+/**
+ * GstCoSettingFlags:
+ * @GST_CO_SETTING_FRAME: read from the snapshot of each frame: no rebuild
+ * @GST_CO_SETTING_REBUILD: rebuild before the next frame
+ * @GST_CO_SETTING_RESIZE: renegotiate (the output size follows it)
+ * @GST_CO_SETTING_FLOAT: a double property held as a gfloat
+ *
+ * What a change of one setting does; the base applies it, the object lock
+ * held for the write and released before any renegotiation.
+ */
+typedef enum
+{
+  GST_CO_SETTING_FRAME = 0,
+  GST_CO_SETTING_REBUILD = 1 << 0,
+  GST_CO_SETTING_RESIZE = 1 << 1,
+  GST_CO_SETTING_FLOAT = 1 << 2,
+} GstCoSettingFlags;
+
+/**
+ * GstCoSetting:
+ * @pspec: the property (made in class_init; its id is its index + 1)
+ * @offset: of its value in the element's settings struct (G_STRUCT_OFFSET)
+ * @flags: what a change does
+ * @gen: offset of a guint the base increments at every set (a file: read
+ *   again when set again, gstcofilesetting.h), or -1
+ *
+ * One row of an element's settings table: the property, where its value
+ * lives and what changing it does, declared once.
+ */
+typedef struct
+{
+  GParamSpec *pspec;
+  gsize offset;
+  GstCoSettingFlags flags;
+  gssize gen;
+} GstCoSetting;
+
 struct _GstCoBaseFilterClass
 {
   GstBaseTransformClass parent_class;
@@ -136,10 +173,42 @@ struct _GstCoBaseFilterClass
   GstFlowReturn (*finish)   (GstCoBaseFilter * self, GstBuffer * inbuf,
                              GstBuffer * outbuf);
 
+  /* The settings table (gst_co_base_filter_class_install_settings) */
+  const GstCoSetting *settings;
+  guint n_settings;
+  gsize settings_offset, settings_size;
+  /* After a setting of the table was written, with the object lock held:
+   * what else follows from it (a value that goes with it).  Optional. */
+  void          (*setting_changed) (GstCoBaseFilter * self, guint prop_id);
+
   gpointer _reserved[GST_PADDING];
 };
 
 GType gst_co_base_filter_get_type (void);
+
+/* Declares the element's properties once: installs every row's pspec (ids
+ * 1..n), points GObject's set/get_property at the table (an element with
+ * other properties sets its own after this call and gives the table's ids
+ * to gst_co_base_filter_set_setting first), writes under the object lock,
+ * marks a rebuild or renegotiates as each row's flags say, and sets the
+ * defaults of the pspecs when an instance is made.  @instance_offset: of
+ * the settings struct in the instance; @size: its size.  @settings is
+ * copied. */
+void     gst_co_base_filter_class_install_settings (GstCoBaseFilterClass *
+    klass, gsize instance_offset, gsize size, const GstCoSetting * settings,
+    guint n);
+/* For an element's own set/get_property: TRUE when @prop_id is the
+ * table's, and done. */
+gboolean gst_co_base_filter_set_setting (GObject * object, guint prop_id,
+    const GValue * value);
+gboolean gst_co_base_filter_get_setting (GObject * object, guint prop_id,
+    GValue * value);
+/* A copy of the settings struct taken under the object lock, its strings
+ * duplicated; gst_co_base_filter_snapshot_clear frees them.  Streaming
+ * thread (rebuild, process). */
+void     gst_co_base_filter_snapshot (GstCoBaseFilter * self, gpointer dst);
+void     gst_co_base_filter_snapshot_clear (GstCoBaseFilter * self,
+    gpointer snap);
 
 /* Property flags of the family: a live property is read by the next frame
  * (GST_PARAM_MUTABLE_PLAYING); an animatable one also follows control
@@ -180,6 +249,11 @@ gboolean gst_co_base_filter_on_cuda (GstCoBaseFilter * self);
  * after posting an element error naming @what.  Never per frame: the base
  * synchronises each frame once, where needed. */
 gboolean gst_co_base_filter_sync (GstCoBaseFilter * self, const gchar * what);
+
+/* gst_co_base_filter_set_writes with the object lock already held (from
+ * setting_changed). */
+void     gst_co_base_filter_set_writes_locked (GstCoBaseFilter * self,
+    gboolean writes);
 
 /* ANALYSE: whether process may write the frame's pixels (an overlay).  Off:
  * the pixels are only read, never copied.  Any thread; from the next frame. */

@@ -80,18 +80,14 @@ gst_co_fovea_fragment_get_type (void)
   return (GType) type;
 }
 
-/* Now on the element's clock, for the gaze-to-photon audit. */
+/* Now on the element's clock, for the gaze-to-photon audit.  Object lock
+ * held (it guards the element's clock). */
 static GstClockTime
-now (GstCudaFoveate * self)
+now_locked (GstCudaFoveate * self)
 {
-  GstClock *clock = gst_element_get_clock (GST_ELEMENT (self));
-  GstClockTime t = GST_CLOCK_TIME_NONE;
+  GstClock *clock = GST_ELEMENT_CLOCK (self);
 
-  if (clock) {
-    t = gst_clock_get_time (clock);
-    gst_object_unref (clock);
-  }
-  return t;
+  return clock ? gst_clock_get_time (clock) : GST_CLOCK_TIME_NONE;
 }
 
 /* blur-map: (re)loads the picture into backend memory when the property
@@ -99,23 +95,18 @@ now (GstCudaFoveate * self)
  * fails before the first frame; later it is one warning per setting and
  * the map in use stays.  FALSE after posting an error. */
 static gboolean
-load_map (GstCudaFoveate * self)
+load_map (GstCudaFoveate * self, const GstCoFoveaSettings * s)
 {
   GstCoBaseFilter *base = GST_CO_BASE_FILTER (self);
   gchar *path, *why = NULL;
   guint8 *pix;
   gint w = 0, h = 0;
-  guint gen;
+  const guint gen = s->blur_map_gen;
   gboolean ok;
 
-  GST_OBJECT_LOCK (self);
-  path = g_strdup (self->blur_map);
-  gen = self->blur_map_gen;
-  GST_OBJECT_UNLOCK (self);
-  if (gen == self->map_gen || gen == self->bad_map_gen) {
-    g_free (path);
+  if (gen == self->map_gen || gen == self->bad_map_gen)
     return TRUE;
-  }
+  path = g_strdup (s->blur_map);
   if (!path || !*path) {
     g_clear_pointer (&self->map_path, g_free);
     self->map_gen = gen;
@@ -175,11 +166,13 @@ gst_cuda_foveate_rebuild (GstCoBaseFilter * base, gboolean caps_changed)
   gsize bytes;
   guint8 *host;
 
-  if (!load_map (self))
+  gst_co_base_filter_snapshot (base, &s);
+  if (!load_map (self, &s)) {
+    gst_co_base_filter_snapshot_clear (base, &s);
     return FALSE;
-  GST_OBJECT_LOCK (self);
-  s = self->set;
-  GST_OBJECT_UNLOCK (self);
+  }
+  /* the frames' copy keeps no string */
+  gst_co_base_filter_snapshot_clear (base, &s);
 
   /* planned aside: a plan refused while PLAYING keeps the one in use */
   plan = *f;
@@ -325,8 +318,6 @@ gst_cuda_foveate_src_event (GstBaseTransform * bt, GstEvent * event)
       && gst_navigation_event_parse_mouse_move_event (event, &x, &y)) {
     gint w = GST_VIDEO_INFO_WIDTH (&base->out_info);
     gint h = GST_VIDEO_INFO_HEIGHT (&base->out_info);
-    GstClockTime t = now (self);
-
     GST_OBJECT_LOCK (self);
     /* coordinates from a remote client may be anything */
     if (self->set.follow_pointer && w > 0 && h > 0 && isfinite (x) &&
@@ -334,7 +325,7 @@ gst_cuda_foveate_src_event (GstBaseTransform * bt, GstEvent * event)
       /* a pointer outside the picture holds the fixation at its edge */
       self->set.fixation_x = CLAMP ((x + 0.5) / w, 0.0, 1.0);
       self->set.fixation_y = CLAMP ((y + 0.5) / h, 0.0, 1.0);
-      self->set.gaze_time = t;
+      self->set.gaze_time = now_locked (self);
       gst_co_base_filter_mark_dirty (base);
     }
     GST_OBJECT_UNLOCK (self);
@@ -343,122 +334,14 @@ gst_cuda_foveate_src_event (GstBaseTransform * bt, GstEvent * event)
       (bt, event);
 }
 
+/* A fixation set by the application: when it arrived, for the results */
 static void
-gst_cuda_foveate_set_property (GObject * object, guint prop_id,
-    const GValue * value, GParamSpec * pspec)
+gst_cuda_foveate_setting_changed (GstCoBaseFilter * base, guint prop_id)
 {
-  GstCudaFoveate *self = GST_CUDA_FOVEATE (object);
-  GstCoFoveaSettings *s = &self->set;
-  CoFoveaModel *m = &s->model;
-  GstClockTime t = now (self);
+  GstCudaFoveate *self = GST_CUDA_FOVEATE (base);
 
-  GST_OBJECT_LOCK (self);
-  switch (prop_id) {
-    case PROP_FIXATION_X:
-      s->fixation_x = g_value_get_double (value);
-      s->gaze_time = t;
-      break;
-    case PROP_FIXATION_Y:
-      s->fixation_y = g_value_get_double (value);
-      s->gaze_time = t;
-      break;
-    case PROP_FOLLOW_POINTER:
-      s->follow_pointer = g_value_get_boolean (value);
-      break;
-    case PROP_FRAGMENT_SIZE:
-      s->fragment = g_value_get_enum (value);
-      break;
-    case PROP_STRENGTH:
-      m->strength = (gfloat) g_value_get_double (value);
-      break;
-    case PROP_CORNER_ECCENTRICITY:
-      m->e_corner = (gfloat) g_value_get_double (value);
-      break;
-    case PROP_CT0:
-      m->ct0 = (gfloat) g_value_get_double (value);
-      break;
-    case PROP_ALPHA:
-      m->alpha = (gfloat) g_value_get_double (value);
-      break;
-    case PROP_E2:
-      m->e2 = (gfloat) g_value_get_double (value);
-      break;
-    case PROP_PIXELS_PER_DEGREE:
-      m->ppd = (gfloat) g_value_get_double (value);
-      break;
-    case PROP_MIN_SIGMA:
-      m->min_sigma = (gfloat) g_value_get_double (value);
-      break;
-    case PROP_BLUR_MAP:
-      g_free (self->blur_map);
-      self->blur_map = g_value_dup_string (value);
-      self->blur_map_gen++;
-      break;
-    case PROP_SHOW_MAP:
-      s->show_map = g_value_get_boolean (value);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-  gst_co_base_filter_mark_dirty (GST_CO_BASE_FILTER (self));
-  GST_OBJECT_UNLOCK (self);
-}
-
-static void
-gst_cuda_foveate_get_property (GObject * object, guint prop_id,
-    GValue * value, GParamSpec * pspec)
-{
-  GstCudaFoveate *self = GST_CUDA_FOVEATE (object);
-  GstCoFoveaSettings *s = &self->set;
-  CoFoveaModel *m = &s->model;
-
-  GST_OBJECT_LOCK (self);
-  switch (prop_id) {
-    case PROP_FIXATION_X:
-      g_value_set_double (value, s->fixation_x);
-      break;
-    case PROP_FIXATION_Y:
-      g_value_set_double (value, s->fixation_y);
-      break;
-    case PROP_FOLLOW_POINTER:
-      g_value_set_boolean (value, s->follow_pointer);
-      break;
-    case PROP_FRAGMENT_SIZE:
-      g_value_set_enum (value, s->fragment);
-      break;
-    case PROP_STRENGTH:
-      g_value_set_double (value, m->strength);
-      break;
-    case PROP_CORNER_ECCENTRICITY:
-      g_value_set_double (value, m->e_corner);
-      break;
-    case PROP_CT0:
-      g_value_set_double (value, m->ct0);
-      break;
-    case PROP_ALPHA:
-      g_value_set_double (value, m->alpha);
-      break;
-    case PROP_E2:
-      g_value_set_double (value, m->e2);
-      break;
-    case PROP_PIXELS_PER_DEGREE:
-      g_value_set_double (value, m->ppd);
-      break;
-    case PROP_MIN_SIGMA:
-      g_value_set_double (value, m->min_sigma);
-      break;
-    case PROP_BLUR_MAP:
-      g_value_set_string (value, self->blur_map);
-      break;
-    case PROP_SHOW_MAP:
-      g_value_set_boolean (value, s->show_map);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-  GST_OBJECT_UNLOCK (self);
+  if (prop_id == PROP_FIXATION_X || prop_id == PROP_FIXATION_Y)
+    self->set.gaze_time = now_locked (self);
 }
 
 static void
@@ -466,10 +349,13 @@ gst_cuda_foveate_finalize (GObject * object)
 {
   GstCudaFoveate *self = GST_CUDA_FOVEATE (object);
 
-  g_free (self->blur_map);
   g_free (self->map_path);
   G_OBJECT_CLASS (gst_cuda_foveate_parent_class)->finalize (object);
 }
+
+#define SET(f) G_STRUCT_OFFSET (GstCoFoveaSettings, f)
+#define REBUILD GST_CO_SETTING_REBUILD
+#define MODEL (GST_CO_SETTING_REBUILD | GST_CO_SETTING_FLOAT)
 
 static void
 gst_cuda_foveate_class_init (GstCudaFoveateClass * klass)
@@ -479,68 +365,66 @@ gst_cuda_foveate_class_init (GstCudaFoveateClass * klass)
   GstBaseTransformClass *bt = GST_BASE_TRANSFORM_CLASS (klass);
   GstCoBaseFilterClass *fc = GST_CO_BASE_FILTER_CLASS (klass);
 
-  oc->set_property = gst_cuda_foveate_set_property;
-  oc->get_property = gst_cuda_foveate_get_property;
+  /* in the order of the PROP_ ids */
+  const GstCoSetting settings[] = {
+    {g_param_spec_double ("fixation-x", "Fixation x",
+            "Horizontal fixation point, 0 the left edge, 1 the right", 0.0,
+            1.0, 0.5, GST_CO_PARAM_ANIM), SET (fixation_x), REBUILD, -1},
+    {g_param_spec_double ("fixation-y", "Fixation y",
+            "Vertical fixation point, 0 the top edge, 1 the bottom", 0.0, 1.0,
+            0.5, GST_CO_PARAM_ANIM), SET (fixation_y), REBUILD, -1},
+    {g_param_spec_boolean ("follow-pointer", "Follow pointer",
+            "The fixation follows the mouse over the video (navigation "
+            "events)", FALSE, GST_CO_PARAM_LIVE), SET (follow_pointer),
+        GST_CO_SETTING_FRAME, -1},
+    {g_param_spec_enum ("fragment-size", "Fragment size",
+            "Side of the square fragments that each take one blur",
+            gst_co_fovea_fragment_get_type (), 16, GST_CO_PARAM_LIVE),
+        SET (fragment), REBUILD, -1},
+    {g_param_spec_double ("strength", "Strength",
+            "Scales every blur's sigma (1: the paper's)", 0.0, 16.0, 1.0,
+            GST_CO_PARAM_ANIM), SET (model.strength), MODEL, -1},
+    {g_param_spec_double ("corner-eccentricity", "Corner eccentricity",
+            "Eccentricity in degrees at half the frame's diagonal from the "
+            "fixation (when pixels-per-degree is 0)", 0.1, 180.0, 15.0,
+            GST_CO_PARAM_ANIM), SET (model.e_corner), MODEL, -1},
+    {g_param_spec_double ("ct0", "CT0",
+            "Minimal contrast threshold of Geisler and Perry's model (only "
+            "with pixels-per-degree)", 1e-4, 0.99, 1.0 / 64,
+            GST_CO_PARAM_LIVE), SET (model.ct0), MODEL, -1},
+    {g_param_spec_double ("alpha", "Alpha",
+            "Spatial frequency decay constant (only with pixels-per-degree)",
+            1e-3, 10.0, 0.106, GST_CO_PARAM_LIVE), SET (model.alpha), MODEL,
+        -1},
+    {g_param_spec_double ("e2", "e2",
+            "Half-resolution eccentricity in degrees", 0.01, 100.0, 2.3,
+            GST_CO_PARAM_LIVE), SET (model.e2), MODEL, -1},
+    {g_param_spec_double ("pixels-per-degree", "Pixels per degree",
+            "The display's resolution at the viewer's distance; 0 keeps the "
+            "paper's normalisation by corner-eccentricity", 0.0, 10000.0,
+            0.0, GST_CO_PARAM_LIVE), SET (model.ppd), MODEL, -1},
+    {g_param_spec_double ("min-sigma", "Minimum sigma",
+            "Blurs below this sigma (pixels) are skipped: the fovea is "
+            "copied", 0.0, 10.0, 0.5, GST_CO_PARAM_LIVE), SET (model.min_sigma),
+        MODEL, -1},
+    {g_param_spec_string ("blur-map", "Blur map",
+            "A grey picture of the visual field (twice the frame's width and "
+            "height, centred on the fixation): value v gives the "
+            "eccentricity v / 255 x corner-eccentricity instead of the "
+            "distance; for non-radial retinas. Any format GStreamer decodes",
+            NULL, GST_CO_PARAM_LIVE), SET (blur_map), REBUILD,
+        SET (blur_map_gen)},
+    {g_param_spec_boolean ("show-map", "Show map",
+            "Draw the fragments' borders in the colour of their blur (blue: "
+            "copied, then green to red)", FALSE, GST_CO_PARAM_LIVE),
+        SET (show_map), REBUILD, -1},
+  };
+
+  gst_co_base_filter_class_install_settings (fc,
+      G_STRUCT_OFFSET (GstCudaFoveate, set), sizeof (GstCoFoveaSettings),
+      settings, G_N_ELEMENTS (settings));
+  fc->setting_changed = gst_cuda_foveate_setting_changed;
   oc->finalize = gst_cuda_foveate_finalize;
-
-  g_object_class_install_property (oc, PROP_FIXATION_X,
-      g_param_spec_double ("fixation-x", "Fixation x",
-          "Horizontal fixation point, 0 the left edge, 1 the right", 0.0, 1.0,
-          0.5, GST_CO_PARAM_ANIM));
-  g_object_class_install_property (oc, PROP_FIXATION_Y,
-      g_param_spec_double ("fixation-y", "Fixation y",
-          "Vertical fixation point, 0 the top edge, 1 the bottom", 0.0, 1.0,
-          0.5, GST_CO_PARAM_ANIM));
-  g_object_class_install_property (oc, PROP_FOLLOW_POINTER,
-      g_param_spec_boolean ("follow-pointer", "Follow pointer",
-          "The fixation follows the mouse over the video (navigation "
-          "events)", FALSE, GST_CO_PARAM_LIVE));
-  g_object_class_install_property (oc, PROP_FRAGMENT_SIZE,
-      g_param_spec_enum ("fragment-size", "Fragment size",
-          "Side of the square fragments that each take one blur",
-          gst_co_fovea_fragment_get_type (), 16, GST_CO_PARAM_LIVE));
-  g_object_class_install_property (oc, PROP_STRENGTH,
-      g_param_spec_double ("strength", "Strength",
-          "Scales every blur's sigma (1: the paper's)", 0.0, 16.0, 1.0,
-          GST_CO_PARAM_ANIM));
-  g_object_class_install_property (oc, PROP_CORNER_ECCENTRICITY,
-      g_param_spec_double ("corner-eccentricity", "Corner eccentricity",
-          "Eccentricity in degrees at half the frame's diagonal from the "
-          "fixation (when pixels-per-degree is 0)", 0.1, 180.0, 15.0,
-          GST_CO_PARAM_ANIM));
-  g_object_class_install_property (oc, PROP_CT0,
-      g_param_spec_double ("ct0", "CT0",
-          "Minimal contrast threshold of Geisler and Perry's model (only "
-          "with pixels-per-degree)", 1e-4, 0.99, 1.0 / 64, GST_CO_PARAM_LIVE));
-  g_object_class_install_property (oc, PROP_ALPHA,
-      g_param_spec_double ("alpha", "Alpha",
-          "Spatial frequency decay constant (only with pixels-per-degree)",
-          1e-3, 10.0, 0.106, GST_CO_PARAM_LIVE));
-  g_object_class_install_property (oc, PROP_E2,
-      g_param_spec_double ("e2", "e2",
-          "Half-resolution eccentricity in degrees", 0.01, 100.0, 2.3,
-          GST_CO_PARAM_LIVE));
-  g_object_class_install_property (oc, PROP_PIXELS_PER_DEGREE,
-      g_param_spec_double ("pixels-per-degree", "Pixels per degree",
-          "The display's resolution at the viewer's distance; 0 keeps the "
-          "paper's normalisation by corner-eccentricity", 0.0, 10000.0, 0.0,
-          GST_CO_PARAM_LIVE));
-  g_object_class_install_property (oc, PROP_MIN_SIGMA,
-      g_param_spec_double ("min-sigma", "Minimum sigma",
-          "Blurs below this sigma (pixels) are skipped: the fovea is copied",
-          0.0, 10.0, 0.5, GST_CO_PARAM_LIVE));
-
-  g_object_class_install_property (oc, PROP_BLUR_MAP,
-      g_param_spec_string ("blur-map", "Blur map",
-          "A grey picture of the visual field (twice the frame's width and "
-          "height, centred on the fixation): value v gives the eccentricity "
-          "v / 255 x corner-eccentricity instead of the distance; for "
-          "non-radial retinas. Any format GStreamer decodes", NULL,
-          GST_CO_PARAM_LIVE));
-  g_object_class_install_property (oc, PROP_SHOW_MAP,
-      g_param_spec_boolean ("show-map", "Show map",
-          "Draw the fragments' borders in the colour of their blur (blue: "
-          "copied, then green to red)", FALSE, GST_CO_PARAM_LIVE));
 
   gst_element_class_set_static_metadata (ec, "CUDA foveation",
       "Filter/Effect/Video",
@@ -557,21 +441,11 @@ gst_cuda_foveate_class_init (GstCudaFoveateClass * klass)
   gst_type_mark_as_plugin_api (gst_co_fovea_fragment_get_type (), 0);
 }
 
+/* the table's defaults are the pspecs' (set by the base) */
 static void
 gst_cuda_foveate_init (GstCudaFoveate * self)
 {
-  CoFoveaModel *m = &self->set.model;
-
-  self->set.fixation_x = self->set.fixation_y = 0.5;
-  self->set.fragment = 16;
   self->set.gaze_time = GST_CLOCK_TIME_NONE;
-  m->strength = 1.0f;
-  m->e_corner = 15.0f;
-  m->ct0 = 1.0f / 64;
-  m->alpha = 0.106f;
-  m->e2 = 2.3f;
-  m->ppd = 0.0f;
-  m->min_sigma = 0.5f;
 }
 
 gboolean

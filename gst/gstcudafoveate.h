@@ -20,20 +20,20 @@ typedef struct
   CoFoveaModel model;
   GstClockTime gaze_time;       /* when the fixation arrived (clock time) */
   gboolean show_map;
+  gchar *blur_map;
+  guint blur_map_gen;           /* counts its sets: read again */
 } GstCoFoveaSettings;
 
 struct _GstCudaFoveate
 {
   GstCoBaseFilter parent;
 
-  GstCoFoveaSettings set;       /* under the object lock */
+  GstCoFoveaSettings set;       /* the settings table's, object lock */
   GstCoFoveaSettings snap;      /* of the last rebuild: the frame's */
   CoFovea fovea;                /* its blur, table pointers on the backend */
   gpointer table;               /* backend memory: offsets then taps */
   gsize table_size;
 
-  gchar *blur_map;              /* under the object lock: the property */
-  guint blur_map_gen;           /* under the object lock: counts its sets */
   gboolean built;               /* once since start: a bad map then warns */
   gchar *map_path;              /* the map loaded into map_mem */
   guint map_gen, bad_map_gen;   /* the setting loaded, and one that failed */

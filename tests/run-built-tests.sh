@@ -14,9 +14,13 @@ logs=${OUT:-/tmp}
 pass=0 fail=0 skip=0
 for t in tests/test-lut tests/test-remap tests/test-camera tests/test-remapfilter tests/test-omni tests/test-circle tests/test-foveate tests/test-ssim tests/test-calibration tests/test-shcentroid tests/test-clt tests/test-clt-kernels tests/check/check-cudalensdistort \
          tests/check/check-churn tests/check/check-faults tests/check/check-basefilter \
-         tests/check/check-modes tests/check/check-cudaomniunwrap tests/check/check-cudafoveate tests/check/check-cudashcentroid tests/check/check-cudaaberration tests/check/check-cudalensdistort-gpu; do
+         tests/check/check-modes tests/check/check-cudaomniunwrap tests/check/check-cudafoveate tests/check/check-cudashcentroid tests/check/check-cudaaberration tests/check/check-cudalensdistort-gpu \
+         tests/check/check-conformance tests/check/check-conformance:cuda; do
+  # PROGRAM:cuda runs PROGRAM --backend=cuda (the conformance suite on CUDA)
+  args=()
+  case $t in *:cuda) t=${t%:cuda}; args=(--backend=cuda) ;; esac
   [ -x "$b/$t" ] || continue
-  name=$(basename "$t")
+  name=$(basename "$t")${args:+-cuda}
   # ONLY=regex: just the tests whose names match (a quick GPU run)
   [ -z "${ONLY:-}" ] || [[ $name =~ $ONLY ]] || continue
   start=$(date +%s%N)
@@ -27,7 +31,7 @@ for t in tests/test-lut tests/test-remap tests/test-camera tests/test-remapfilte
       GST_PLUGIN_PATH=$root/$b/no-plugins GST_PLUGIN_PATH_1_0=$root/$b/no-plugins \
         GST_REGISTRY=/tmp/co-registry-own.bin GST_REGISTRY_1_0=/tmp/co-registry-own.bin \
         timeout "${TEST_TIMEOUT:-300}" "$b/$t" >"$logs/$name.log" 2>&1 ;;
-    *) timeout "${TEST_TIMEOUT:-300}" "$b/$t" >"$logs/$name.log" 2>&1 ;;
+    *) timeout "${TEST_TIMEOUT:-300}" "$b/$t" "${args[@]}" >"$logs/$name.log" 2>&1 ;;
   esac
   rc=$?
   ms=$(( ($(date +%s%N) - start) / 1000000 ))

@@ -1,8 +1,8 @@
 /* cudaoptics — LGPL-2.1-or-later
  *
- * Frames per second of cudalensdistort in a pipeline fed by a source that is
- * not the bottleneck: appsrc re-pushing a few frames into
- * `appsrc ! cudalensdistort x K ! fakesink`, in three memory set-ups:
+ * Frames per second of an element of the family in a pipeline fed by a
+ * source that is not the bottleneck: appsrc re-pushing a few frames into
+ * `appsrc ! ELEMENT x K ! fakesink`, in three memory set-ups:
  *   cuda      frames uploaded once by cudaupload, memory:CUDAMemory
  *             throughout, cudaupload's CUDA context shared;
  *   pinned    system memory from the pinned pool the element proposes
@@ -14,12 +14,31 @@
  * difference between two frame counts, and the per-element cost from the
  * difference between K elements and none.
  *
- *   bench-pipeline [WIDTH HEIGHT FORMAT [MODES]]   (default 1920 1080 RGBA
- *                                                    cuda,pinned,pageable)
+ *   bench-pipeline [WIDTH HEIGHT FORMAT [MODES [ELEMENT [PROPS]]]]
+ *     default 1920 1080 RGBA cuda,pinned,pageable cudalensdistort "k1=-0.2";
+ *     FORMAT "bayer:rggb" feeds video/x-bayer.  Elements that keep the
+ *     caps (cudalensdistort, cudafoveate, cudashcentroid) are chained 1 and
+ *     4 deep, the others once.  CO_SYNC_EVERY_FRAME=1 restores a host wait
+ *     after every frame (the behaviour before 1.24's stream ordering), for
+ *     a before/after in one run.
  */
 #include <gst/video/video.h>
 #include <string.h>
 #include "bench-app.h"
+
+static const gchar *element = "cudalensdistort", *element_props = "k1=-0.2";
+
+/* the caps of @format frames (a Bayer order after "bayer:") */
+static GstCaps *
+format_caps (const gchar * format, gint w, gint h)
+{
+  gboolean bayer = g_str_has_prefix (format, "bayer:");
+
+  return gst_caps_new_simple (bayer ? "video/x-bayer" : "video/x-raw",
+      "format", G_TYPE_STRING, bayer ? format + 6 : format, "width",
+      G_TYPE_INT, w, "height", G_TYPE_INT, h, "framerate", GST_TYPE_FRACTION,
+      1000, 1, NULL);
+}
 
 static void
 need_data (GstAppSrc * src, guint length, gpointer data)
@@ -32,17 +51,20 @@ need_data (GstAppSrc * src, guint length, gpointer data)
 static gboolean
 host_frames (gint w, gint h, const gchar * format, gboolean pinned)
 {
-  GstCaps *caps = gst_caps_new_simple ("video/x-raw", "format", G_TYPE_STRING,
-      format, "width", G_TYPE_INT, w, "height", G_TYPE_INT, h, "framerate",
-      GST_TYPE_FRACTION, 1000, 1, NULL);
-  GstElement *e = gst_element_factory_make ("cudalensdistort", NULL);
+  GstCaps *caps = format_caps (format, w, h);
+  GstElement *e = gst_element_factory_make (element, NULL);
   GstPad *sink = gst_element_get_static_pad (e, "sink");
   GstBufferPool *pool = NULL;
   GstVideoInfo info;
   guint32 x = 0x9e3779b9u;
   gint i;
 
-  gst_video_info_from_caps (&info, caps);
+  if (!gst_video_info_from_caps (&info, caps)) {
+    /* Bayer: one byte (or two) a sample, rows of a multiple of 4 bytes */
+    gint bps = g_str_has_suffix (format, "16le") ? 2 : 1;
+    gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8,
+        GST_ROUND_UP_4 (w * bps), h);
+  }
   if (pinned) {
     GstQuery *q = gst_query_new_allocation (caps, TRUE);
     gst_element_set_state (e, GST_STATE_PAUSED);
@@ -95,7 +117,7 @@ run (gint k, guint64 n, gint * warnings, gboolean wrap)
   if (wrap)
     g_string_append (d, "! cudaupload ! video/x-raw(memory:CUDAMemory) ");
   for (i = 0; i < k; i++)
-    g_string_append_printf (d, "! cudalensdistort k1=%g ", -0.2 - 0.01 * i);
+    g_string_append_printf (d, "! %s %s ", element, element_props);
   if (wrap)
     g_string_append (d, "! video/x-raw(memory:CUDAMemory) ! cudadownload ! "
         "video/x-raw ");
@@ -143,12 +165,19 @@ int
 main (int argc, char **argv)
 {
   gint w = argc > 2 ? atoi (argv[1]) : 1920, h = argc > 2 ? atoi (argv[2]) :
-      1080, ks[] = { 0, 1, 4 }, i, m, warn = 0;
+      1080, ks[] = { 0, 1, 4 }, nk, i, m, warn = 0;
   const gchar *format = argc > 3 ? argv[3] : "RGBA";
   gchar **modes = g_strsplit (argc > 4 ? argv[4] : "cuda,pinned,pageable",
       ",", -1);
   const guint64 n1 = 500, n2 = 3000;
 
+  if (argc > 5)
+    element = argv[5];
+  if (argc > 6)
+    element_props = argv[6];
+  /* a chain needs the same caps out as in */
+  nk = !strcmp (element, "cudalensdistort") || !strcmp (element,
+      "cudafoveate") || !strcmp (element, "cudashcentroid") ? 3 : 2;
   gst_init (&argc, &argv);
   for (m = 0; modes[m]; m++) {
     gdouble base = 0;
@@ -161,9 +190,11 @@ main (int argc, char **argv)
       g_printerr ("%s: could not prepare frames (no GPU?)\n", modes[m]);
       return 2;
     }
-    g_print ("\n| %dx%d %s, %s memory | frames/s | ms per frame | ms per "
-        "element |\n|---|---:|---:|---:|\n", w, h, format, modes[m]);
-    for (i = 0; i < (gint) G_N_ELEMENTS (ks); i++) {
+    g_print ("\n| %s %s, %dx%d %s, %s memory%s | frames/s | ms per frame | "
+        "ms per element |\n|---|---:|---:|---:|\n", element, element_props, w,
+        h, format, modes[m], g_getenv ("CO_SYNC_EVERY_FRAME") ?
+        ", a host wait every frame" : "");
+    for (i = 0; i < nk; i++) {
       gint w1, w2;
       gdouble t1 = run (ks[i], n1, &w1, FALSE), t2 = run (ks[i], n2, &w2,
           FALSE);
@@ -173,18 +204,20 @@ main (int argc, char **argv)
       warn += w1 + w2;
       if (ks[i] == 0)
         base = per;
-      g_print ("| appsrc ! %d x cudalensdistort ! fakesink | %.0f | %.4f | "
-          "%s |\n", ks[i], 1e3 / per, per, pe);
+      g_print ("| appsrc ! %d x %s ! fakesink | %.0f | %.4f | %s |\n", ks[i],
+          element, 1e3 / per, per, pe);
       g_free (pe);
     }
-    /* the same frames through cudaupload ! cudalensdistort ! cudadownload */
-    if (strcmp (modes[m], "cuda") != 0) {
+    /* the same frames through cudaupload ! ELEMENT ! cudadownload, where
+     * CUDA memory can carry them */
+    if (strcmp (modes[m], "cuda") != 0 && !strcmp (element,
+            "cudalensdistort")) {
       gint w1, w2;
       gdouble t1 = run (1, n1, &w1, TRUE), t2 = run (1, n2, &w2, TRUE);
       gdouble per = (t2 - t1) / (n2 - n1) * 1e3;
       warn += w1 + w2;
-      g_print ("| appsrc ! cudaupload ! cudalensdistort ! cudadownload ! "
-          "fakesink | %.0f | %.4f | - |\n", 1e3 / per, per);
+      g_print ("| appsrc ! cudaupload ! %s ! cudadownload ! fakesink | %.0f "
+          "| %.4f | - |\n", element, 1e3 / per, per);
     }
   }
   g_print ("warnings/errors: %d\n", warn);
