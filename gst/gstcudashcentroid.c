@@ -635,21 +635,14 @@ gst_cuda_sh_centroid_rebuild (GstCoBaseFilter * base, gboolean caps_changed)
   const gint h = GST_VIDEO_INFO_HEIGHT (&base->in_info);
   gint nx, ny;
 
-  GST_OBJECT_LOCK (self);
-  s = self->set;
-  s.mask_file = g_strdup (s.mask_file);
-  s.reference_file = g_strdup (s.reference_file);
-  s.lut_file = g_strdup (s.lut_file);
-  GST_OBJECT_UNLOCK (self);
+  gst_co_base_filter_snapshot (base, &s);
   lenslets (&s, w, h, &nx, &ny);
   ok = read_files (self, &s, MAX (nx, 1), MAX (ny, 1), levels) &&
       build_grid (self, &s, w, h, levels, self->built && !caps_changed &&
       self->bx != NULL);
   if (ok)
     self->built = TRUE;
-  g_free (s.mask_file);
-  g_free (s.reference_file);
-  g_free (s.lut_file);
+  gst_co_base_filter_snapshot_clear (base, &s);
   return ok;
 }
 
@@ -911,188 +904,13 @@ capture_reference (GstCudaShCentroid * self)
   GST_OBJECT_UNLOCK (self);
 }
 
+/* The frames are written only while the overlay is on. */
 static void
-gst_cuda_sh_centroid_set_property (GObject * object, guint prop_id,
-    const GValue * value, GParamSpec * pspec)
+gst_cuda_sh_centroid_setting_changed (GstCoBaseFilter * base, guint prop_id)
 {
-  GstCudaShCentroid *self = GST_CUDA_SH_CENTROID (object);
-  GstCoShSettings *s = &self->set;
-  gboolean grid = TRUE;
-
-  GST_OBJECT_LOCK (self);
-  switch (prop_id) {
-    case PROP_PITCH:
-      s->pitch = g_value_get_double (value);
-      break;
-    case PROP_ORIGIN_X:
-      s->origin_x = g_value_get_double (value);
-      break;
-    case PROP_ORIGIN_Y:
-      s->origin_y = g_value_get_double (value);
-      break;
-    case PROP_LENSLETS_X:
-      s->lenslets_x = g_value_get_int (value);
-      break;
-    case PROP_LENSLETS_Y:
-      s->lenslets_y = g_value_get_int (value);
-      break;
-    case PROP_PUPIL_DIAMETER:
-      s->pupil_diameter = g_value_get_double (value);
-      break;
-    case PROP_CENTRAL_OBSTRUCTION:
-      s->central_obstruction = g_value_get_double (value);
-      break;
-    case PROP_MASK_FILE:
-      g_free (s->mask_file);
-      s->mask_file = g_value_dup_string (value);
-      s->mask_gen++;
-      break;
-    case PROP_METHOD:
-      s->method = (CoShMethod) g_value_get_enum (value);
-      break;
-    case PROP_THRESHOLD:
-      s->threshold = g_value_get_double (value);
-      break;
-    case PROP_THRESHOLD_MODE:
-      s->threshold_relative = g_value_get_enum (value) == 1;
-      break;
-    case PROP_WINDOW_MARGIN:
-      s->window_margin = g_value_get_int (value);
-      break;
-    case PROP_GAMMA:
-      s->gamma = g_value_get_double (value);
-      break;
-    case PROP_LUT_FILE:
-      g_free (s->lut_file);
-      s->lut_file = g_value_dup_string (value);
-      s->lut_gen++;
-      break;
-    case PROP_BRIGHTEST:
-      s->brightest = g_value_get_int (value);
-      break;
-    case PROP_REFERENCE_FILE:
-      g_free (s->reference_file);
-      s->reference_file = g_value_dup_string (value);
-      s->reference_gen++;
-      break;
-    case PROP_REFERENCE_FRAMES:
-      s->reference_frames = g_value_get_int (value);
-      grid = FALSE;
-      break;
-    case PROP_PIXEL_SIZE:
-      s->pixel_size = g_value_get_double (value);
-      grid = FALSE;
-      break;
-    case PROP_FOCAL_LENGTH:
-      s->focal_length = g_value_get_double (value);
-      grid = FALSE;
-      break;
-    case PROP_MESSAGE_INTERVAL:
-      s->message_interval = g_value_get_uint (value);
-      grid = FALSE;
-      break;
-    case PROP_OVERLAY:
-      s->overlay = g_value_get_boolean (value);
-      grid = FALSE;
-      break;
-    case PROP_OVERLAY_SCALE:
-      s->overlay_scale = g_value_get_double (value);
-      grid = FALSE;
-      break;
-    default:
-      grid = FALSE;
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-  if (grid)
-    gst_co_base_filter_mark_dirty (GST_CO_BASE_FILTER (self));
-  GST_OBJECT_UNLOCK (self);
-  /* the frames are written only while the overlay is on */
   if (prop_id == PROP_OVERLAY)
-    gst_co_base_filter_set_writes (GST_CO_BASE_FILTER (self),
-        g_value_get_boolean (value));
-}
-
-static void
-gst_cuda_sh_centroid_get_property (GObject * object, guint prop_id,
-    GValue * value, GParamSpec * pspec)
-{
-  GstCudaShCentroid *self = GST_CUDA_SH_CENTROID (object);
-  const GstCoShSettings *s = &self->set;
-
-  GST_OBJECT_LOCK (self);
-  switch (prop_id) {
-    case PROP_PITCH:
-      g_value_set_double (value, s->pitch);
-      break;
-    case PROP_ORIGIN_X:
-      g_value_set_double (value, s->origin_x);
-      break;
-    case PROP_ORIGIN_Y:
-      g_value_set_double (value, s->origin_y);
-      break;
-    case PROP_LENSLETS_X:
-      g_value_set_int (value, s->lenslets_x);
-      break;
-    case PROP_LENSLETS_Y:
-      g_value_set_int (value, s->lenslets_y);
-      break;
-    case PROP_PUPIL_DIAMETER:
-      g_value_set_double (value, s->pupil_diameter);
-      break;
-    case PROP_CENTRAL_OBSTRUCTION:
-      g_value_set_double (value, s->central_obstruction);
-      break;
-    case PROP_MASK_FILE:
-      g_value_set_string (value, s->mask_file);
-      break;
-    case PROP_METHOD:
-      g_value_set_enum (value, s->method);
-      break;
-    case PROP_THRESHOLD:
-      g_value_set_double (value, s->threshold);
-      break;
-    case PROP_THRESHOLD_MODE:
-      g_value_set_enum (value, s->threshold_relative ? 1 : 0);
-      break;
-    case PROP_WINDOW_MARGIN:
-      g_value_set_int (value, s->window_margin);
-      break;
-    case PROP_GAMMA:
-      g_value_set_double (value, s->gamma);
-      break;
-    case PROP_LUT_FILE:
-      g_value_set_string (value, s->lut_file);
-      break;
-    case PROP_BRIGHTEST:
-      g_value_set_int (value, s->brightest);
-      break;
-    case PROP_REFERENCE_FILE:
-      g_value_set_string (value, s->reference_file);
-      break;
-    case PROP_REFERENCE_FRAMES:
-      g_value_set_int (value, s->reference_frames);
-      break;
-    case PROP_PIXEL_SIZE:
-      g_value_set_double (value, s->pixel_size);
-      break;
-    case PROP_FOCAL_LENGTH:
-      g_value_set_double (value, s->focal_length);
-      break;
-    case PROP_MESSAGE_INTERVAL:
-      g_value_set_uint (value, s->message_interval);
-      break;
-    case PROP_OVERLAY:
-      g_value_set_boolean (value, s->overlay);
-      break;
-    case PROP_OVERLAY_SCALE:
-      g_value_set_double (value, s->overlay_scale);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-  GST_OBJECT_UNLOCK (self);
+    gst_co_base_filter_set_writes_locked (base,
+        GST_CUDA_SH_CENTROID (base)->set.overlay);
 }
 
 static void
@@ -1102,11 +920,12 @@ gst_cuda_sh_centroid_finalize (GObject * object)
 
   clear_grid (self);
   clear_files (self);
-  g_free (self->set.mask_file);
-  g_free (self->set.reference_file);
-  g_free (self->set.lut_file);
   G_OBJECT_CLASS (gst_cuda_sh_centroid_parent_class)->finalize (object);
 }
+
+#define SET(f) G_STRUCT_OFFSET (GstCoShSettings, f)
+#define GRID GST_CO_SETTING_REBUILD
+#define FRAME GST_CO_SETTING_FRAME
 
 static void
 gst_cuda_sh_centroid_class_init (GstCudaShCentroidClass * klass)
@@ -1115,103 +934,108 @@ gst_cuda_sh_centroid_class_init (GstCudaShCentroidClass * klass)
   GstElementClass *ec = GST_ELEMENT_CLASS (klass);
   GstCoBaseFilterClass *fc = GST_CO_BASE_FILTER_CLASS (klass);
 
-  oc->set_property = gst_cuda_sh_centroid_set_property;
-  oc->get_property = gst_cuda_sh_centroid_get_property;
-  oc->finalize = gst_cuda_sh_centroid_finalize;
-
-  g_object_class_install_property (oc, PROP_PITCH,
-      g_param_spec_double ("pitch", "Pitch",
+  /* in the order of the PROP_ ids */
+  const GstCoSetting settings[] = {
+    {g_param_spec_double ("pitch", "Pitch",
           "Lenslet pitch in pixels (fractional; at least 3: a lenslet needs "
-          "3x3 pixels)", 3.0, 4096.0, 20.0, GST_CO_PARAM_LIVE));
-  g_object_class_install_property (oc, PROP_ORIGIN_X,
-      g_param_spec_double ("origin-x", "Origin x",
+          "3x3 pixels)", 3.0, 4096.0, 20.0, GST_CO_PARAM_LIVE),
+        SET (pitch), GRID, -1},
+    {g_param_spec_double ("origin-x", "Origin x",
           "Left edge of the first lenslet, pixels (fractional; pixel x spans "
-          "x .. x+1)", -4096.0, 65536.0, 0.0, GST_CO_PARAM_LIVE));
-  g_object_class_install_property (oc, PROP_ORIGIN_Y,
-      g_param_spec_double ("origin-y", "Origin y",
+          "x .. x+1)", -4096.0, 65536.0, 0.0, GST_CO_PARAM_LIVE),
+        SET (origin_x), GRID, -1},
+    {g_param_spec_double ("origin-y", "Origin y",
           "Top edge of the first lenslet, pixels (fractional)", -4096.0,
-          65536.0, 0.0, GST_CO_PARAM_LIVE));
-  g_object_class_install_property (oc, PROP_LENSLETS_X,
-      g_param_spec_int ("lenslets-x", "Lenslets x",
+          65536.0, 0.0, GST_CO_PARAM_LIVE),
+        SET (origin_y), GRID, -1},
+    {g_param_spec_int ("lenslets-x", "Lenslets x",
           "Lenslets across (0: as many as fit the frame; more are flagged "
-          "not wholly in the frame)", 0, 4096, 0, GST_CO_PARAM_LIVE));
-  g_object_class_install_property (oc, PROP_LENSLETS_Y,
-      g_param_spec_int ("lenslets-y", "Lenslets y",
-          "Lenslets down (0: as many as fit)", 0, 4096, 0, GST_CO_PARAM_LIVE));
-  g_object_class_install_property (oc, PROP_PUPIL_DIAMETER,
-      g_param_spec_double ("pupil-diameter", "Pupil diameter",
+          "not wholly in the frame)", 0, 4096, 0, GST_CO_PARAM_LIVE),
+        SET (lenslets_x), GRID, -1},
+    {g_param_spec_int ("lenslets-y", "Lenslets y",
+          "Lenslets down (0: as many as fit)", 0, 4096, 0, GST_CO_PARAM_LIVE),
+        SET (lenslets_y), GRID, -1},
+    {g_param_spec_double ("pupil-diameter", "Pupil diameter",
           "A circular pupil centred on the grid, in lenslets: lenslets whose "
           "centre lies outside are not measured (0: every lenslet)", 0.0,
-          8192.0, 0.0, GST_CO_PARAM_LIVE));
-  g_object_class_install_property (oc, PROP_CENTRAL_OBSTRUCTION,
-      g_param_spec_double ("central-obstruction", "Central obstruction",
+          8192.0, 0.0, GST_CO_PARAM_LIVE),
+        SET (pupil_diameter), GRID, -1},
+    {g_param_spec_double ("central-obstruction", "Central obstruction",
           "The pupil's central obstruction, a diameter in lenslets", 0.0,
-          8192.0, 0.0, GST_CO_PARAM_LIVE));
-  g_object_class_install_property (oc, PROP_MASK_FILE,
-      g_param_spec_string ("mask-file", "Mask file",
+          8192.0, 0.0, GST_CO_PARAM_LIVE),
+        SET (central_obstruction), GRID, -1},
+    {g_param_spec_string ("mask-file", "Mask file",
           "A grey picture with one pixel per lenslet: 0 skips that lenslet "
           "(any format GStreamer decodes); with the pupil, both must admit "
-          "a lenslet", NULL, GST_CO_PARAM_LIVE));
-  g_object_class_install_property (oc, PROP_METHOD,
-      g_param_spec_enum ("method", "Method", "How a centroid is computed",
-          gst_co_sh_method_get_type (), CO_SH_COG, GST_CO_PARAM_LIVE));
-  g_object_class_install_property (oc, PROP_THRESHOLD,
-      g_param_spec_double ("threshold", "Threshold",
+          "a lenslet", NULL, GST_CO_PARAM_LIVE),
+        SET (mask_file), GRID, SET (mask_gen)},
+    {g_param_spec_enum ("method", "Method", "How a centroid is computed",
+          gst_co_sh_method_get_type (), CO_SH_COG, GST_CO_PARAM_LIVE),
+        SET (method), GRID, -1},
+    {g_param_spec_double ("threshold", "Threshold",
           "tcog: subtracted from every weight, nothing below it counts "
-          "(see threshold-mode)", 0.0, 65535.0, 0.2, GST_CO_PARAM_LIVE));
-  g_object_class_install_property (oc, PROP_THRESHOLD_MODE,
-      g_param_spec_enum ("threshold-mode", "Threshold mode",
+          "(see threshold-mode)", 0.0, 65535.0, 0.2, GST_CO_PARAM_LIVE),
+        SET (threshold), GRID, -1},
+    {g_param_spec_enum ("threshold-mode", "Threshold mode",
           "The threshold in pixel values, or relative to each lenslet's "
           "largest", gst_co_sh_threshold_mode_get_type (), 1,
-          GST_CO_PARAM_LIVE));
-  g_object_class_install_property (oc, PROP_WINDOW_MARGIN,
-      g_param_spec_int ("window-margin", "Window margin",
+          GST_CO_PARAM_LIVE),
+        SET (threshold_relative), GRID, -1},
+    {g_param_spec_int ("window-margin", "Window margin",
           "Pixels left out at every lenslet edge (crosstalk from the "
-          "neighbours)", 0, 1024, 0, GST_CO_PARAM_LIVE));
-  g_object_class_install_property (oc, PROP_GAMMA,
-      g_param_spec_double ("gamma", "Gamma",
+          "neighbours)", 0, 1024, 0, GST_CO_PARAM_LIVE),
+        SET (window_margin), GRID, -1},
+    {g_param_spec_double ("gamma", "Gamma",
           "Weights are (v / max)^gamma x max before any threshold (1: the "
-          "values themselves)", 0.1, 10.0, 1.0, GST_CO_PARAM_LIVE));
-  g_object_class_install_property (oc, PROP_LUT_FILE,
-      g_param_spec_string ("lut-file", "Weight table file",
+          "values themselves)", 0.1, 10.0, 1.0, GST_CO_PARAM_LIVE),
+        SET (gamma), GRID, -1},
+    {g_param_spec_string ("lut-file", "Weight table file",
           "A weight per pixel value instead of gamma: 256 (GRAY8) or 65536 "
           "(GRAY16_LE) little-endian 32-bit floats, finite, not negative",
-          NULL, GST_CO_PARAM_LIVE));
-  g_object_class_install_property (oc, PROP_BRIGHTEST,
-      g_param_spec_int ("brightest", "Brightest",
+          NULL, GST_CO_PARAM_LIVE),
+        SET (lut_file), GRID, SET (lut_gen)},
+    {g_param_spec_int ("brightest", "Brightest",
           "brightest: how many of each lenslet's largest weights count "
-          "(ties to the earlier pixel)", 1, 1 << 20, 9, GST_CO_PARAM_LIVE));
-  g_object_class_install_property (oc, PROP_REFERENCE_FILE,
-      g_param_spec_string ("reference-file", "Reference file",
+          "(ties to the earlier pixel)", 1, 1 << 20, 9, GST_CO_PARAM_LIVE),
+        SET (brightest), GRID, -1},
+    {g_param_spec_string ("reference-file", "Reference file",
           "Reference centroids slopes are taken from: one \"x y\" line per "
           "lenslet, row after row, '#' comments (none: the lenslets' "
-          "centres)", NULL, GST_CO_PARAM_LIVE));
-  g_object_class_install_property (oc, PROP_REFERENCE_FRAMES,
-      g_param_spec_int ("reference-frames", "Reference frames",
+          "centres)", NULL, GST_CO_PARAM_LIVE),
+        SET (reference_file), GRID, SET (reference_gen)},
+    {g_param_spec_int ("reference-frames", "Reference frames",
           "capture-reference averages this many frames", 1, 100000, 10,
-          GST_CO_PARAM_LIVE));
-  g_object_class_install_property (oc, PROP_PIXEL_SIZE,
-      g_param_spec_double ("pixel-size", "Pixel size",
+          GST_CO_PARAM_LIVE),
+        SET (reference_frames), FRAME, -1},
+    {g_param_spec_double ("pixel-size", "Pixel size",
           "Sensor pixel size in micrometres; with lenslet-focal-length, "
-          "slopes are in radians", 0.0, 1000.0, 0.0, GST_CO_PARAM_LIVE));
-  g_object_class_install_property (oc, PROP_FOCAL_LENGTH,
-      g_param_spec_double ("lenslet-focal-length", "Lenslet focal length",
+          "slopes are in radians", 0.0, 1000.0, 0.0, GST_CO_PARAM_LIVE),
+        SET (pixel_size), FRAME, -1},
+    {g_param_spec_double ("lenslet-focal-length", "Lenslet focal length",
           "Lenslet focal length in millimetres; with pixel-size, slopes are "
-          "in radians", 0.0, 10000.0, 0.0, GST_CO_PARAM_LIVE));
-  g_object_class_install_property (oc, PROP_MESSAGE_INTERVAL,
-      g_param_spec_uint ("message-interval", "Message interval",
+          "in radians", 0.0, 10000.0, 0.0, GST_CO_PARAM_LIVE),
+        SET (focal_length), FRAME, -1},
+    {g_param_spec_uint ("message-interval", "Message interval",
           "Post the results as an element message every this many frames "
           "(0: never; the buffers always carry them)", 0, G_MAXUINT, 1,
-          GST_CO_PARAM_LIVE));
-  g_object_class_install_property (oc, PROP_OVERLAY,
-      g_param_spec_boolean ("overlay", "Overlay",
+          GST_CO_PARAM_LIVE),
+        SET (message_interval), FRAME, -1},
+    {g_param_spec_boolean ("overlay", "Overlay",
           "Draw the lenslet grid, the centroids and the slopes on the "
-          "frames", FALSE, GST_CO_PARAM_LIVE));
-  g_object_class_install_property (oc, PROP_OVERLAY_SCALE,
-      g_param_spec_double ("overlay-scale", "Overlay scale",
+          "frames", FALSE, GST_CO_PARAM_LIVE),
+        SET (overlay), FRAME, -1},
+    {g_param_spec_double ("overlay-scale", "Overlay scale",
           "The overlay's slope lines are this many times the slope (from "
           "each lenslet's reference point)", 0.0, 1000.0, 4.0,
-          GST_CO_PARAM_LIVE));
+          GST_CO_PARAM_LIVE),
+        SET (overlay_scale), FRAME, -1},
+  };
+
+  gst_co_base_filter_class_install_settings (fc,
+      G_STRUCT_OFFSET (GstCudaShCentroid, set), sizeof (GstCoShSettings),
+      settings, G_N_ELEMENTS (settings));
+  fc->setting_changed = gst_cuda_sh_centroid_setting_changed;
+  oc->finalize = gst_cuda_sh_centroid_finalize;
 
   /**
    * GstCudaShCentroid::capture-reference:
@@ -1240,20 +1064,10 @@ gst_cuda_sh_centroid_class_init (GstCudaShCentroidClass * klass)
   gst_type_mark_as_plugin_api (gst_co_sh_threshold_mode_get_type (), 0);
 }
 
+/* the table's defaults are the pspecs' (set by the base) */
 static void
 gst_cuda_sh_centroid_init (GstCudaShCentroid * self)
 {
-  GstCoShSettings *s = &self->set;
-
-  s->pitch = 20.0;
-  s->method = CO_SH_COG;
-  s->threshold = 0.2;
-  s->threshold_relative = TRUE;
-  s->gamma = 1.0;
-  s->brightest = 9;
-  s->reference_frames = 10;
-  s->message_interval = 1;
-  s->overlay_scale = 4.0;
 }
 
 gboolean
