@@ -113,3 +113,59 @@ gst_co_camera_source_get (GstCoCameraSource * src, GstElement * element,
   }
   return TRUE;
 }
+
+void
+gst_co_camera_source_settings (GstCoSetting rows[GST_CO_CAMERA_N_SETTINGS],
+    gsize offset)
+{
+#define CAM(f) (offset + G_STRUCT_OFFSET (GstCoCameraSettings, f))
+#define ROW(i, name, blurb, lo, hi, def, f) \
+  rows[i] = (GstCoSetting) { g_param_spec_double (name, name, blurb, lo, hi, \
+      def, GST_CO_PARAM_ANIM), CAM (f), GST_CO_SETTING_REBUILD, -1 }
+  ROW (0, "fx", "Focal length in x, pixels; 0: the frame's width", 0, 1e6, 0,
+      fx);
+  ROW (1, "fy", "Focal length in y, pixels; 0: fx", 0, 1e6, 0, fy);
+  ROW (2, "cx", "Principal point x, pixels; -1: the frame's centre", -1, 1e6,
+      -1, cx);
+  ROW (3, "cy", "Principal point y, pixels; -1: the frame's centre", -1, 1e6,
+      -1, cy);
+  ROW (4, "k1", "Radial distortion k1 (fisheye: theta^3)", -1000, 1000, 0,
+      k1);
+  ROW (5, "k2", "Radial distortion k2 (fisheye: theta^5)", -1000, 1000, 0,
+      k2);
+  ROW (6, "k3", "Radial distortion k3 (fisheye: theta^7)", -1000, 1000, 0,
+      k3);
+  ROW (7, "k4", "Fisheye distortion k4 (theta^9)", -1000, 1000, 0, k4);
+  ROW (8, "p1", "Tangential distortion p1 (camera)", -1000, 1000, 0, p1);
+  ROW (9, "p2", "Tangential distortion p2 (camera)", -1000, 1000, 0, p2);
+#undef ROW
+  rows[10] = (GstCoSetting) {
+  g_param_spec_string ("calibration-file", "Calibration file",
+        "OpenCV, ROS or Kalibr calibration (YAML or XML); it replaces "
+        "fx..p2, and setting it again reads it again", NULL,
+        GST_CO_PARAM_LIVE), CAM (calibration_file), GST_CO_SETTING_REBUILD,
+        CAM (calibration_gen)};
+  rows[11] = (GstCoSetting) {
+  g_param_spec_string ("camera", "Camera",
+        "Which camera of a stereo calibration file: left, right, camN",
+        NULL, GST_CO_PARAM_LIVE), CAM (camera), GST_CO_SETTING_REBUILD,
+        CAM (calibration_gen)};
+#undef CAM
+}
+
+void
+gst_co_camera_from_settings (const GstCoCameraSettings * s, int w, int h,
+    gboolean fisheye, CoCamera * cam)
+{
+  co_camera_init_frame (cam, w, h, s->fx, s->fy, s->cx, s->cy);
+  cam->dist[CO_DIST_K1] = s->k1;
+  cam->dist[CO_DIST_K2] = s->k2;
+  cam->dist[CO_DIST_K3] = s->k3;
+  cam->dist[CO_DIST_K4] = s->k4;
+  if (fisheye) {
+    cam->model = CO_CAMERA_FISHEYE;
+  } else {
+    cam->dist[CO_DIST_P1] = s->p1;
+    cam->dist[CO_DIST_P2] = s->p2;
+  }
+}

@@ -13,6 +13,7 @@
 
 #include <gst/gst.h>
 #include "gstcocalibration.h"
+#include "gstcobasefilter.h"
 
 G_BEGIN_DECLS
 
@@ -27,6 +28,28 @@ typedef struct
   guint bad_gen;
   gint warned_w, warned_h;      /* the size the aspect warning was for */
 } GstCoCameraSource;
+
+/* The camera settings the family shares (cudalensdistort's subset and
+ * cudaaberration's): OpenCV's pinhole intrinsics and coefficients, or a
+ * calibration file and which of its cameras. */
+typedef struct
+{
+  gdouble fx, fy, cx, cy, k1, k2, k3, k4, p1, p2;
+  gchar *calibration_file, *camera;
+  guint calibration_gen;        /* counts the sets of either */
+} GstCoCameraSettings;
+
+#define GST_CO_CAMERA_N_SETTINGS 12
+
+/* The settings-table rows of GstCoCameraSettings at @offset in an
+ * element's settings struct, in the order fx fy cx cy k1 k2 k3 k4 p1 p2
+ * calibration-file camera; every change rebuilds. */
+void gst_co_camera_source_settings (GstCoSetting rows[GST_CO_CAMERA_N_SETTINGS],
+    gsize offset);
+/* @s's camera for a w x h frame from its properties: 0 focal lengths and
+ * -1 principal points are the frame's; fisheye takes k1..k4 only. */
+void gst_co_camera_from_settings (const GstCoCameraSettings * s, int w,
+    int h, gboolean fisheye, CoCamera * cam);
 
 /* A setting: the file, its camera, the rectification file, and a counter
  * the element bumps on every set of any of them. */

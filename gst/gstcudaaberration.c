@@ -182,9 +182,9 @@ static gboolean
 make_camera (GstCudaAberration * self, const GstCoAberrationSettings * s,
     int w, int h, CoCamera * cam, GError ** error)
 {
-  if (s->calibration_file && *s->calibration_file) {
-    GstCoCameraFile f = { s->calibration_file, s->camera, NULL,
-      s->calibration_gen
+  if (s->cam.calibration_file && *s->cam.calibration_file) {
+    GstCoCameraFile f = { s->cam.calibration_file, s->cam.camera, NULL,
+      s->cam.calibration_gen
     };
     GError *err = NULL;
     if (gst_co_camera_source_get (&self->camsrc, GST_ELEMENT (self), &f, w,
@@ -197,17 +197,8 @@ make_camera (GstCudaAberration * self, const GstCoAberrationSettings * s,
     /* warned; no file was ever usable: the properties' camera stays */
     g_clear_error (&err);
   }
-  co_camera_init_frame (cam, w, h, s->fx, s->fy, s->cx, s->cy);
-  cam->dist[CO_DIST_K1] = s->k1;
-  cam->dist[CO_DIST_K2] = s->k2;
-  cam->dist[CO_DIST_K3] = s->k3;
-  cam->dist[CO_DIST_K4] = s->k4;
-  if (s->model == GST_CO_ABERRATION_MODEL_FISHEYE) {
-    cam->model = CO_CAMERA_FISHEYE;
-  } else {
-    cam->dist[CO_DIST_P1] = s->p1;
-    cam->dist[CO_DIST_P2] = s->p2;
-  }
+  gst_co_camera_from_settings (&s->cam, w, h,
+      s->model == GST_CO_ABERRATION_MODEL_FISHEYE, cam);
   return TRUE;
 }
 
@@ -338,12 +329,7 @@ gst_cuda_aberration_rebuild (GstCoBaseFilter * base, gboolean caps_changed)
   gsize nodes_bytes, shift_bytes, plane_bytes, clt_bytes;
   int tx_n, ty_n, c, bits;
 
-  GST_OBJECT_LOCK (self);
-  s = self->set;
-  s.kernels_file = g_strdup (s.kernels_file);
-  s.calibration_file = g_strdup (s.calibration_file);
-  s.camera = g_strdup (s.camera);
-  GST_OBJECT_UNLOCK (self);
+  gst_co_base_filter_snapshot (base, &s);
 
   bits = s.bit_depth > 0 ? s.bit_depth : gray8 ? 8 : 16;
   if (gray8)
@@ -408,9 +394,7 @@ done:
   g_free (nodes);
   g_free (dx);
   g_free (dy);
-  g_free (s.kernels_file);
-  g_free (s.calibration_file);
-  g_free (s.camera);
+  gst_co_base_filter_snapshot_clear (base, &s);
   return ok;
 }
 
@@ -506,167 +490,11 @@ gst_cuda_aberration_release (GstCoBaseFilter * base)
 
 /* ---- properties ---- */
 
-static gint *
-roi_field (GstCoAberrationSettings * s, guint prop_id)
-{
-  switch (prop_id) {
-    case PROP_ROI_X:
-      return &s->roi_x;
-    case PROP_ROI_Y:
-      return &s->roi_y;
-    case PROP_ROI_WIDTH:
-      return &s->roi_width;
-    case PROP_ROI_HEIGHT:
-      return &s->roi_height;
-    default:
-      return NULL;
-  }
-}
-
-static gdouble *
-camera_field (GstCoAberrationSettings * s, guint prop_id)
-{
-  switch (prop_id) {
-    case PROP_FX:
-      return &s->fx;
-    case PROP_FY:
-      return &s->fy;
-    case PROP_CX:
-      return &s->cx;
-    case PROP_CY:
-      return &s->cy;
-    case PROP_K1:
-      return &s->k1;
-    case PROP_K2:
-      return &s->k2;
-    case PROP_K3:
-      return &s->k3;
-    case PROP_K4:
-      return &s->k4;
-    case PROP_P1:
-      return &s->p1;
-    case PROP_P2:
-      return &s->p2;
-    default:
-      return NULL;
-  }
-}
-
-static void
-gst_cuda_aberration_set_property (GObject * object, guint prop_id,
-    const GValue * value, GParamSpec * pspec)
-{
-  GstCudaAberration *self = GST_CUDA_ABERRATION (object);
-  GstCoAberrationSettings *s = &self->set;
-  gdouble *field;
-  gint *ifield;
-
-  GST_OBJECT_LOCK (self);
-  if ((field = camera_field (s, prop_id))) {
-    *field = g_value_get_double (value);
-    gst_co_base_filter_mark_dirty (GST_CO_BASE_FILTER (self));
-    GST_OBJECT_UNLOCK (self);
-    return;
-  }
-  if ((ifield = roi_field (s, prop_id))) {
-    *ifield = g_value_get_int (value);
-    gst_co_base_filter_mark_dirty (GST_CO_BASE_FILTER (self));
-    GST_OBJECT_UNLOCK (self);
-    return;
-  }
-  switch (prop_id) {
-    case PROP_KERNELS_FILE:
-      g_free (s->kernels_file);
-      s->kernels_file = g_value_dup_string (value);
-      s->kernels_gen++;
-      break;
-    case PROP_LPF_SIGMA:
-      s->lpf_sigma = g_value_get_double (value);
-      break;
-    case PROP_BAYER_PATTERN:
-      s->bayer = g_value_get_enum (value);
-      break;
-    case PROP_BIT_DEPTH:
-      s->bit_depth = g_value_get_int (value);
-      break;
-    case PROP_MODEL:
-      s->model = g_value_get_enum (value);
-      break;
-    case PROP_CALIBRATION_FILE:
-      g_free (s->calibration_file);
-      s->calibration_file = g_value_dup_string (value);
-      s->calibration_gen++;
-      break;
-    case PROP_CAMERA:
-      g_free (s->camera);
-      s->camera = g_value_dup_string (value);
-      s->calibration_gen++;
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-  gst_co_base_filter_mark_dirty (GST_CO_BASE_FILTER (self));
-  GST_OBJECT_UNLOCK (self);
-}
-
-static void
-gst_cuda_aberration_get_property (GObject * object, guint prop_id,
-    GValue * value, GParamSpec * pspec)
-{
-  GstCudaAberration *self = GST_CUDA_ABERRATION (object);
-  GstCoAberrationSettings *s = &self->set;
-  gdouble *field;
-  gint *ifield;
-
-  GST_OBJECT_LOCK (self);
-  if ((field = camera_field (s, prop_id))) {
-    g_value_set_double (value, *field);
-    GST_OBJECT_UNLOCK (self);
-    return;
-  }
-  if ((ifield = roi_field (s, prop_id))) {
-    g_value_set_int (value, *ifield);
-    GST_OBJECT_UNLOCK (self);
-    return;
-  }
-  switch (prop_id) {
-    case PROP_KERNELS_FILE:
-      g_value_set_string (value, s->kernels_file);
-      break;
-    case PROP_LPF_SIGMA:
-      g_value_set_double (value, s->lpf_sigma);
-      break;
-    case PROP_BAYER_PATTERN:
-      g_value_set_enum (value, s->bayer);
-      break;
-    case PROP_BIT_DEPTH:
-      g_value_set_int (value, s->bit_depth);
-      break;
-    case PROP_MODEL:
-      g_value_set_enum (value, s->model);
-      break;
-    case PROP_CALIBRATION_FILE:
-      g_value_set_string (value, s->calibration_file);
-      break;
-    case PROP_CAMERA:
-      g_value_set_string (value, s->camera);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-  GST_OBJECT_UNLOCK (self);
-}
-
 static void
 gst_cuda_aberration_finalize (GObject * object)
 {
   GstCudaAberration *self = GST_CUDA_ABERRATION (object);
 
-  g_free (self->set.kernels_file);
-  g_free (self->set.calibration_file);
-  g_free (self->set.camera);
   gst_co_clt_kernels_clear (&self->kernels);
   g_free (self->kernels_path);
   g_free (self->bad_path);
@@ -674,13 +502,8 @@ gst_cuda_aberration_finalize (GObject * object)
   G_OBJECT_CLASS (gst_cuda_aberration_parent_class)->finalize (object);
 }
 
-static void
-install_camera_property (GObjectClass * oc, guint id, const gchar * name,
-    const gchar * blurb, gdouble lo, gdouble hi, gdouble def)
-{
-  g_object_class_install_property (oc, id, g_param_spec_double (name, name,
-          blurb, lo, hi, def, GST_CO_PARAM_ANIM));
-}
+#define SET(f) G_STRUCT_OFFSET (GstCoAberrationSettings, f)
+#define REBUILD GST_CO_SETTING_REBUILD
 
 static void
 gst_cuda_aberration_class_init (GstCudaAberrationClass * klass)
@@ -689,78 +512,51 @@ gst_cuda_aberration_class_init (GstCudaAberrationClass * klass)
   GstElementClass *ec = GST_ELEMENT_CLASS (klass);
   GstCoBaseFilterClass *fc = GST_CO_BASE_FILTER_CLASS (klass);
 
-  oc->set_property = gst_cuda_aberration_set_property;
-  oc->get_property = gst_cuda_aberration_get_property;
+  /* in the order of the PROP_ ids; fx .. camera are the family's */
+  GstCoSetting settings[] = {
+    {g_param_spec_string ("kernels-file", "Kernels file",
+            "A CO-CLTK kernel file (co-clt-kernels writes them); setting it "
+            "again reads it again. None: demosaicing kernels only", NULL,
+            GST_CO_PARAM_LIVE), SET (kernels_file), REBUILD,
+        SET (kernels_gen)},
+    {g_param_spec_double ("lpf-sigma", "Low-pass sigma",
+            "A Gaussian low-pass folded into every kernel, in pixels; 0: "
+            "none", 0.0, 8.0, 0.0, GST_CO_PARAM_ANIM), SET (lpf_sigma),
+        REBUILD, -1},
+    {g_param_spec_enum ("bayer-pattern", "Bayer pattern",
+            "The colour filter of GRAY16_LE input (video/x-bayer says its "
+            "own)", gst_co_bayer_pattern_get_type (), CO_BAYER_RGGB,
+            GST_CO_PARAM_LIVE), SET (bayer), REBUILD, -1},
+    {g_param_spec_int ("bit-depth", "Bit depth",
+            "Significant bits of 16-bit samples (10, 12, 14 for most "
+            "sensors), so that 2^bits - 1 is white; 0: the sample size's", 0,
+            16, 0, GST_CO_PARAM_LIVE), SET (bit_depth), REBUILD, -1},
+    {g_param_spec_enum ("model", "Model",
+            "The distortion each tile's position follows (the output is "
+            "undistorted by phase shifts); a calibration-file is used only "
+            "with camera or fisheye", gst_co_aberration_model_get_type (),
+            GST_CO_ABERRATION_MODEL_NONE, GST_CO_PARAM_LIVE), SET (model),
+        REBUILD, -1},
+    [PROP_FX - 1 + GST_CO_CAMERA_N_SETTINGS] =
+        {g_param_spec_int ("roi-x", "ROI x", "Left edge of the region of "
+            "interest, pixels (only its tiles are worked; the rest is black)",
+            0, MAX_SIZE, 0, GST_CO_PARAM_ANIM), SET (roi_x), REBUILD, -1},
+    {g_param_spec_int ("roi-y", "ROI y", "Top edge of the region of "
+            "interest, pixels", 0, MAX_SIZE, 0, GST_CO_PARAM_ANIM),
+        SET (roi_y), REBUILD, -1},
+    {g_param_spec_int ("roi-width", "ROI width", "Width of the region of "
+            "interest, pixels; 0: to the frame's right edge", 0, MAX_SIZE, 0,
+            GST_CO_PARAM_ANIM), SET (roi_width), REBUILD, -1},
+    {g_param_spec_int ("roi-height", "ROI height", "Height of the region "
+            "of interest, pixels; 0: to the frame's bottom edge", 0,
+            MAX_SIZE, 0, GST_CO_PARAM_ANIM), SET (roi_height), REBUILD, -1},
+  };
+
+  gst_co_camera_source_settings (&settings[PROP_FX - 1], SET (cam));
+  gst_co_base_filter_class_install_settings (fc,
+      G_STRUCT_OFFSET (GstCudaAberration, set),
+      sizeof (GstCoAberrationSettings), settings, G_N_ELEMENTS (settings));
   oc->finalize = gst_cuda_aberration_finalize;
-
-  g_object_class_install_property (oc, PROP_KERNELS_FILE,
-      g_param_spec_string ("kernels-file", "Kernels file",
-          "A CO-CLTK kernel file (co-clt-kernels writes them); setting it "
-          "again reads it again. None: demosaicing kernels only", NULL,
-          GST_CO_PARAM_LIVE));
-  g_object_class_install_property (oc, PROP_LPF_SIGMA,
-      g_param_spec_double ("lpf-sigma", "Low-pass sigma",
-          "A Gaussian low-pass folded into every kernel, in pixels; 0: none",
-          0.0, 8.0, 0.0, GST_CO_PARAM_ANIM));
-  g_object_class_install_property (oc, PROP_BAYER_PATTERN,
-      g_param_spec_enum ("bayer-pattern", "Bayer pattern",
-          "The colour filter of GRAY16_LE input (video/x-bayer says its own)",
-          gst_co_bayer_pattern_get_type (), CO_BAYER_RGGB, GST_CO_PARAM_LIVE));
-  g_object_class_install_property (oc, PROP_BIT_DEPTH,
-      g_param_spec_int ("bit-depth", "Bit depth",
-          "Significant bits of 16-bit samples (10, 12, 14 for most sensors),"
-          " so that 2^bits - 1 is white; 0: the sample size's", 0, 16, 0,
-          GST_CO_PARAM_LIVE));
-  g_object_class_install_property (oc, PROP_MODEL,
-      g_param_spec_enum ("model", "Model",
-          "The distortion each tile's position follows (the output is "
-          "undistorted by phase shifts)", gst_co_aberration_model_get_type (),
-          GST_CO_ABERRATION_MODEL_NONE, GST_CO_PARAM_LIVE));
-  install_camera_property (oc, PROP_FX, "fx",
-      "Focal length in x, pixels; 0: the frame's width", 0, 1e6, 0);
-  install_camera_property (oc, PROP_FY, "fy",
-      "Focal length in y, pixels; 0: fx", 0, 1e6, 0);
-  install_camera_property (oc, PROP_CX, "cx",
-      "Principal point x, pixels; -1: the frame's centre", -1, 1e6, -1);
-  install_camera_property (oc, PROP_CY, "cy",
-      "Principal point y, pixels; -1: the frame's centre", -1, 1e6, -1);
-  install_camera_property (oc, PROP_K1, "k1",
-      "Radial distortion k1 (fisheye: theta^3)", -1000, 1000, 0);
-  install_camera_property (oc, PROP_K2, "k2",
-      "Radial distortion k2 (fisheye: theta^5)", -1000, 1000, 0);
-  install_camera_property (oc, PROP_K3, "k3",
-      "Radial distortion k3 (fisheye: theta^7)", -1000, 1000, 0);
-  install_camera_property (oc, PROP_K4, "k4",
-      "Fisheye distortion k4 (theta^9)", -1000, 1000, 0);
-  install_camera_property (oc, PROP_P1, "p1",
-      "Tangential distortion p1 (camera)", -1000, 1000, 0);
-  install_camera_property (oc, PROP_P2, "p2",
-      "Tangential distortion p2 (camera)", -1000, 1000, 0);
-  g_object_class_install_property (oc, PROP_CALIBRATION_FILE,
-      g_param_spec_string ("calibration-file", "Calibration file",
-          "OpenCV, ROS or Kalibr calibration (as cudalensdistort's); with a "
-          "model other than none it replaces fx..p2", NULL,
-          GST_CO_PARAM_LIVE));
-  g_object_class_install_property (oc, PROP_CAMERA,
-      g_param_spec_string ("camera", "Camera",
-          "Which camera of a stereo calibration file: left, right, camN",
-          NULL, GST_CO_PARAM_LIVE));
-
-  g_object_class_install_property (oc, PROP_ROI_X,
-      g_param_spec_int ("roi-x", "ROI x", "Left edge of the region of "
-          "interest, pixels (only its tiles are worked; the rest is black)",
-          0, MAX_SIZE, 0, GST_CO_PARAM_ANIM));
-  g_object_class_install_property (oc, PROP_ROI_Y,
-      g_param_spec_int ("roi-y", "ROI y", "Top edge of the region of "
-          "interest, pixels", 0, MAX_SIZE, 0, GST_CO_PARAM_ANIM));
-  g_object_class_install_property (oc, PROP_ROI_WIDTH,
-      g_param_spec_int ("roi-width", "ROI width", "Width of the region of "
-          "interest, pixels; 0: to the frame's right edge", 0, MAX_SIZE, 0,
-          GST_CO_PARAM_ANIM));
-  g_object_class_install_property (oc, PROP_ROI_HEIGHT,
-      g_param_spec_int ("roi-height", "ROI height", "Height of the region "
-          "of interest, pixels; 0: to the frame's bottom edge", 0, MAX_SIZE, 0,
-          GST_CO_PARAM_ANIM));
 
   gst_element_class_set_static_metadata (ec, "CUDA aberration correction",
       "Filter/Converter/Video",
@@ -781,11 +577,10 @@ gst_cuda_aberration_class_init (GstCudaAberrationClass * klass)
   gst_type_mark_as_plugin_api (gst_co_aberration_model_get_type (), 0);
 }
 
+/* the table's defaults are the pspecs' (set by the base) */
 static void
 gst_cuda_aberration_init (GstCudaAberration * self)
 {
-  self->set.bayer = CO_BAYER_RGGB;
-  self->set.cx = self->set.cy = -1;
 }
 
 gboolean

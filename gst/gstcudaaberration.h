@@ -28,9 +28,7 @@ typedef struct
   CoBayer bayer;                /* of GRAY16_LE input */
   gint bit_depth;               /* 0: the sample size's */
   GstCoAberrationModel model;
-  gdouble fx, fy, cx, cy, k1, k2, k3, k4, p1, p2;
-  gchar *calibration_file, *camera;
-  guint calibration_gen;
+  GstCoCameraSettings cam;      /* the family's camera settings */
   gint roi_x, roi_y, roi_width, roi_height;
 } GstCoAberrationSettings;
 
@@ -38,7 +36,7 @@ struct _GstCudaAberration
 {
   GstCoBaseFilter parent;
 
-  GstCoAberrationSettings set;  /* under the object lock */
+  GstCoAberrationSettings set;  /* the settings table's, object lock */
 
   /* streaming thread: what rebuild made */
   GstCoCltKernels kernels;      /* the file in use; nodes NULL: built in */
