@@ -82,19 +82,30 @@ gst_co_base_filter_set_setting (GObject * object, guint prop_id,
   gpointer field;
   const GstCoSetting *row = row_of (object, prop_id, &field);
 
+  GValue old = G_VALUE_INIT;
+  gboolean changed;
+
   if (!row)
     return FALSE;
+  g_value_init (&old, G_PARAM_SPEC_VALUE_TYPE (row->pspec));
   GST_OBJECT_LOCK (self);
+  load (row, field, &old);
+  /* a control source sets its values every frame: only a change (or a
+   * file set again, to be read again) rebuilds or renegotiates */
+  changed = g_param_values_cmp (row->pspec, &old, value) != 0 ||
+      row->gen >= 0;
   store (row, field, value);
   if (row->gen >= 0)
     (*(guint *) ((guint8 *) object + klass->settings_offset + row->gen))++;
   if (klass->setting_changed)
     klass->setting_changed (self, prop_id);
-  if (row->flags & (GST_CO_SETTING_REBUILD | GST_CO_SETTING_RESIZE))
+  if (changed && (row->flags & (GST_CO_SETTING_REBUILD |
+              GST_CO_SETTING_RESIZE)))
     gst_co_base_filter_mark_dirty (self);
   GST_OBJECT_UNLOCK (self);
+  g_value_unset (&old);
   /* outside the lock: renegotiation takes locks of its own */
-  if (row->flags & GST_CO_SETTING_RESIZE)
+  if (changed && (row->flags & GST_CO_SETTING_RESIZE))
     gst_base_transform_reconfigure_src (GST_BASE_TRANSFORM (self));
   return TRUE;
 }

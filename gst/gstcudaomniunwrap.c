@@ -494,234 +494,111 @@ gst_cuda_omni_unwrap_submit_input_buffer (GstBaseTransform * bt,
       buf);
 }
 
+/* auto-center switched on again: look again */
 static void
-gst_cuda_omni_unwrap_set_property (GObject * object, guint prop_id,
-    const GValue * value, GParamSpec * pspec)
+gst_cuda_omni_unwrap_setting_changed (GstCoBaseFilter * base, guint prop_id)
 {
-  GstCudaOmniUnwrap *self = GST_CUDA_OMNI_UNWRAP (object);
-  GstCoOmniSettings *s = &self->set;
-  gboolean resize = FALSE;
+  GstCudaOmniUnwrap *self = GST_CUDA_OMNI_UNWRAP (base);
 
-  GST_OBJECT_LOCK (self);
-  switch (prop_id) {
-    case PROP_PROJECTION:
-      s->projection = g_value_get_enum (value);
-      resize = TRUE;
-      break;
-    case PROP_CENTER_X:
-      s->center_x = g_value_get_double (value);
-      break;
-    case PROP_CENTER_Y:
-      s->center_y = g_value_get_double (value);
-      break;
-    case PROP_INNER_RADIUS:
-      resize = s->inner_radius != g_value_get_double (value);
-      s->inner_radius = g_value_get_double (value);
-      break;
-    case PROP_OUTER_RADIUS:
-      resize = s->outer_radius != g_value_get_double (value);
-      s->outer_radius = g_value_get_double (value);
-      break;
-    case PROP_START_ANGLE:
-      s->start_angle = g_value_get_double (value);
-      break;
-    case PROP_DIRECTION:
-      s->direction = g_value_get_enum (value);
-      break;
-    case PROP_MIRROR_RADIUS:
-      s->mirror_radius = g_value_get_double (value);
-      resize = TRUE;
-      break;
-    case PROP_MIRROR_DISTANCE:
-      s->mirror_distance = g_value_get_double (value);
-      resize = TRUE;
-      break;
-    case PROP_FOCAL_LENGTH:
-      s->focal_length = g_value_get_double (value);
-      resize = TRUE;
-      break;
-    case PROP_PLANE_DISTANCE:
-      s->plane_distance = g_value_get_double (value);
-      resize = TRUE;
-      break;
-    case PROP_PLANE_GAP:
-      s->plane_gap = g_value_get_int (value);
-      resize = TRUE;
-      break;
-    case PROP_LAYOUT:
-      resize = (gint) s->layout != g_value_get_enum (value);
-      s->layout = g_value_get_enum (value);
-      break;
-    case PROP_ZOOM:
-      s->zoom = g_value_get_double (value);
-      break;
-    case PROP_AUTO_CENTER:
-      s->auto_center = g_value_get_boolean (value);
-      /* switched on again: look again */
-      self->auto_frames = 0;
-      self->auto_done = FALSE;
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      GST_OBJECT_UNLOCK (self);
-      return;
+  if (prop_id == PROP_AUTO_CENTER) {
+    self->auto_frames = 0;
+    self->auto_done = FALSE;
   }
-  gst_co_remap_filter_mark_dirty (GST_CO_REMAP_FILTER (self));
-  GST_OBJECT_UNLOCK (self);
-  /* the panorama's size follows the radii: the next frame renegotiates,
-   * and its table is sized from the new output caps */
-  if (resize)
-    gst_base_transform_reconfigure_src (GST_BASE_TRANSFORM (self));
 }
 
-static void
-gst_cuda_omni_unwrap_get_property (GObject * object, guint prop_id,
-    GValue * value, GParamSpec * pspec)
-{
-  GstCudaOmniUnwrap *self = GST_CUDA_OMNI_UNWRAP (object);
-  GstCoOmniSettings *s = &self->set;
 
-  GST_OBJECT_LOCK (self);
-  switch (prop_id) {
-    case PROP_PROJECTION:
-      g_value_set_enum (value, s->projection);
-      break;
-    case PROP_CENTER_X:
-      g_value_set_double (value, s->center_x);
-      break;
-    case PROP_CENTER_Y:
-      g_value_set_double (value, s->center_y);
-      break;
-    case PROP_INNER_RADIUS:
-      g_value_set_double (value, s->inner_radius);
-      break;
-    case PROP_OUTER_RADIUS:
-      g_value_set_double (value, s->outer_radius);
-      break;
-    case PROP_START_ANGLE:
-      g_value_set_double (value, s->start_angle);
-      break;
-    case PROP_DIRECTION:
-      g_value_set_enum (value, s->direction);
-      break;
-    case PROP_MIRROR_RADIUS:
-      g_value_set_double (value, s->mirror_radius);
-      break;
-    case PROP_MIRROR_DISTANCE:
-      g_value_set_double (value, s->mirror_distance);
-      break;
-    case PROP_FOCAL_LENGTH:
-      g_value_set_double (value, s->focal_length);
-      break;
-    case PROP_PLANE_DISTANCE:
-      g_value_set_double (value, s->plane_distance);
-      break;
-    case PROP_PLANE_GAP:
-      g_value_set_int (value, s->plane_gap);
-      break;
-    case PROP_LAYOUT:
-      g_value_set_enum (value, s->layout);
-      break;
-    case PROP_ZOOM:
-      g_value_set_double (value, s->zoom);
-      break;
-    case PROP_AUTO_CENTER:
-      g_value_set_boolean (value, s->auto_center);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-  GST_OBJECT_UNLOCK (self);
-}
-
+#define SET(f) G_STRUCT_OFFSET (GstCoOmniSettings, f)
+/* the panorama's size follows these: the next frame renegotiates, and its
+ * table is sized from the new output caps */
+#define RESIZE GST_CO_SETTING_RESIZE
+#define REBUILD GST_CO_SETTING_REBUILD
 
 static void
 gst_cuda_omni_unwrap_class_init (GstCudaOmniUnwrapClass * klass)
 {
-  GObjectClass *oc = G_OBJECT_CLASS (klass);
   GstElementClass *ec = GST_ELEMENT_CLASS (klass);
   GstCoBaseFilterClass *fc = GST_CO_BASE_FILTER_CLASS (klass);
   GstCoRemapFilterClass *rc = GST_CO_REMAP_FILTER_CLASS (klass);
 
-  oc->set_property = gst_cuda_omni_unwrap_set_property;
-  oc->get_property = gst_cuda_omni_unwrap_get_property;
-
-  g_object_class_install_property (oc, PROP_PROJECTION,
-      g_param_spec_enum ("projection", "Projection",
+  /* in the order of the PROP_ ids */
+  const GstCoSetting settings[] = {
+    {g_param_spec_enum ("projection", "Projection",
           "How the 360-degree view is laid out (polar: a donut unrolled)",
-          gst_co_omni_projection_get_type (), GST_CO_OMNI_POLAR, GST_CO_PARAM_LIVE));
-  g_object_class_install_property (oc, PROP_CENTER_X,
-      g_param_spec_double ("center-x", "Centre x",
+          gst_co_omni_projection_get_type (), GST_CO_OMNI_POLAR, GST_CO_PARAM_LIVE),
+        SET (projection), RESIZE, -1},
+    {g_param_spec_double ("center-x", "Centre x",
           "Horizontal centre of the donut in source pixels (-1: the frame's "
-          "centre)", -1.0, MAX_COORD, -1.0, GST_CO_PARAM_ANIM));
-  g_object_class_install_property (oc, PROP_CENTER_Y,
-      g_param_spec_double ("center-y", "Centre y",
+          "centre)", -1.0, MAX_COORD, -1.0, GST_CO_PARAM_ANIM),
+        SET (center_x), REBUILD, -1},
+    {g_param_spec_double ("center-y", "Centre y",
           "Vertical centre of the donut in source pixels (-1: the frame's "
-          "centre)", -1.0, MAX_COORD, -1.0, GST_CO_PARAM_ANIM));
-  g_object_class_install_property (oc, PROP_INNER_RADIUS,
-      g_param_spec_double ("inner-radius", "Inner radius",
+          "centre)", -1.0, MAX_COORD, -1.0, GST_CO_PARAM_ANIM),
+        SET (center_y), REBUILD, -1},
+    {g_param_spec_double ("inner-radius", "Inner radius",
           "Radius of the donut's hole in source pixels (the bottom row of "
-          "the panorama)", 0.0, MAX_COORD, 0.0, GST_CO_PARAM_LIVE));
-  g_object_class_install_property (oc, PROP_OUTER_RADIUS,
-      g_param_spec_double ("outer-radius", "Outer radius",
+          "the panorama)", 0.0, MAX_COORD, 0.0, GST_CO_PARAM_LIVE),
+        SET (inner_radius), RESIZE, -1},
+    {g_param_spec_double ("outer-radius", "Outer radius",
           "Radius of the donut's rim in source pixels (the top row; 0: half "
-          "the frame's shorter side)", 0.0, MAX_COORD, 0.0, GST_CO_PARAM_LIVE));
-  g_object_class_install_property (oc, PROP_START_ANGLE,
-      g_param_spec_double ("start-angle", "Start angle",
+          "the frame's shorter side)", 0.0, MAX_COORD, 0.0, GST_CO_PARAM_LIVE),
+        SET (outer_radius), RESIZE, -1},
+    {g_param_spec_double ("start-angle", "Start angle",
           "Azimuth of the panorama's left edge in degrees (0: right of the "
           "centre, 90: below it); pans the view", -360.0, 360.0, 0.0,
-          GST_CO_PARAM_ANIM));
-  g_object_class_install_property (oc, PROP_DIRECTION,
-      g_param_spec_enum ("direction", "Direction",
+          GST_CO_PARAM_ANIM),
+        SET (start_angle), REBUILD, -1},
+    {g_param_spec_enum ("direction", "Direction",
           "Which way the panorama goes round the donut, left to right",
           gst_co_omni_direction_get_type (), GST_CO_OMNI_COUNTERCLOCKWISE,
-          GST_CO_PARAM_LIVE));
-
-  g_object_class_install_property (oc, PROP_MIRROR_RADIUS,
-      g_param_spec_double ("mirror-radius", "Mirror radius",
+          GST_CO_PARAM_LIVE),
+        SET (direction), REBUILD, -1},
+    {g_param_spec_double ("mirror-radius", "Mirror radius",
           "cylinder, cuboid: radius R of the spherical mirror (any length unit, the "
-          "same for every length)", 1e-3, 1e6, 30.0, GST_CO_PARAM_LIVE));
-  g_object_class_install_property (oc, PROP_MIRROR_DISTANCE,
-      g_param_spec_double ("mirror-distance", "Mirror distance",
+          "same for every length)", 1e-3, 1e6, 30.0, GST_CO_PARAM_LIVE),
+        SET (mirror_radius), RESIZE, -1},
+    {g_param_spec_double ("mirror-distance", "Mirror distance",
           "cylinder, cuboid: distance h from the sphere's centre to the camera's "
           "projection centre (> mirror-radius)", 1e-3, 1e7, 150.0,
-          GST_CO_PARAM_LIVE));
-  g_object_class_install_property (oc, PROP_FOCAL_LENGTH,
-      g_param_spec_double ("focal-length", "Focal length",
+          GST_CO_PARAM_LIVE),
+        SET (mirror_distance), RESIZE, -1},
+    {g_param_spec_double ("focal-length", "Focal length",
           "cylinder, cuboid: the camera's focal length in pixels", 1.0, 1e6, 800.0,
-          GST_CO_PARAM_LIVE));
-  g_object_class_install_property (oc, PROP_PLANE_DISTANCE,
-      g_param_spec_double ("plane-distance", "Plane distance",
+          GST_CO_PARAM_LIVE),
+        SET (focal_length), RESIZE, -1},
+    {g_param_spec_double ("plane-distance", "Plane distance",
           "cylinder: radius of the projection cylinder around the axis; "
           "cuboid: distance of its four planes from the axis; in the "
           "mirror's unit, one unit of the surface being one output pixel "
           "(width 2 pi plane-distance, or 4 x 2 plane-distance)", 1e-3, 1e6,
-          229.0, GST_CO_PARAM_LIVE));
-
-  g_object_class_install_property (oc, PROP_PLANE_GAP,
-      g_param_spec_int ("plane-gap", "Plane gap",
+          229.0, GST_CO_PARAM_LIVE),
+        SET (plane_distance), RESIZE, -1},
+    {g_param_spec_int ("plane-gap", "Plane gap",
           "cuboid: empty output columns between two faces (the paper's "
-          "alignment padding; border-color)", 0, 4096, 0, GST_CO_PARAM_LIVE));
-
-  g_object_class_install_property (oc, PROP_LAYOUT,
-      g_param_spec_enum ("layout", "Layout",
+          "alignment padding; border-color)", 0, 4096, 0, GST_CO_PARAM_LIVE),
+        SET (plane_gap), RESIZE, -1},
+    {g_param_spec_enum ("layout", "Layout",
           "One view of the turn, two halves stacked, or four quarters in a "
           "grid (ground: the floor in front of each, turned to face up)",
           gst_co_omni_layout_get_type (), GST_CO_OMNI_LAYOUT_ONE,
-          GST_CO_PARAM_LIVE));
-  g_object_class_install_property (oc, PROP_ZOOM,
-      g_param_spec_double ("zoom", "Zoom",
+          GST_CO_PARAM_LIVE),
+        SET (layout), RESIZE, -1},
+    {g_param_spec_double ("zoom", "Zoom",
           "Magnification of every view about its centre; the output size "
           "stays (below 1 the window is framed by border-color)", 0.25, 64.0,
-          1.0, GST_CO_PARAM_ANIM));
-
-  g_object_class_install_property (oc, PROP_AUTO_CENTER,
-      g_param_spec_boolean ("auto-center", "Auto centre",
+          1.0, GST_CO_PARAM_ANIM),
+        SET (zoom), REBUILD, -1},
+    {g_param_spec_boolean ("auto-center", "Auto centre",
           "Find the mirror's or lens's image circle in the first frames and "
           "set center-x, center-y (and polar's outer-radius) from it; the "
           "fit is posted on the bus (cudaomniunwrap-auto-center)", FALSE,
-          GST_CO_PARAM_LIVE));
+          GST_CO_PARAM_LIVE),
+        SET (auto_center), REBUILD, -1},
+  };
+
+  gst_co_base_filter_class_install_settings (fc,
+      G_STRUCT_OFFSET (GstCudaOmniUnwrap, set), sizeof (GstCoOmniSettings),
+      settings, G_N_ELEMENTS (settings));
+  fc->setting_changed = gst_cuda_omni_unwrap_setting_changed;
 
   gst_element_class_set_static_metadata (ec, "CUDA omnidirectional unwrap",
       "Filter/Effect/Video",
@@ -745,18 +622,10 @@ gst_cuda_omni_unwrap_class_init (GstCudaOmniUnwrapClass * klass)
   gst_type_mark_as_plugin_api (gst_co_omni_layout_get_type (), 0);
 }
 
+/* the table's defaults are the pspecs' (set by the base) */
 static void
 gst_cuda_omni_unwrap_init (GstCudaOmniUnwrap * self)
 {
-  self->set.projection = GST_CO_OMNI_POLAR;
-  self->set.layout = GST_CO_OMNI_LAYOUT_ONE;
-  self->set.zoom = 1.0;
-  self->set.center_x = self->set.center_y = -1.0;
-  self->set.direction = GST_CO_OMNI_COUNTERCLOCKWISE;
-  self->set.mirror_radius = 30.0;
-  self->set.mirror_distance = 150.0;
-  self->set.focal_length = 800.0;
-  self->set.plane_distance = 229.0;
 }
 
 gboolean
