@@ -373,20 +373,14 @@ gst_cuda_lens_distort_prepare (GstCoRemapFilter * remap, CoLut * lut,
   CoCamera cam;
   Settings s;
 
-  GST_OBJECT_LOCK (self);
-  s = self->set;
-  s.calibration_file = g_strdup (self->set.calibration_file);
-  s.camera = g_strdup (self->set.camera);
-  s.rectification_file = g_strdup (self->set.rectification_file);
-  s.map_file = g_strdup (self->set.map_file);
-  GST_OBJECT_UNLOCK (self);
+  gst_co_base_filter_snapshot (base, &s);
 
   /* a map needs a table: if the filter chose lut=none before a map was set,
    * the map waits for the rebuild its setter asked for */
   if (lut->mode != CO_LUT_COMPUTE || !s.map_file || !*s.map_file)
     use_map (self, s.map_file, s.map_gen);
   self->mapped = lut->mode != CO_LUT_COMPUTE && self->map_path != NULL;
-  g_free (s.map_file);
+  g_clear_pointer (&s.map_file, g_free);
   model = (CoLensModel) s.model;
   if (model != CO_LENS_HMD && s.calibration_file && *s.calibration_file) {
     have_cam = camera_from_file (self, &s, w, h, &cam);
@@ -413,9 +407,7 @@ gst_cuda_lens_distort_prepare (GstCoRemapFilter * remap, CoLut * lut,
               "leave red-* and blue-* at their defaults",
               gst_video_format_to_string (GST_VIDEO_INFO_FORMAT
                   (&base->in_info))), (NULL));
-      g_free (s.calibration_file);
-      g_free (s.camera);
-      g_free (s.rectification_file);
+      gst_co_base_filter_snapshot_clear (base, &s);
       return FALSE;
     }
   } else {
@@ -463,9 +455,7 @@ gst_cuda_lens_distort_prepare (GstCoRemapFilter * remap, CoLut * lut,
     co_lens_params_init_pinhole (&self->params, ow, oh, &cam);
   }
   self->model = model;
-  g_free (s.calibration_file);
-  g_free (s.camera);
-  g_free (s.rectification_file);
+  gst_co_base_filter_snapshot_clear (base, &s);
   return TRUE;
 }
 
@@ -590,163 +580,21 @@ unusable:
 
 /* ---- properties ---- */
 
-/* The double property @id's field of @s, or NULL. */
-static gdouble *
-double_field (Settings * s, guint id)
-{
-  switch (id) {
-    case PROP_K1:
-      return &s->k1;
-    case PROP_K2:
-      return &s->k2;
-    case PROP_K3:
-      return &s->k3;
-    case PROP_K4:
-      return &s->k4;
-    case PROP_K5:
-      return &s->k5;
-    case PROP_K6:
-      return &s->k6;
-    case PROP_P1:
-      return &s->p1;
-    case PROP_P2:
-      return &s->p2;
-    case PROP_S1:
-      return &s->s1;
-    case PROP_S2:
-      return &s->s2;
-    case PROP_S3:
-      return &s->s3;
-    case PROP_S4:
-      return &s->s4;
-    case PROP_TAU_X:
-      return &s->tau_x;
-    case PROP_TAU_Y:
-      return &s->tau_y;
-    case PROP_CENTER_X:
-      return &s->center_x;
-    case PROP_CENTER_Y:
-      return &s->center_y;
-    case PROP_FX:
-      return &s->fx;
-    case PROP_FY:
-      return &s->fy;
-    case PROP_CX:
-      return &s->cx;
-    case PROP_CY:
-      return &s->cy;
-    case PROP_ALPHA:
-      return &s->alpha;
-    case PROP_BALANCE:
-      return &s->balance;
-    case PROP_FOV_SCALE:
-      return &s->fov_scale;
-    case PROP_SCALE:
-      return &s->scale;
-    case PROP_RED_K1:
-      return &s->red_k1;
-    case PROP_RED_K2:
-      return &s->red_k2;
-    case PROP_RED_SCALE:
-      return &s->red_scale;
-    case PROP_BLUE_K1:
-      return &s->blue_k1;
-    case PROP_BLUE_K2:
-      return &s->blue_k2;
-    case PROP_BLUE_SCALE:
-      return &s->blue_scale;
-    default:
-      return NULL;
-  }
-}
 
+/* What goes with a setting: a calibration describes a camera; a map file
+ * is read into tables only (lut=none cannot evaluate it). */
 static void
-gst_cuda_lens_distort_set_property (GObject * object, guint prop_id,
-    const GValue * value, GParamSpec * pspec)
+gst_cuda_lens_distort_setting_changed (GstCoBaseFilter * base, guint prop_id)
 {
-  GstCudaLensDistort *self = GST_CUDA_LENS_DISTORT (object);
+  GstCudaLensDistort *self = GST_CUDA_LENS_DISTORT (base);
   Settings *s = &self->set;
-  gdouble *d = double_field (s, prop_id);
-  gboolean resize = FALSE;
 
-  GST_OBJECT_LOCK (self);
-  if (d) {
-    *d = g_value_get_double (value);
-  } else {
-    switch (prop_id) {
-      case PROP_MODEL:
-        s->model = g_value_get_enum (value);
-        break;
-      case PROP_STEREO:
-        s->stereo = g_value_get_boolean (value);
-        break;
-      case PROP_MAP_FILE:
-        g_free (s->map_file);
-        s->map_file = g_value_dup_string (value);
-        s->map_gen++;
-        gst_co_remap_filter_set_table_only (GST_CO_REMAP_FILTER (self),
-            s->map_file && *s->map_file);
-        /* the map's size is the output's */
-        resize = TRUE;
-        break;
-      case PROP_CAMERA:
-        g_free (s->camera);
-        s->camera = g_value_dup_string (value);
-        s->calibration_gen++;
-        break;
-      case PROP_RECTIFICATION_FILE:
-        g_free (s->rectification_file);
-        s->rectification_file = g_value_dup_string (value);
-        s->calibration_gen++;
-        break;
-      case PROP_CALIBRATION_FILE:
-        g_free (s->calibration_file);
-        s->calibration_file = g_value_dup_string (value);
-        s->calibration_gen++;
-        /* a calibration describes a camera */
-        if (s->calibration_file && *s->calibration_file &&
-            s->model == CO_LENS_HMD)
-          s->model = CO_LENS_CAMERA;
-        break;
-      default:
-        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-        GST_OBJECT_UNLOCK (self);
-        return;
-    }
-  }
-  gst_co_remap_filter_mark_dirty (GST_CO_REMAP_FILTER (self));
-  GST_OBJECT_UNLOCK (self);
-  /* outside the lock: renegotiation takes locks of its own (videoflip) */
-  if (resize)
-    gst_base_transform_reconfigure_src (GST_BASE_TRANSFORM (self));
-}
-
-static void
-gst_cuda_lens_distort_get_property (GObject * object, guint prop_id,
-    GValue * value, GParamSpec * pspec)
-{
-  GstCudaLensDistort *self = GST_CUDA_LENS_DISTORT (object);
-  Settings *s = &self->set;
-  gdouble *d = double_field (s, prop_id);
-
-  GST_OBJECT_LOCK (self);
-  if (d)
-    g_value_set_double (value, *d);
-  else if (prop_id == PROP_MODEL)
-    g_value_set_enum (value, s->model);
-  else if (prop_id == PROP_STEREO)
-    g_value_set_boolean (value, s->stereo);
-  else if (prop_id == PROP_CALIBRATION_FILE)
-    g_value_set_string (value, s->calibration_file);
-  else if (prop_id == PROP_CAMERA)
-    g_value_set_string (value, s->camera);
-  else if (prop_id == PROP_RECTIFICATION_FILE)
-    g_value_set_string (value, s->rectification_file);
-  else if (prop_id == PROP_MAP_FILE)
-    g_value_set_string (value, s->map_file);
-  else
-    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-  GST_OBJECT_UNLOCK (self);
+  if (prop_id == PROP_MAP_FILE)
+    gst_co_remap_filter_set_table_only (GST_CO_REMAP_FILTER (self),
+        s->map_file && *s->map_file);
+  else if (prop_id == PROP_CALIBRATION_FILE && s->calibration_file &&
+      *s->calibration_file && s->model == CO_LENS_HMD)
+    s->model = CO_LENS_CAMERA;
 }
 
 static void
@@ -754,10 +602,6 @@ gst_cuda_lens_distort_finalize (GObject * object)
 {
   GstCudaLensDistort *self = GST_CUDA_LENS_DISTORT (object);
 
-  g_free (self->set.calibration_file);
-  g_free (self->set.camera);
-  g_free (self->set.rectification_file);
-  g_free (self->set.map_file);
   g_free (self->map_path);
   g_free (self->bad_map);
   gst_co_map_file_clear (&self->map);
@@ -766,14 +610,13 @@ gst_cuda_lens_distort_finalize (GObject * object)
 }
 
 
-static void
-install_double (GObjectClass * oc, guint id, const gchar * name,
-    const gchar * nick, const gchar * blurb, gdouble min, gdouble max,
-    gdouble def)
-{
-  g_object_class_install_property (oc, id, g_param_spec_double (name, nick,
-          blurb, min, max, def, GST_CO_PARAM_ANIM));
-}
+
+#define SET(f) G_STRUCT_OFFSET (Settings, f)
+#define REBUILD GST_CO_SETTING_REBUILD
+/* a coefficient of the model: animatable, rebuilds the table */
+#define DOUBLE(name, nick, blurb, lo, hi, def, f) \
+  { g_param_spec_double (name, nick, blurb, lo, hi, def, GST_CO_PARAM_ANIM), \
+    SET (f), REBUILD, -1 }
 
 static void
 gst_cuda_lens_distort_class_init (GstCudaLensDistortClass * klass)
@@ -784,112 +627,129 @@ gst_cuda_lens_distort_class_init (GstCudaLensDistortClass * klass)
   GstCoRemapFilterClass *rc = GST_CO_REMAP_FILTER_CLASS (klass);
   GstCoBaseFilterClass *fc = GST_CO_BASE_FILTER_CLASS (klass);
 
-  oc->set_property = gst_cuda_lens_distort_set_property;
-  oc->get_property = gst_cuda_lens_distort_get_property;
-  oc->finalize = gst_cuda_lens_distort_finalize;
-
-  g_object_class_install_property (oc, PROP_MODEL,
-      g_param_spec_enum ("model", "Model", "Lens model: hmd pre-distortion, "
-          "camera or fisheye correction", GST_TYPE_CO_LENS_MODEL, DEFAULT_MODEL,
-          GST_CO_PARAM_LIVE));
-  install_double (oc, PROP_K1, "k1", "k1", "Radial coefficient of r^2 "
-      "(hmd, camera; fisheye: of theta^2)", -MAX_COEFF, MAX_COEFF, DEFAULT_K);
-  install_double (oc, PROP_K2, "k2", "k2", "Radial coefficient of r^4 "
-      "(hmd, camera; fisheye: of theta^4)", -MAX_COEFF, MAX_COEFF, DEFAULT_K);
-  install_double (oc, PROP_K3, "k3", "k3", "Radial coefficient of r^6 "
-      "(camera; fisheye: of theta^6)", -MAX_COEFF, MAX_COEFF, DEFAULT_K);
-  install_double (oc, PROP_K4, "k4", "k4", "Rational denominator's "
-      "coefficient of r^2 (camera; fisheye: k4, of theta^8)", -MAX_COEFF,
-      MAX_COEFF, DEFAULT_K);
-  install_double (oc, PROP_K5, "k5", "k5", "Rational denominator's "
-      "coefficient of r^4 (camera)", -MAX_COEFF, MAX_COEFF, DEFAULT_K);
-  install_double (oc, PROP_K6, "k6", "k6", "Rational denominator's "
-      "coefficient of r^6 (camera)", -MAX_COEFF, MAX_COEFF, DEFAULT_K);
-  install_double (oc, PROP_S1, "s1", "s1", "Thin prism: x's coefficient of "
-      "r^2 (camera)", -MAX_COEFF, MAX_COEFF, DEFAULT_K);
-  install_double (oc, PROP_S2, "s2", "s2", "Thin prism: x's coefficient of "
-      "r^4 (camera)", -MAX_COEFF, MAX_COEFF, DEFAULT_K);
-  install_double (oc, PROP_S3, "s3", "s3", "Thin prism: y's coefficient of "
-      "r^2 (camera)", -MAX_COEFF, MAX_COEFF, DEFAULT_K);
-  install_double (oc, PROP_S4, "s4", "s4", "Thin prism: y's coefficient of "
-      "r^4 (camera)", -MAX_COEFF, MAX_COEFF, DEFAULT_K);
-  install_double (oc, PROP_TAU_X, "tau-x", "Tilt x", "Sensor tilt about x, "
-      "radians (camera: OpenCV's tauX)", -G_PI / 4, G_PI / 4, DEFAULT_K);
-  install_double (oc, PROP_TAU_Y, "tau-y", "Tilt y", "Sensor tilt about y, "
-      "radians (camera: OpenCV's tauY)", -G_PI / 4, G_PI / 4, DEFAULT_K);
-  install_double (oc, PROP_P1, "p1", "p1", "First tangential coefficient "
-      "(camera)", -MAX_COEFF, MAX_COEFF, DEFAULT_K);
-  install_double (oc, PROP_P2, "p2", "p2", "Second tangential coefficient "
-      "(camera)", -MAX_COEFF, MAX_COEFF, DEFAULT_K);
-  install_double (oc, PROP_CENTER_X, "center-x", "Centre x", "Lens centre "
-      "as a fraction of the eye's width (hmd)", 0.0, 1.0, DEFAULT_CENTER);
-  install_double (oc, PROP_CENTER_Y, "center-y", "Centre y", "Lens centre "
-      "as a fraction of the height (hmd)", 0.0, 1.0, DEFAULT_CENTER);
-  g_object_class_install_property (oc, PROP_STEREO,
-      g_param_spec_boolean ("stereo", "Stereo", "Side-by-side frame: each "
-          "half is an eye with its own (mirrored) centre (hmd)", FALSE,
-          GST_CO_PARAM_LIVE));
-  install_double (oc, PROP_FX, "fx", "fx", "Focal length in pixels "
-      "(camera; 0 = frame width)", 0.0, MAX_PIXELS, DEFAULT_FOCAL);
-  install_double (oc, PROP_FY, "fy", "fy", "Focal length in pixels "
-      "(camera; 0 = fx)", 0.0, MAX_PIXELS, DEFAULT_FOCAL);
-  install_double (oc, PROP_CX, "cx", "cx", "Principal point x in pixels "
-      "(camera; -1 = frame centre)", -1.0, MAX_PIXELS, DEFAULT_PRINCIPAL);
-  install_double (oc, PROP_CY, "cy", "cy", "Principal point y in pixels "
-      "(camera; -1 = frame centre)", -1.0, MAX_PIXELS, DEFAULT_PRINCIPAL);
-  g_object_class_install_property (oc, PROP_CALIBRATION_FILE,
-      g_param_spec_string ("calibration-file", "Calibration file",
+  const GstCoSetting settings[] = {
+    [PROP_MODEL - 1] = {g_param_spec_enum ("model", "Model", "Lens model: "
+            "hmd pre-distortion, camera or fisheye correction",
+            GST_TYPE_CO_LENS_MODEL, DEFAULT_MODEL, GST_CO_PARAM_LIVE),
+        SET (model), REBUILD, -1},
+    [PROP_K1 - 1] = DOUBLE ("k1", "k1", "Radial coefficient of r^2 (hmd, "
+        "camera; fisheye: of theta^2)", -MAX_COEFF, MAX_COEFF, DEFAULT_K, k1),
+    [PROP_K2 - 1] = DOUBLE ("k2", "k2", "Radial coefficient of r^4 (hmd, "
+        "camera; fisheye: of theta^4)", -MAX_COEFF, MAX_COEFF, DEFAULT_K, k2),
+    [PROP_K3 - 1] = DOUBLE ("k3", "k3", "Radial coefficient of r^6 (camera; "
+        "fisheye: of theta^6)", -MAX_COEFF, MAX_COEFF, DEFAULT_K, k3),
+    [PROP_P1 - 1] = DOUBLE ("p1", "p1", "First tangential coefficient (camera)",
+        -MAX_COEFF, MAX_COEFF, DEFAULT_K, p1),
+    [PROP_P2 - 1] = DOUBLE ("p2", "p2", "Second tangential coefficient "
+        "(camera)", -MAX_COEFF, MAX_COEFF, DEFAULT_K, p2),
+    [PROP_CENTER_X - 1] = DOUBLE ("center-x", "Centre x", "Lens centre as a "
+        "fraction of the eye's width (hmd)", 0.0, 1.0, DEFAULT_CENTER,
+        center_x),
+    [PROP_CENTER_Y - 1] = DOUBLE ("center-y", "Centre y", "Lens centre as a "
+        "fraction of the height (hmd)", 0.0, 1.0, DEFAULT_CENTER, center_y),
+    [PROP_STEREO - 1] = {g_param_spec_boolean ("stereo", "Stereo",
+            "Side-by-side frame: each half is an eye with its own "
+            "(mirrored) centre (hmd)", FALSE, GST_CO_PARAM_LIVE),
+        SET (stereo), REBUILD, -1},
+    [PROP_FX - 1] = DOUBLE ("fx", "fx", "Focal length in pixels (camera; 0 = "
+        "frame width)", 0.0, MAX_PIXELS, DEFAULT_FOCAL, fx),
+    [PROP_FY - 1] = DOUBLE ("fy", "fy", "Focal length in pixels (camera; 0 = "
+        "fx)", 0.0, MAX_PIXELS, DEFAULT_FOCAL, fy),
+    [PROP_CX - 1] = DOUBLE ("cx", "cx", "Principal point x in pixels (camera; "
+        "-1 = frame centre)", -1.0, MAX_PIXELS, DEFAULT_PRINCIPAL, cx),
+    [PROP_CY - 1] = DOUBLE ("cy", "cy", "Principal point y in pixels (camera; "
+        "-1 = frame centre)", -1.0, MAX_PIXELS, DEFAULT_PRINCIPAL, cy),
+    [PROP_CALIBRATION_FILE - 1] =
+        {g_param_spec_string ("calibration-file", "Calibration file",
           "A calibration: OpenCV FileStorage YAML or XML (one camera, "
           "fisheye, or a stereo pair's M1 D1 R1 P1 / M2 D2 R2 P2), ROS "
           "camera_info YAML or a Kalibr camchain; replaces fx..tau-y, its "
           "model (pinhole or fisheye) wins over model=camera/fisheye, its "
-          "R and P rectify", NULL, GST_CO_PARAM_LIVE));
-  g_object_class_install_property (oc, PROP_MAP_FILE,
-      g_param_spec_string ("map-file", "Map file", "A precomputed map for "
+          "R and P rectify", NULL, GST_CO_PARAM_LIVE),
+        SET (calibration_file), REBUILD, SET (calibration_gen)},
+    [PROP_ALPHA - 1] = DOUBLE ("alpha", "Alpha", "Free scaling of "
+        "cv::getOptimalNewCameraMatrix: 0 keeps only valid pixels, 1 keeps "
+        "all source pixels, -1 keeps the camera matrix (cv::undistort; camera)",
+        -1.0, 1.0, DEFAULT_ALPHA, alpha),
+    [PROP_K4 - 1] = DOUBLE ("k4", "k4", "Rational denominator's coefficient "
+        "of r^2 (camera; fisheye: k4, of theta^8)", -MAX_COEFF, MAX_COEFF,
+        DEFAULT_K, k4),
+    [PROP_K5 - 1] = DOUBLE ("k5", "k5", "Rational denominator's coefficient "
+        "of r^4 (camera)", -MAX_COEFF, MAX_COEFF, DEFAULT_K, k5),
+    [PROP_K6 - 1] = DOUBLE ("k6", "k6", "Rational denominator's coefficient "
+        "of r^6 (camera)", -MAX_COEFF, MAX_COEFF, DEFAULT_K, k6),
+    [PROP_S1 - 1] = DOUBLE ("s1", "s1", "Thin prism: x's coefficient of r^2 "
+        "(camera)", -MAX_COEFF, MAX_COEFF, DEFAULT_K, s1),
+    [PROP_S2 - 1] = DOUBLE ("s2", "s2", "Thin prism: x's coefficient of r^4 "
+        "(camera)", -MAX_COEFF, MAX_COEFF, DEFAULT_K, s2),
+    [PROP_S3 - 1] = DOUBLE ("s3", "s3", "Thin prism: y's coefficient of r^2 "
+        "(camera)", -MAX_COEFF, MAX_COEFF, DEFAULT_K, s3),
+    [PROP_S4 - 1] = DOUBLE ("s4", "s4", "Thin prism: y's coefficient of r^4 "
+        "(camera)", -MAX_COEFF, MAX_COEFF, DEFAULT_K, s4),
+    [PROP_TAU_X - 1] = DOUBLE ("tau-x", "Tilt x", "Sensor tilt about x, "
+        "radians (camera: OpenCV's tauX)", -G_PI / 4, G_PI / 4, DEFAULT_K,
+        tau_x),
+    [PROP_TAU_Y - 1] = DOUBLE ("tau-y", "Tilt y", "Sensor tilt about y, "
+        "radians (camera: OpenCV's tauY)", -G_PI / 4, G_PI / 4, DEFAULT_K,
+        tau_y),
+    [PROP_BALANCE - 1] = DOUBLE ("balance", "Balance", "New focal length of "
+        "cv::fisheye::estimateNewCameraMatrixForUndistortRectify: 0 keeps "
+        "only valid pixels, 1 the field up to the border's midpoints, -1 "
+        "keeps the camera matrix (fisheye)", -1.0, 1.0, DEFAULT_BALANCE,
+        balance),
+    [PROP_FOV_SCALE - 1] = DOUBLE ("fov-scale", "Field of view scale",
+        "Divides the focal length balance chose: above 1 shows more of the "
+        "field (fisheye, with balance)", 0.1, 10.0, DEFAULT_FOV_SCALE,
+        fov_scale),
+    [PROP_CAMERA - 1] =
+        {g_param_spec_string ("camera", "Camera", "Which camera of a "
+          "calibration file that has several: left (the first; default), "
+          "right, or camN (Kalibr)", NULL, GST_CO_PARAM_LIVE),
+        SET (camera), REBUILD, SET (calibration_gen)},
+    [PROP_MAP_FILE - 1] =
+        {g_param_spec_string ("map-file", "Map file", "A precomputed map for "
           "any model: each output pixel's source position (cv::remap's "
           "map1/map2) in the documented CO-MAP1 file (README); it replaces "
           "the model, and the output takes its size unless downstream asks "
-          "for another", NULL, GST_CO_PARAM_LIVE));
-  g_object_class_install_property (oc, PROP_RECTIFICATION_FILE,
-      g_param_spec_string ("rectification-file", "Rectification file",
+          "for another", NULL, GST_CO_PARAM_LIVE),
+        SET (map_file), REBUILD | GST_CO_SETTING_RESIZE, SET (map_gen)},
+    [PROP_SCALE - 1] = DOUBLE ("scale", "Scale", "Source positions scaled "
+        "about the lens centre: below 1 magnifies (hmd)", 0.1, 10.0,
+        DEFAULT_SCALE, scale),
+    [PROP_RED_K1 - 1] = DOUBLE ("red-k1", "Red k1", "Added to k1 for the red "
+        "channel: lateral chromatic aberration pre-compensation (hmd, RGB "
+        "formats)", -MAX_COEFF, MAX_COEFF, DEFAULT_K, red_k1),
+    [PROP_RED_K2 - 1] = DOUBLE ("red-k2", "Red k2", "Added to k2 for the red "
+        "channel (hmd, RGB formats)", -MAX_COEFF, MAX_COEFF, DEFAULT_K,
+        red_k2),
+    [PROP_RED_SCALE - 1] = DOUBLE ("red-scale", "Red scale", "Multiplies "
+        "scale for the red channel, as a VR runtime's per-colour aberration "
+        "scale (hmd, RGB formats)", 0.5, 2.0, DEFAULT_SCALE, red_scale),
+    [PROP_BLUE_K1 - 1] = DOUBLE ("blue-k1", "Blue k1", "Added to k1 for the "
+        "blue channel (hmd, RGB formats)", -MAX_COEFF, MAX_COEFF, DEFAULT_K,
+        blue_k1),
+    [PROP_BLUE_K2 - 1] = DOUBLE ("blue-k2", "Blue k2", "Added to k2 for the "
+        "blue channel (hmd, RGB formats)", -MAX_COEFF, MAX_COEFF, DEFAULT_K,
+        blue_k2),
+    [PROP_BLUE_SCALE - 1] = DOUBLE ("blue-scale", "Blue scale", "Multiplies "
+        "scale for the blue channel (hmd, RGB formats)", 0.5, 2.0,
+        DEFAULT_SCALE, blue_scale),
+    [PROP_RECTIFICATION_FILE - 1] =
+        {g_param_spec_string ("rectification-file", "Rectification file",
           "R and P for the calibration-file's camera from a second file, as "
           "OpenCV's stereo_calib writes them apart (intrinsics.yml M1 D1 M2 "
           "D2, extrinsics.yml R1 P1 R2 P2; camera picks left or right); "
           "they replace the calibration file's own", NULL,
-          GST_CO_PARAM_LIVE));
-  g_object_class_install_property (oc, PROP_CAMERA,
-      g_param_spec_string ("camera", "Camera", "Which camera of a "
-          "calibration file that has several: left (the first; default), "
-          "right, or camN (Kalibr)", NULL, GST_CO_PARAM_LIVE));
-  install_double (oc, PROP_ALPHA, "alpha", "Alpha", "Free scaling of "
-      "cv::getOptimalNewCameraMatrix: 0 keeps only valid pixels, 1 keeps all "
-      "source pixels, -1 keeps the camera matrix (cv::undistort; camera)",
-      -1.0, 1.0, DEFAULT_ALPHA);
-  install_double (oc, PROP_BALANCE, "balance", "Balance", "New focal length "
-      "of cv::fisheye::estimateNewCameraMatrixForUndistortRectify: 0 keeps "
-      "only valid pixels, 1 the field up to the border's midpoints, -1 keeps "
-      "the camera matrix (fisheye)", -1.0, 1.0, DEFAULT_BALANCE);
-  install_double (oc, PROP_FOV_SCALE, "fov-scale", "Field of view scale",
-      "Divides the focal length balance chose: above 1 shows more of the "
-      "field (fisheye, with balance)", 0.1, 10.0, DEFAULT_FOV_SCALE);
-  install_double (oc, PROP_SCALE, "scale", "Scale", "Source positions "
-      "scaled about the lens centre: below 1 magnifies (hmd)", 0.1, 10.0,
-      DEFAULT_SCALE);
-  install_double (oc, PROP_RED_K1, "red-k1", "Red k1", "Added to k1 for the "
-      "red channel: lateral chromatic aberration pre-compensation (hmd, RGB "
-      "formats)", -MAX_COEFF, MAX_COEFF, DEFAULT_K);
-  install_double (oc, PROP_RED_K2, "red-k2", "Red k2", "Added to k2 for the "
-      "red channel (hmd, RGB formats)", -MAX_COEFF, MAX_COEFF, DEFAULT_K);
-  install_double (oc, PROP_RED_SCALE, "red-scale", "Red scale", "Multiplies "
-      "scale for the red channel, as a VR runtime's per-colour aberration "
-      "scale (hmd, RGB formats)", 0.5, 2.0, DEFAULT_SCALE);
-  install_double (oc, PROP_BLUE_K1, "blue-k1", "Blue k1", "Added to k1 for "
-      "the blue channel (hmd, RGB formats)", -MAX_COEFF, MAX_COEFF, DEFAULT_K);
-  install_double (oc, PROP_BLUE_K2, "blue-k2", "Blue k2", "Added to k2 for "
-      "the blue channel (hmd, RGB formats)", -MAX_COEFF, MAX_COEFF, DEFAULT_K);
-  install_double (oc, PROP_BLUE_SCALE, "blue-scale", "Blue scale",
-      "Multiplies scale for the blue channel (hmd, RGB formats)", 0.5, 2.0,
-      DEFAULT_SCALE);
+          GST_CO_PARAM_LIVE),
+        SET (rectification_file), REBUILD, SET (calibration_gen)},
+  };
+
+  gst_co_base_filter_class_install_settings (fc,
+      G_STRUCT_OFFSET (GstCudaLensDistort, set), sizeof (Settings), settings,
+      G_N_ELEMENTS (settings));
+  fc->setting_changed = gst_cuda_lens_distort_setting_changed;
+  oc->finalize = gst_cuda_lens_distort_finalize;
+
   gst_element_class_set_static_metadata (ec, "CUDA lens distortion",
       "Filter/Effect/Video/Hardware",
       "Lens (pre)distortion and camera undistortion by compressed LUT "
@@ -910,20 +770,10 @@ gst_cuda_lens_distort_class_init (GstCudaLensDistortClass * klass)
   gst_type_mark_as_plugin_api (GST_TYPE_CO_LENS_MODEL, 0);
 }
 
+/* the table's defaults are the pspecs' (set by the base) */
 static void
 gst_cuda_lens_distort_init (GstCudaLensDistort * self)
 {
-  Settings *s = &self->set;
-
-  s->model = DEFAULT_MODEL;
-  s->k1 = s->k2 = s->k3 = s->p1 = s->p2 = DEFAULT_K;
-  s->center_x = s->center_y = DEFAULT_CENTER;
-  s->fx = s->fy = DEFAULT_FOCAL;
-  s->cx = s->cy = DEFAULT_PRINCIPAL;
-  s->alpha = DEFAULT_ALPHA;
-  s->balance = DEFAULT_BALANCE;
-  s->fov_scale = DEFAULT_FOV_SCALE;
-  s->scale = s->red_scale = s->blue_scale = DEFAULT_SCALE;
 }
 
 gboolean
