@@ -5,6 +5,7 @@
  * of the sink pad's caps answer, and the parsing of each pad's caps into a
  * video info, video/x-bayer included.
  */
+#include "gstcocompat.h"
 #include "gstcobasefilter-private.h"
 
 #include <stdarg.h>
@@ -34,7 +35,7 @@ gst_co_format_from_video (GstVideoFormat format)
       return CO_FORMAT_NV12;
     case GST_VIDEO_FORMAT_I420:
       return CO_FORMAT_I420;
-#if GST_CHECK_VERSION (1, 20, 0)
+#ifdef CO_HAVE_RGBA64
     case GST_VIDEO_FORMAT_RGBA64_LE:
       return CO_FORMAT_RGBA64_LE;
 #endif
@@ -503,4 +504,17 @@ co_set_caps (GstBaseTransform * bt, GstCaps * incaps, GstCaps * outcaps)
     self->out_bayer = old_out_bayer;
   }
   return ok;
+}
+
+void
+gst_co_base_filter_class_set_metadata (GstElementClass * klass,
+    const gchar * longname, const gchar * klass_name,
+    const gchar * description)
+{
+  gchar *k = g_strconcat (klass_name, "/Hardware", NULL);
+
+  /* the element class keeps the strings: metadata is set once per class */
+  gst_element_class_set_metadata (klass, longname, k, description,
+      "cudaoptics developers");
+  g_free (k);
 }

@@ -363,7 +363,8 @@ co_open_device (GstCoBaseFilter * self, gint device_id, gchar ** why)
 }
 
 /* Everything co_open_device made, and what the subclass allocated on it;
- * the context stays (the caller drops it or keeps it for a restart). */
+ * the context stays (the caller drops it or keeps it for a restart).  The
+ * staging frames are the frame file's: it frees them first. */
 void
 co_close_device (GstCoBaseFilter * self)
 {
@@ -378,8 +379,6 @@ co_close_device (GstCoBaseFilter * self)
       klass->release (self);
     }
   }
-  co_free_stages (self);
-  co_invalidate (self);
 #ifdef HAVE_CUDA
   if (self->stream && gst_co_device_push (self->device)) {
     if (priv->event)
@@ -398,70 +397,3 @@ co_close_device (GstCoBaseFilter * self)
   gst_clear_object (&self->device);
 }
 
-/* CUDA memory from a context other than ours (a decoder that made its own,
- * a second pipeline's): take that context, as GstCudaBaseTransform does,
- * when the device-id property allows its device, so that frames stay on
- * the device instead of crossing the host.  Everything made on the old
- * context is rebuilt on the new one (set_info again), and the source pad
- * renegotiates its pool. */
-void
-co_adopt_context (GstCoBaseFilter * self, GstBuffer * buf)
-{
-#ifdef HAVE_GST_CUDA
-  GstCoBaseFilterClass *klass = GST_CO_BASE_FILTER_GET_CLASS (self);
-  GstBaseTransform *bt = GST_BASE_TRANSFORM (self);
-  GstCudaContext *ctx;
-  GstMemory *mem;
-  GstCaps *incaps, *outcaps;
-  gint want, dev_id = -1;
-  gchar *why = NULL;
-  gboolean ok;
-
-  if (!self->device || gst_buffer_n_memory (buf) < 1)
-    return;
-  mem = gst_buffer_peek_memory (buf, 0);
-  if (!gst_is_cuda_memory (mem) ||
-      GST_CUDA_MEMORY_CAST (mem)->context == self->priv->cuda_context)
-    return;
-  ctx = GST_CUDA_MEMORY_CAST (mem)->context;
-  g_object_get (ctx, "cuda-device-id", &dev_id, NULL);
-  GST_OBJECT_LOCK (self);
-  want = self->priv->device_id;
-  GST_OBJECT_UNLOCK (self);
-  if (want >= 0 && want != dev_id)
-    return;                     /* map_side warns and crosses the host */
-
-  GST_INFO_OBJECT (self, "adopting the CUDA context %" GST_PTR_FORMAT
-      " (device %d) of incoming frames", ctx, dev_id);
-  co_close_device (self);
-  GST_OBJECT_LOCK (self);
-  gst_object_replace ((GstObject **) & self->priv->cuda_context,
-      GST_OBJECT (ctx));
-  GST_OBJECT_UNLOCK (self);
-  if (!co_open_device (self, dev_id, &why)) {
-    /* nothing to run on any more: every frame fails until a restart, never
-     * half on one backend and half on the other */
-    self->priv->unusable = TRUE;
-    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("Could not work on the CUDA "
-            "context of the incoming frames: %s", why), (NULL));
-    g_free (why);
-    return;
-  }
-  incaps = gst_pad_get_current_caps (bt->sinkpad);
-  outcaps = gst_pad_get_current_caps (bt->srcpad);
-  ok = TRUE;
-  if (klass->set_info && incaps && outcaps && gst_co_device_push (self->device)) {
-    ok = klass->set_info (self, incaps, &self->in_info, outcaps,
-        &self->out_info);
-    gst_co_device_pop (self->device);
-  }
-  gst_clear_caps (&incaps);
-  gst_clear_caps (&outcaps);
-  if (!ok) {
-    self->priv->unusable = TRUE;
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("Could not set up on the "
-            "CUDA context of the incoming frames"), (NULL));
-  }
-  gst_base_transform_reconfigure_src (bt);
-#endif
-}

@@ -7,9 +7,13 @@
  *                            query ordering, pad info (Bayer included)
  *   gstcobasefilter-pool.c   pools, propose/decide allocation, metas that
  *                            survive, unit size
- *   gstcobasefilter-cuda.c   device, context sharing and adoption, memory
- *                            for subclasses, CUDA errors, fault injection
- *   gstcobasefilter-frame.c  mapping and staging of frames, per-frame work
+ *   gstcobasefilter-cuda.c   device, context sharing, memory for
+ *                            subclasses, CUDA errors, fault injection
+ *   gstcobasefilter-frame.c  mapping and staging of frames, context
+ *                            adoption, the rebuild contract, per-frame
+ *                            work
+ * Calls go one way: the GObject file and the frame file call the others,
+ * never back.
  *   gstcobasefilter-settings.c  the element's settings table: properties
  *                            declared once, written under the lock,
  *                            snapshots

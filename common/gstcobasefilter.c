@@ -205,6 +205,7 @@ gst_co_base_filter_stop (GstBaseTransform * bt)
 {
   GstCoBaseFilter *self = GST_CO_BASE_FILTER (bt);
 
+  co_free_stages (self);
   co_close_device (self);
   co_drop_context (self);
   GST_OBJECT_LOCK (self);

@@ -217,6 +217,17 @@ void     gst_co_base_filter_snapshot_clear (GstCoBaseFilter * self,
     GST_PARAM_MUTABLE_PLAYING)
 #define GST_CO_PARAM_ANIM (GST_CO_PARAM_LIVE | GST_PARAM_CONTROLLABLE)
 
+/* The largest frame side the family takes (the remapping elements: the
+ * table's CO_REMAP_MAX_SIZE, smaller) */
+#define GST_CO_MAX_SIZE 32768
+
+/* The family's element metadata: @klass_name gets "/Hardware" (the
+ * elements run on the GPU), and one author string. */
+void     gst_co_base_filter_class_set_metadata (GstElementClass * klass,
+                                                const gchar * longname,
+                                                const gchar * klass_name,
+                                                const gchar * description);
+
 /* Pad templates: the same caps and size limit on both pads, in both memory
  * domains (SAME, RESIZE, ANALYSE). */
 void     gst_co_base_filter_class_add_video_templates (GstElementClass * klass,

@@ -44,6 +44,13 @@ G_BEGIN_DECLS
 /* 1.24 gave GstCudaMemory a stream of its own (and pools a stream to put
  * on their memory): frames are then ordered on the device by events instead
  * of a host synchronisation per frame (gstcobasefilter-frame.c). */
+/* 1.20: RGBA64_LE among the video formats, and GstCustomMeta (results as
+ * a meta Python reads) */
+#if GST_CHECK_VERSION (1, 20, 0)
+#define CO_HAVE_RGBA64 1
+#define CO_HAVE_CUSTOM_META 1
+#endif
+
 #if defined (HAVE_GST_CUDA) && GST_CHECK_VERSION (1, 24, 0)
 #define CO_CUDA_STREAMS 1
 #include <gst/cuda/gstcudastream.h>

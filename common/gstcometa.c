@@ -5,6 +5,7 @@
  * inside; both are copied with their buffer and survive our elements'
  * transform_meta (they carry no tags).
  */
+#include "gstcocompat.h"
 #include "gstcometa.h"
 #include "../include/cudaoptics/co-results.h"
 
@@ -17,7 +18,7 @@ static const gchar *const family_kinds[] = {
 
 static GMutex lock;
 
-#if GST_CHECK_VERSION (1, 20, 0)
+#ifdef CO_HAVE_CUSTOM_META
 static gboolean
 copy_field (GQuark field, const GValue * value, gpointer dest)
 {

@@ -40,12 +40,59 @@
  *
  * Since: 0.1
  */
+#include "gstcocompat.h"
 #include "gstcudaaberration.h"
+#include "gstcocamerasource.h"
+#include "gstcocltkernels.h"
 #include "clt.h"
 #include "clt_build.h"
 
 #include <math.h>
 #include <string.h>
+
+typedef enum
+{
+  GST_CO_ABERRATION_MODEL_NONE = 0,
+  GST_CO_ABERRATION_MODEL_CAMERA = 1,
+  GST_CO_ABERRATION_MODEL_FISHEYE = 2,
+} GstCoAberrationModel;
+
+/* The properties, copied under the object lock. */
+typedef struct
+{
+  gchar *kernels_file;
+  guint kernels_gen;            /* bumped by every set: a re-read */
+  gdouble lpf_sigma;
+  CoBayer bayer;                /* of GRAY16_LE input */
+  gint bit_depth;               /* 0: the sample size's */
+  GstCoAberrationModel model;
+  GstCoCameraSettings cam;      /* the family's camera settings */
+  gint roi_x, roi_y, roi_width, roi_height;
+} GstCoAberrationSettings;
+
+struct _GstCudaAberration
+{
+  GstCoBaseFilter parent;
+
+  GstCoAberrationSettings set;  /* the settings table's, object lock */
+
+  /* streaming thread: what rebuild made */
+  GstCoCltKernels kernels;      /* the file in use; nodes NULL: built in */
+  gchar *kernels_path;          /* and what it was read for */
+  guint kernels_gen;
+  gchar *bad_path;              /* the last kernels file that failed */
+  guint bad_gen;
+  gint warned_w, warned_h;      /* the size warned of for these kernels */
+  GstCoCameraSource camsrc;     /* the calibration file in use */
+  gboolean built;               /* once since start: a bad file then warns */
+  CoBayer bayer;                /* of GRAY16_LE input */
+  gint grid_w, grid_h, stride, colours;
+  gfloat scale;                 /* raw sample to 1 = full scale */
+  gint roi[4];                  /* x, y, width, height within the frame */
+  /* backend memory */
+  gpointer nodes, dx, dy, clt[3], planes[3];
+  gsize nodes_size, dx_size, dy_size, clt_size[3], planes_size[3];
+};
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_aberration_debug);
 #define GST_CAT_DEFAULT gst_cuda_aberration_debug
@@ -76,8 +123,8 @@ enum
   PROP_ROI_HEIGHT,
 };
 
-#define MAX_SIZE 32768
-#if GST_CHECK_VERSION (1, 20, 0)
+#define MAX_SIZE GST_CO_MAX_SIZE
+#ifdef CO_HAVE_RGBA64
 #define OUT_FORMATS "{ RGBA, BGRA, RGBx, BGRx, RGB, RGBA64_LE }"
 #else /* RGBA64_LE came with 1.20 */
 #define OUT_FORMATS "{ RGBA, BGRA, RGBx, BGRx, RGB }"
@@ -558,10 +605,10 @@ gst_cuda_aberration_class_init (GstCudaAberrationClass * klass)
       sizeof (GstCoAberrationSettings), settings, G_N_ELEMENTS (settings));
   oc->finalize = gst_cuda_aberration_finalize;
 
-  gst_element_class_set_static_metadata (ec, "CUDA aberration correction",
+  gst_co_base_filter_class_set_metadata (ec, "CUDA aberration correction",
       "Filter/Converter/Video",
       "Space-variant deconvolution, demosaicing and undistortion of raw "
-      "Bayer frames in the CLT domain on CUDA (CPU fallback)", "cudaoptics");
+      "Bayer frames in the CLT domain on CUDA (CPU fallback)");
   gst_co_base_filter_class_add_template_list (ec, GST_PAD_SINK, MAX_SIZE,
       "video/x-bayer", BAYER_FORMATS, "video/x-raw", "GRAY16_LE", NULL);
   gst_co_base_filter_class_add_template (ec, GST_PAD_SRC, "video/x-raw",

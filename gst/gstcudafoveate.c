@@ -29,12 +29,44 @@
  * Since: 0.1
  */
 #include "gstcudafoveate.h"
+#include "foveate_math.h"
 #include "gstcometa.h"
 #include "gstcoimage.h"
 
 #include <gst/video/navigation.h>
 #include <math.h>
 #include <string.h>
+
+/* The properties, copied under the object lock. */
+typedef struct
+{
+  gdouble fixation_x, fixation_y;       /* 0..1 of the frame */
+  gboolean follow_pointer;
+  gint fragment;
+  CoFoveaModel model;
+  GstClockTime gaze_time;       /* when the fixation arrived (clock time) */
+  gboolean show_map;
+  gchar *blur_map;
+  guint blur_map_gen;           /* counts its sets: read again */
+} GstCoFoveaSettings;
+
+struct _GstCudaFoveate
+{
+  GstCoBaseFilter parent;
+
+  GstCoFoveaSettings set;       /* the settings table's, object lock */
+  GstCoFoveaSettings snap;      /* of the last rebuild: the frame's */
+  CoFovea fovea;                /* its blur, table pointers on the backend */
+  gpointer table;               /* backend memory: offsets then taps */
+  gsize table_size;
+
+  gboolean built;               /* once since start: a bad map then warns */
+  gchar *map_path;              /* the map loaded into map_mem */
+  guint map_gen, bad_map_gen;   /* the setting loaded, and one that failed */
+  gpointer map_mem;             /* backend memory */
+  gsize map_size;
+  gint map_w, map_h;
+};
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_foveate_debug);
 #define GST_CAT_DEFAULT gst_cuda_foveate_debug
@@ -426,10 +458,11 @@ gst_cuda_foveate_class_init (GstCudaFoveateClass * klass)
   fc->setting_changed = gst_cuda_foveate_setting_changed;
   oc->finalize = gst_cuda_foveate_finalize;
 
-  gst_element_class_set_static_metadata (ec, "CUDA foveation",
+  gst_co_base_filter_class_set_metadata (ec, "CUDA foveation",
       "Filter/Effect/Video",
-      "Space-variant Gaussian foveation on CUDA (CPU fallback)", "cudaoptics");
-  gst_co_base_filter_class_add_video_templates (ec, FORMATS, 32768);
+      "Space-variant Gaussian foveation on CUDA (CPU fallback)");
+  gst_co_base_filter_class_add_video_templates (ec, FORMATS,
+      GST_CO_MAX_SIZE);
 
   bt->src_event = GST_DEBUG_FUNCPTR (gst_cuda_foveate_src_event);
   fc->mode = GST_CO_FILTER_SAME;

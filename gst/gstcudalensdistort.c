@@ -750,10 +750,10 @@ gst_cuda_lens_distort_class_init (GstCudaLensDistortClass * klass)
   fc->setting_changed = gst_cuda_lens_distort_setting_changed;
   oc->finalize = gst_cuda_lens_distort_finalize;
 
-  gst_element_class_set_static_metadata (ec, "CUDA lens distortion",
-      "Filter/Effect/Video/Hardware",
+  gst_co_base_filter_class_set_metadata (ec, "CUDA lens distortion",
+      "Filter/Effect/Video",
       "Lens (pre)distortion and camera undistortion by compressed LUT "
-      "backward mapping on CUDA or the CPU", "cudaoptics developers");
+      "backward mapping on CUDA or the CPU");
   gst_co_base_filter_class_add_video_templates (ec, FORMATS, CO_REMAP_MAX_SIZE);
 
   /* the input's size unless downstream asks for another: the output is

@@ -13,7 +13,7 @@
  * the pan or the centre changes (GstCoOmniSolved).  The ground view is not
  * separable once it turns: every pixel is solved on its own.
  */
-#include "gstcudaomniunwrap.h"
+#include "gstcudaomniunwrap-private.h"
 
 #include <math.h>
 #include <string.h>

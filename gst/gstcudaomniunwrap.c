@@ -54,7 +54,7 @@
  *
  * Since: 0.1
  */
-#include "gstcudaomniunwrap.h"
+#include "gstcudaomniunwrap-private.h"
 #include "omni_circle.h"
 
 #include <math.h>
@@ -600,10 +600,9 @@ gst_cuda_omni_unwrap_class_init (GstCudaOmniUnwrapClass * klass)
       settings, G_N_ELEMENTS (settings));
   fc->setting_changed = gst_cuda_omni_unwrap_setting_changed;
 
-  gst_element_class_set_static_metadata (ec, "CUDA omnidirectional unwrap",
+  gst_co_base_filter_class_set_metadata (ec, "CUDA omnidirectional unwrap",
       "Filter/Effect/Video",
-      "Unwraps 360-degree frames into panoramas on CUDA (CPU fallback)",
-      "cudaoptics");
+      "Unwraps 360-degree frames into panoramas on CUDA (CPU fallback)");
   gst_co_base_filter_class_add_video_templates (ec, FORMATS,
       CO_REMAP_MAX_SIZE);
 

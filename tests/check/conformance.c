@@ -22,7 +22,10 @@
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
 #include <glib/gstdio.h>
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "../../include/cudaoptics/co-results.h"
 #include "gstcobasefilter.h"
@@ -107,6 +110,8 @@ static const Row rows[] = {
 };
 
 static const gchar *backend = "cpu";
+/* CO_TEST_QUICK (valgrind): fewer cycles and frames, the same checks */
+static gboolean quick;
 
 /* fields that differ between two elements by design */
 static gboolean
@@ -352,7 +357,8 @@ live_settings (const Row * row)
       "%s: %s and %s give the same output: a useless test", props, pa, pb);
   th = gst_harness_stress_custom_start (h, NULL, toggle, &t, 50);
   /* at least 200 frames, and until the other thread changed it often */
-  for (i = 0; i < 200 || (g_atomic_int_get (&t.n) < 100 && i < 20000); i++) {
+  for (i = 0; i < (quick ? 50 : 200) || (g_atomic_int_get (&t.n) < (quick ?
+              20 : 100) && i < 20000); i++) {
     gchar *da, *db;
     out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
     fail_unless (out != NULL);
@@ -369,7 +375,7 @@ live_settings (const Row * row)
   gst_harness_stress_thread_stop (th);
   GST_INFO ("%s: %d changes of %s, %d frames as %s, %d as %s", props, t.n,
       row->live, as_a, row->live_a, as_b, row->live_b);
-  fail_unless (t.n >= 100, "only %d changes", t.n);
+  fail_unless (t.n >= (quick ? 20 : 100), "only %d changes", t.n);
   /* the last value set is the one in use */
   apply_props (h, pb);
   out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
@@ -467,7 +473,7 @@ state_cycles (const Row * row)
       "fakesink", row->src_caps, props);
   GstElement *p = gst_parse_launch (bin, NULL);
   const gchar *env = g_getenv ("CO_CONFORMANCE_CYCLES");
-  gint n = env ? atoi (env) : 500, i;
+  gint n = env ? atoi (env) : quick ? 50 : 500, i;
 
   fail_unless (p != NULL, "%s", bin);
   for (i = 0; i < n; i++) {
@@ -744,6 +750,7 @@ main (int argc, char **argv)
 
   if (cuda)
     argv[--argc] = NULL;
+  quick = g_getenv ("CO_TEST_QUICK") != NULL;
   gst_check_init (&argc, &argv);
   if (cuda) {
     gchar *why = NULL;
