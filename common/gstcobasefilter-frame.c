@@ -427,6 +427,12 @@ co_adopt_context (GstCoBaseFilter * self, GstBuffer * buf)
   gst_object_replace ((GstObject **) & self->priv->cuda_context,
       GST_OBJECT (ctx));
   GST_OBJECT_UNLOCK (self);
+  /* (tests: CO_FAULT_INJECT="adopting a context:1" fails it here, with
+   * the old context already given up, as a real failure would) */
+  if (!gst_co_base_filter_cuda_ok (self, 0, "adopting a context")) {
+    self->priv->unusable = TRUE;
+    return;
+  }
   if (!co_open_device (self, dev_id, &why)) {
     /* nothing to run on any more: every frame fails until a restart, never
      * half on one backend and half on the other */

@@ -920,6 +920,63 @@ out:
 }
 
 GST_END_TEST;
+
+/* A context adoption that fails after the old context was given up leaves
+ * nothing to run on: an error, and every later frame fails too, never
+ * half switched (CUDA work on host memory, or host work on device
+ * tables). */
+GST_START_TEST (test_failed_adoption)
+{
+  GstCaps *caps = video_caps ("RGBA", 64, 48), *sys = gst_caps_copy (caps);
+  GstCudaContext *other;
+  GstBufferPool *pool;
+  GstStructure *config;
+  GstHarness *h;
+  GstBus *bus = gst_bus_new ();
+  GstMessage *msg;
+  GstVideoInfo ii;
+  gint i;
+
+  if (!backend_usable (1) || !gst_cuda_load_library ())
+    goto out;
+  gst_cuda_memory_init_once ();
+  other = gst_cuda_context_new (0);
+  fail_unless (other != NULL);
+  gst_caps_set_features (caps, 0,
+      gst_caps_features_new_single (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY));
+  gst_video_info_from_caps (&ii, sys);
+  pool = gst_cuda_buffer_pool_new (other);
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_set_params (config, caps, ii.size, 0, 0);
+  fail_unless (gst_buffer_pool_set_config (pool, config));
+  fail_unless (gst_buffer_pool_set_active (pool, TRUE));
+
+  /* read when the element starts */
+  g_setenv ("CO_FAULT_INJECT", "adopting a context:1", TRUE);
+  h = harness_for (test_scale_get_type (), 1, gst_caps_ref (caps));
+  g_unsetenv ("CO_FAULT_INJECT");
+  gst_element_set_bus (h->element, bus);
+  for (i = 0; i < 3; i++) {
+    GstBuffer *in = NULL;
+    fail_unless (gst_buffer_pool_acquire_buffer (pool, &in, NULL) ==
+        GST_FLOW_OK);
+    fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_ERROR);
+  }
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL, "no error for the failed adoption");
+  gst_message_unref (msg);
+  gst_element_set_bus (h->element, NULL);
+  gst_harness_teardown (h);
+  gst_buffer_pool_set_active (pool, FALSE);
+  gst_object_unref (pool);
+  gst_object_unref (other);
+out:
+  gst_object_unref (bus);
+  gst_caps_unref (sys);
+  gst_caps_unref (caps);
+}
+
+GST_END_TEST;
 #endif
 
 /* GstCudaMemory holds no grey or Bayer frame: templates never offer them
@@ -1050,6 +1107,7 @@ modes_suite (void)
   tcase_add_test (tc, test_cuda_memory_templates);
 #ifdef HAVE_GST_CUDA
   tcase_add_test (tc, test_adopts_foreign_context);
+  tcase_add_test (tc, test_failed_adoption);
 #endif
   return s;
 }
