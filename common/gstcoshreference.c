@@ -63,6 +63,12 @@ gst_co_sh_parse_reference (const gchar * text, gsize size, gint n,
       p++;
     if (!number (&p, end, &y) || skip_blanks (p, end) != end)
       goto bad;
+    /* pixel coordinates: 1e300 would make every slope inf */
+    if (fabs (x) > 1e7 || fabs (y) > 1e7) {
+      *why = g_strdup_printf ("line %d: %g, %g is no pixel position (at "
+          "most 1e7 in size)", no, x, y);
+      return -1;
+    }
     if (count < n) {
       rx[count] = x;
       ry[count] = y;

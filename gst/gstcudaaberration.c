@@ -85,6 +85,8 @@ struct _GstCudaAberration
   gint warned_w, warned_h;      /* the size warned of for these kernels */
   GstCoCameraSource camsrc;     /* the calibration file in use */
   gboolean built;               /* once since start: a bad file then warns */
+  guint unused_gen;             /* the calibration setting model=none
+                                 * was warned of */
   CoBayer bayer;                /* of GRAY16_LE input */
   gint grid_w, grid_h, stride, colours;
   gfloat scale;                 /* raw sample to 1 = full scale */
@@ -383,6 +385,13 @@ gst_cuda_aberration_rebuild (GstCoBaseFilter * base, gboolean caps_changed)
     bits = MIN (bits, 8);
   self->scale = (gfloat) (1.0 / ((1 << bits) - 1));
   self->bayer = s.bayer;
+  if (s.model == GST_CO_ABERRATION_MODEL_NONE && s.cam.calibration_file &&
+      *s.cam.calibration_file && s.cam.calibration_gen != self->unused_gen) {
+    GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS, ("calibration-file is used "
+            "with model=camera or model=fisheye only: model=none ignores it"),
+        (NULL));
+    self->unused_gen = s.cam.calibration_gen;
+  }
   ok = load_kernels (self, &s, &err);
   if (ok && s.model != GST_CO_ABERRATION_MODEL_NONE)
     ok = make_camera (self, &s, w, h, &cam, &err);

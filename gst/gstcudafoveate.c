@@ -210,6 +210,9 @@ gst_cuda_foveate_rebuild (GstCoBaseFilter * base, gboolean caps_changed)
   plan = *f;
   sig_hi = co_fovea_plan (&plan, &s.model, in->format, in->width,
       in->height, s.fixation_x, s.fixation_y, s.fragment);
+  /* a map's eccentricities are not the pixels' distances */
+  if (sig_hi <= CO_FOVEA_MAX_SIGMA && self->map_path)
+    sig_hi = co_fovea_plan_map (&plan);
   if (!(sig_hi <= CO_FOVEA_MAX_SIGMA)) {
     /* name every setting that widens the blur, in the message text */
     gchar *advice = s.model.ppd > 0 ?

@@ -207,10 +207,12 @@ solve_failed (GstCudaOmniUnwrap * self)
   const CoMirror *m = &self->window.m;
 
   GST_ELEMENT_ERROR (self, LIBRARY, FAILED, ("The mirror model did not "
-          "converge for every pixel of the panorama"),
-      ("R %g h %g f %g plane-distance %g, inner/outer radius %g/%g", m->R,
-          m->h, m->f, self->snap.plane_distance, self->view.r_in,
-          self->view.r_out));
+          "converge for every pixel of the panorama (mirror-radius %g, "
+          "mirror-distance %g, focal-length %g, plane-distance %g, radii "
+          "%g..%g pixels): lower outer-radius to stay inside the mirror's "
+          "image, or check mirror-distance and focal-length", m->R, m->h, m->f,
+          self->snap.plane_distance, self->view.r_in, self->view.r_out),
+      (NULL));
   return FALSE;
 }
 

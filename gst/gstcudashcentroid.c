@@ -643,6 +643,11 @@ build_grid (GstCudaShCentroid * self, const GstCoShSettings * s,
   self->grid.ref_x = self->ref_x;
   self->grid.ref_y = self->ref_y;
   co_sh_plan (&self->grid, levels == 65536 ? 2 : 1);
+  if (2.0 * s->window_margin >= s->pitch)
+    GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS, ("window-margin %d leaves "
+            "no pixel of a %g-pixel lenslet: every lenslet is flagged no "
+            "light; keep it below pitch / 2", s->window_margin, s->pitch),
+        (NULL));
   self->ref_changed = TRUE;
   GST_INFO_OBJECT (self, "%dx%d lenslets of %g pixels from %g,%g on %dx%d, "
       "%d levels", nx, ny, s->pitch, s->origin_x, s->origin_y, width, height,
@@ -894,12 +899,16 @@ gst_cuda_sh_centroid_finish (GstCoBaseFilter * base, GstBuffer * inbuf,
   gint n = self->grid.nx * self->grid.ny, k, valid = 0;
   gboolean radians = s->pixel_size > 0.0 && s->focal_length > 0.0;
   GstStructure *st;
+  /* the reference this frame's slopes were measured from: a capture that
+   * ends with it replaces it for the next frame only */
+  gchar *measured_from = g_strdup (self->reference_source);
 
   if (self->capture_left > 0)
     capture_frame (self);
   st = gst_co_buffer_add_results (outbuf, RESULT_KIND);
   if (!st) {
     drop_results (self);
+    g_free (measured_from);
     return GST_FLOW_OK;
   }
   {
@@ -925,6 +934,7 @@ gst_cuda_sh_centroid_finish (GstCoBaseFilter * base, GstBuffer * inbuf,
       for (k = 0; k < 6; k++)
         if (b[k])
           g_bytes_unref (b[k]);
+      g_free (measured_from);
       return GST_FLOW_ERROR;
     }
     if (G_BYTE_ORDER == G_LITTLE_ENDIAN) {
@@ -942,7 +952,7 @@ gst_cuda_sh_centroid_finish (GstCoBaseFilter * base, GstBuffer * inbuf,
         "slope-x", G_TYPE_BYTES, b[2], "slope-y", G_TYPE_BYTES, b[3],
         "intensity", G_TYPE_BYTES, b[4], "flags", G_TYPE_BYTES, b[5],
         "slope-units", G_TYPE_STRING, radians ? "radians" : "pixels",
-        "reference", G_TYPE_STRING, self->reference_source,
+        "reference", G_TYPE_STRING, measured_from,
         "timestamp", G_TYPE_UINT64, (guint64) GST_BUFFER_PTS (outbuf),
         "frame", G_TYPE_UINT64, self->frames, NULL);
     for (k = 0; k < 6; k++)
@@ -953,6 +963,7 @@ gst_cuda_sh_centroid_finish (GstCoBaseFilter * base, GstBuffer * inbuf,
     gst_element_post_message (GST_ELEMENT (self),
         gst_message_new_element (GST_OBJECT (self), gst_structure_copy (st)));
   self->frames++;
+  g_free (measured_from);
   return GST_FLOW_OK;
 }
 

@@ -128,6 +128,21 @@ co_fovea_plan (CoFovea * f, const CoFoveaModel * m, CoFormat format,
   return sig_hi;
 }
 
+float
+co_fovea_plan_map (CoFovea * f)
+{
+  float sig = co_fovea_sigma (&f->m, f->m.e_corner, f->ln_ct);
+  int hi = (int) floorf (sig * CO_FOVEA_Q + 0.5f) + 1;
+
+  if (!(sig <= CO_FOVEA_MAX_SIGMA))
+    return sig;
+  if (hi > f->lo + f->n - 1) {
+    f->n = hi - f->lo + 1;
+    f->rmax = co_fovea_radius ((float) (f->lo + f->n - 1) / CO_FOVEA_Q);
+  }
+  return (float) (f->lo + f->n - 1) / CO_FOVEA_Q;
+}
+
 size_t
 co_fovea_table_bytes (const CoFovea * f)
 {

@@ -296,6 +296,11 @@ int co_fovea_cpu (const CoFovea * f, const CoFrame * in, CoFrame * out);
  * (host or device) into @f. */
 float co_fovea_plan (CoFovea * f, const CoFoveaModel * m, CoFormat format,
     int width, int height, double fix_x, double fix_y, int fragment);
+/* A blur map gives eccentricities up to e_corner anywhere in the frame,
+ * whatever the pixel distances: the planned table grows to the sigma of
+ * e_corner (the levels co_fovea_level clamps to).  Returns the widest sigma
+ * of the table, to compare with CO_FOVEA_MAX_SIGMA. */
+float co_fovea_plan_map (CoFovea * f);
 size_t co_fovea_table_bytes (const CoFovea * f);
 void co_fovea_fill_table (const CoFovea * f, void *table);
 void co_fovea_bind_table (CoFovea * f, const void *table);

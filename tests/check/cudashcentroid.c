@@ -11,6 +11,7 @@
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
 #include <glib/gstdio.h>
+#include <unistd.h>
 #include <math.h>
 #include <string.h>
 #include "shcentroid_math.h"
@@ -865,6 +866,24 @@ GST_START_TEST (test_bad_input)
       "Could not read the lenslet mask");
   expect_error_saying (gray, "reference-file=/nonexistent/ref.txt",
       "Could not read the reference centroids");
+  /* absurd but finite: every slope would be inf */
+  {
+    gchar *path = NULL, *spec;
+    gint fd = g_file_open_tmp ("shref-XXXXXX.txt", &path, NULL), i;
+    GString *text = g_string_new (NULL);
+    fail_unless (fd >= 0);
+    close (fd);
+    /* 5 x 4 lenslets of pitch 20 on 100x80 */
+    for (i = 0; i < 20; i++)
+      g_string_append (text, i == 7 ? "1e300 3\n" : "10 10\n");
+    fail_unless (g_file_set_contents (path, text->str, -1, NULL));
+    spec = g_strdup_printf ("pitch=20 reference-file=%s", path);
+    expect_error_saying (gray, spec, "no pixel position");
+    g_unlink (path);
+    g_free (spec);
+    g_free (path);
+    g_string_free (text, TRUE);
+  }
 }
 
 GST_END_TEST;

@@ -69,6 +69,35 @@ test_radius (void)
   g_assert_cmpint (co_fovea_radius (0.1f), ==, 0);
 }
 
+/* With a blur map and pixels-per-degree, the table reaches the sigma of
+ * e_corner whatever the frame's size (a map value of 255 asks for it even
+ * where the pixel distance is small). */
+static void
+test_map_levels (void)
+{
+  CoFoveaModel m = paper;
+  const int sizes[][2] = { {64, 48}, {640, 480}, {4000, 3000} };
+  int i;
+
+  m.ppd = 40.0f;
+  for (i = 0; i < 3; i++) {
+    CoFovea f;
+    float want;
+    int need;
+    co_fovea_plan (&f, &m, CO_FORMAT_GRAY8, sizes[i][0], sizes[i][1], 0.5,
+        0.5, 16);
+    want = co_fovea_sigma (&m, m.e_corner, f.ln_ct);
+    need = (int) floorf (want * CO_FOVEA_Q + 0.5f);
+    if (i == 0)
+      /* pixel distances alone plan too few levels at this size */
+      g_assert_cmpint (f.lo + f.n - 1, <, need);
+    co_fovea_plan_map (&f);
+    g_assert_cmpint (f.lo + f.n - 1, >=, need);
+    g_assert_cmpint (f.rmax, ==, co_fovea_radius ((float) (f.lo + f.n - 1) /
+            CO_FOVEA_Q));
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -76,5 +105,6 @@ main (int argc, char **argv)
   g_test_add_func ("/foveate/paper-normalisation", test_paper_normalisation);
   g_test_add_func ("/foveate/pixels-per-degree", test_pixels_per_degree);
   g_test_add_func ("/foveate/radius", test_radius);
+  g_test_add_func ("/foveate/map-levels", test_map_levels);
   return g_test_run ();
 }
