@@ -13,8 +13,8 @@
  * answer), so a change from another thread between the two reads makes the
  * query EMPTY and videotestsrc stops with not-negotiated.  That race is
  * GStreamer's own (capsfilter + basesrc) and hits `identity`, `videoflip` and
- * `videoconvert` as well; test_churn_cross_thread_report measures it when
- * CO_CHURN_RACE_RUNS is set (see README "Caps churn").
+ * `videoconvert` as well; with CO_CHURN_RACE_RUNS=N set this program is a
+ * tool that measures it instead of running the tests.
  *
  * CO_CHURN_SECONDS (default 2) sets how long each run churns.
  */
@@ -294,20 +294,19 @@ cross_run (const gchar * middle, gdouble secs)
   return failed;
 }
 
-GST_START_TEST (test_churn_cross_thread_report)
+/* A tool, not a test (it measures, it cannot fail): run with
+ * CO_CHURN_RACE_RUNS=N set, the program prints the report and exits. */
+static void
+cross_thread_report (gint runs)
 {
-  const gchar *runs_env = g_getenv ("CO_CHURN_RACE_RUNS");
   const gchar *middles[] = {
     "identity", "videoflip ! videoflip",
     "videoflip ! identity sleep-time=2000 ! videoflip",
     "cudalensdistort backend=cpu", "cudalensdistort backend=cuda",
     "cudaupload ! cudalensdistort backend=cuda ! cudadownload",
   };
-  gint runs = runs_env ? atoi (runs_env) : 0;
   guint i;
 
-  if (runs <= 0)
-    return;
   for (i = 0; i < G_N_ELEMENTS (middles); i++) {
     gint r, failed = 0;
     gchar **words = g_strsplit (middles[i], " ", 2);
@@ -327,8 +326,6 @@ GST_START_TEST (test_churn_cross_thread_report)
   }
 }
 
-GST_END_TEST;
-
 static Suite *
 churn_suite (void)
 {
@@ -339,8 +336,18 @@ churn_suite (void)
   tcase_set_timeout (tc, 300);
   tcase_add_test (tc, test_churn_cpu);
   tcase_add_test (tc, test_churn_cuda);
-  tcase_add_test (tc, test_churn_cross_thread_report);
   return s;
 }
 
-GST_CHECK_MAIN (churn);
+int
+main (int argc, char **argv)
+{
+  const gchar *runs = g_getenv ("CO_CHURN_RACE_RUNS");
+
+  gst_check_init (&argc, &argv);
+  if (runs && atoi (runs) > 0) {
+    cross_thread_report (atoi (runs));
+    return 0;
+  }
+  return gst_check_run_suite (churn_suite (), "churn", __FILE__);
+}

@@ -1,0 +1,35 @@
+#!/usr/bin/env python3
+"""The family's contract, as far as the source text shows it:
+- no launcher in kernels/*.cu waits for the device (the base class
+  synchronises once per frame; a rebuild asks gst_co_base_filter_sync);
+- elements make no CUDA memory copies or waits of their own (the base's
+  upload/download/sync helpers do) and hold no GStreamer version checks
+  (common/gstcocompat.h does);
+- element headers declare types, not instance structs (STYLE section 1).
+Usage: lint-contract.py SOURCE_ROOT"""
+import glob
+import os
+import re
+import sys
+
+root = sys.argv[1] if len(sys.argv) > 1 else "."
+rules = [
+    ("kernels/*.cu", r"cuda(Stream|Device)Synchronize", "a launcher waits"),
+    ("gst/*.c", r"\bcuda(Memcpy\w*|Stream\w+|DeviceSynchronize)\s*\(",
+     "an element calls CUDA memory/stream functions itself"),
+    ("gst/*.[ch]", r"GST_CHECK_VERSION|GLIB_CHECK_VERSION",
+     "a version check outside gstcocompat.h"),
+    ("common/gstco[!c]*.c", r"GST_CHECK_VERSION", "a version check outside gstcocompat.h"),
+    ("gst/gstcuda*[!e].h", r"^struct _Gst", "an instance struct in an element's header"),
+]
+bad = 0
+for pattern, regex, what in rules:
+    for path in sorted(glob.glob(os.path.join(root, pattern))):
+        if path.endswith("-private.h"):
+            continue
+        for no, line in enumerate(open(path, encoding="utf-8"), 1):
+            if re.search(regex, line) and not line.lstrip().startswith(("*", "/*", "//")):
+                print(f"{os.path.relpath(path, root)}:{no}: {what}: {line.strip()}")
+                bad += 1
+print(f"{bad} violation(s)")
+sys.exit(1 if bad else 0)
