@@ -5,7 +5,10 @@
  * (--backend=cpu, the default; --backend=cuda exits 77, skipped, where no
  * device is usable):
  * - renegotiation mid-stream (size, format, Bayer order, odd sizes): each
- *   output, and its results, equal a fresh element's on the same frame;
+ *   output, its results and its results message equal a fresh element's
+ *   on the same frame;
+ * - caps churning upstream every 0.5 ms through the row's formats and
+ *   sizes for a second: no error;
  * - a property changed from another thread while frames flow: every
  *   output equals a fresh element's at one of the two values, and the last
  *   value set is the one in use afterwards;
@@ -90,7 +93,7 @@ static const Row rows[] = {
         "start-angle", "0", "45",
         {{NULL}},
       NULL, "video/x-raw,format=RGBA,width=128,height=96"},
-  {"cudashcentroid", "pitch=8 method=tcog gamma=2.0 message-interval=0",
+  {"cudashcentroid", "pitch=8 method=tcog gamma=2.0 message-interval=1",
         KIND_ANALYSE,
         {"video/x-raw,format=GRAY8", "video/x-raw,format=GRAY16_LE",
               "video/x-raw,format=GRAY8", "video/x-raw,format=GRAY16_LE",
@@ -247,28 +250,98 @@ outputs_differ (const Row * row, GstCaps * outcaps, GstBuffer * a,
   return results_differ (row, a, b);
 }
 
-/* One frame through a fresh element; its output caps in *outcaps. */
+/* The last element message of the row's results kind on @bus (the bus
+ * emptied), or NULL */
+static GstStructure *
+last_results_message (const Row * row, GstBus * bus)
+{
+  GstStructure *ret = NULL;
+  GstMessage *m;
+
+  while (bus && (m = gst_bus_pop (bus))) {
+    if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ELEMENT && row->results &&
+        gst_structure_has_name (gst_message_get_structure (m),
+            row->results)) {
+      if (ret)
+        gst_structure_free (ret);
+      ret = gst_structure_copy (gst_message_get_structure (m));
+    }
+    gst_message_unref (m);
+  }
+  return ret;
+}
+
+/* NULL when the two messages agree (both absent included) */
+static gchar *
+messages_differ (GstStructure * a, GstStructure * b)
+{
+  Cmp c = { NULL, NULL };
+
+  if (!a || !b)
+    return a || b ? g_strdup ("a results message from one element only") :
+        NULL;
+  c.other = b;
+  gst_structure_foreach (a, compare_field, &c);
+  return c.diff;
+}
+
+/* One frame through a fresh element; its output caps in *outcaps, its
+ * last results message in *msg. */
 static GstBuffer *
-fresh_output (const gchar * desc, GstCaps * caps, GstBuffer * in,
-    GstCaps ** outcaps)
+fresh_output_msg (const gchar * desc, const Row * row, GstCaps * caps,
+    GstBuffer * in, GstCaps ** outcaps, GstStructure ** msg)
 {
   GstHarness *h = co_harness (desc, gst_caps_ref (caps));
-  GstBuffer *out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+  GstBus *bus = gst_bus_new ();
+  GstBuffer *out;
 
+  gst_element_set_bus (h->element, bus);
+  out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
   fail_unless (out != NULL, "no output from a fresh %s", desc);
   if (outcaps)
     *outcaps = gst_pad_get_current_caps (h->sinkpad);
+  if (msg)
+    *msg = last_results_message (row, bus);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
   gst_harness_teardown (h);
   return out;
 }
 
+static GstBuffer *
+fresh_output (const gchar * desc, GstCaps * caps, GstBuffer * in,
+    GstCaps ** outcaps)
+{
+  return fresh_output_msg (desc, NULL, caps, in, outcaps, NULL);
+}
+
+/* @out (from @h, whose element's bus is @bus or NULL) against a fresh
+ * element's output of @in: caps, pixels, results, and the results
+ * message on the bus. */
 static void
-check_equal_to_fresh (const Row * row, GstHarness * h, const gchar * desc,
-    GstCaps * caps, GstBuffer * in, GstBuffer * out, const gchar * when)
+check_equal_to_fresh_bus (const Row * row, GstHarness * h, GstBus * bus,
+    const gchar * desc, GstCaps * caps, GstBuffer * in, GstBuffer * out,
+    const gchar * when)
 {
   GstCaps *outcaps = gst_pad_get_current_caps (h->sinkpad), *refcaps = NULL;
-  GstBuffer *ref = fresh_output (desc, caps, in, &refcaps);
+  GstStructure *msg = NULL, *ref_msg = NULL;
+  GstBuffer *ref = fresh_output_msg (desc, row, caps, in, &refcaps,
+      bus ? &ref_msg : NULL);
   gchar *diff;
+
+  if (bus) {
+    msg = last_results_message (row, bus);
+    /* the analyser's row posts its results every frame */
+    fail_unless (row->kind != KIND_ANALYSE || msg != NULL, "%s %s: no "
+        "results message", desc, when);
+    diff = messages_differ (msg, ref_msg);
+    fail_unless (diff == NULL, "%s %s: bus message differs from a fresh "
+        "element's: %s", desc, when, diff);
+    if (msg)
+      gst_structure_free (msg);
+    if (ref_msg)
+      gst_structure_free (ref_msg);
+  }
 
   if (!gst_caps_is_equal (outcaps, refcaps)) {
     gchar *a = gst_caps_to_string (outcaps), *b = gst_caps_to_string (refcaps);
@@ -284,6 +357,13 @@ check_equal_to_fresh (const Row * row, GstHarness * h, const gchar * desc,
   gst_caps_unref (refcaps);
 }
 
+static void
+check_equal_to_fresh (const Row * row, GstHarness * h, const gchar * desc,
+    GstCaps * caps, GstBuffer * in, GstBuffer * out, const gchar * when)
+{
+  check_equal_to_fresh_bus (row, h, NULL, desc, caps, in, out, when);
+}
+
 /* ---- renegotiation ---- */
 
 static void
@@ -293,8 +373,10 @@ renegotiate (const Row * row)
   GRand *rand = g_rand_new_with_seed (29);
   GstCaps *first = row_caps (row, 0, row->sizes[0][0], row->sizes[0][1]);
   GstHarness *h = co_harness (props, first);
+  GstBus *bus = gst_bus_new ();
   gint i, pass;
 
+  gst_element_set_bus (h->element, bus);
   /* the walk, then back to where it started */
   for (pass = 0; pass < 2; pass++)
     for (i = 0; row->caps[i]; i++) {
@@ -305,15 +387,99 @@ renegotiate (const Row * row)
       gst_harness_set_src_caps (h, gst_caps_ref (caps));
       out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
       fail_unless (out != NULL, "%s %s: no output", props, when);
-      check_equal_to_fresh (row, h, props, caps, in, out, when);
+      check_equal_to_fresh_bus (row, h, bus, props, caps, in, out, when);
       gst_buffer_unref (out);
       gst_buffer_unref (in);
       gst_caps_unref (caps);
       g_free (when);
       g_free (cs);
     }
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
   gst_harness_teardown (h);
   g_rand_free (rand);
+  g_free (props);
+}
+
+/* ---- caps churn from upstream ---- */
+
+typedef struct
+{
+  const Row *row;
+  GstElement *cf;
+  gint64 last;
+  gint step, n_raw;
+  gint raw[8];
+} Churn;
+
+/* In the source's streaming thread (a caps change never races a caps
+ * query there): the next buffer negotiates anew, every 0.5 ms, walking
+ * every raw format of the row at every size of the row. */
+static GstPadProbeReturn
+churn_probe (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  Churn *c = data;
+  gint64 now = g_get_monotonic_time ();
+
+  if (now - c->last >= 500) {
+    gint n_sizes = 0, f, z;
+    GstCaps *caps;
+    while (n_sizes < 8 && c->row->sizes[n_sizes][0])
+      n_sizes++;
+    c->step++;
+    f = c->raw[c->step % c->n_raw];
+    z = (c->step / c->n_raw + c->step) % n_sizes;
+    caps = row_caps (c->row, f, c->row->sizes[z][0], c->row->sizes[z][1]);
+    g_object_set (c->cf, "caps", caps, NULL);
+    gst_caps_unref (caps);
+    c->last = now;
+  }
+  return GST_PAD_PROBE_OK;
+}
+
+static void
+caps_churn (const Row * row)
+{
+  gchar *props = describe (row, NULL);
+  gchar *launch = g_strdup_printf ("videotestsrc name=src ! capsfilter "
+      "name=cf caps=%s ! %s ! fakesink sync=false", row->src_caps, props);
+  GstElement *p = gst_parse_launch (launch, NULL), *src;
+  Churn c = { row, NULL, 0, 0, 0, {0} };
+  GstBus *bus;
+  GstMessage *m;
+  GstPad *pad;
+  gint i;
+
+  fail_unless (p != NULL, "%s", launch);
+  for (i = 0; row->caps[i]; i++)
+    if (g_str_has_prefix (row->caps[i], "video/x-raw"))
+      c.raw[c.n_raw++] = i;
+  c.cf = gst_bin_get_by_name (GST_BIN (p), "cf");
+  src = gst_bin_get_by_name (GST_BIN (p), "src");
+  pad = gst_element_get_static_pad (src, "src");
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, churn_probe, &c, NULL);
+  bus = gst_element_get_bus (p);
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  m = gst_bus_timed_pop_filtered (bus, (quick ? 3 : 1) * GST_SECOND,
+      GST_MESSAGE_ERROR | GST_MESSAGE_EOS);
+  if (m) {
+    GError *e = NULL;
+    gchar *dbg = NULL;
+    if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR)
+      gst_message_parse_error (m, &e, &dbg);
+    fail ("%s: %s under caps churn (%s; %s)", launch,
+        GST_MESSAGE_TYPE_NAME (m), e ? e->message : "", GST_STR_NULL (dbg));
+  }
+  fail_unless (gst_element_set_state (p, GST_STATE_NULL) ==
+      GST_STATE_CHANGE_SUCCESS);
+  GST_INFO ("%s: %d caps changes", launch, c.step);
+  fail_unless (c.step > 10, "%s: only %d caps changes", launch, c.step);
+  gst_object_unref (pad);
+  gst_object_unref (src);
+  gst_object_unref (c.cf);
+  gst_object_unref (bus);
+  gst_object_unref (p);
+  g_free (launch);
   g_free (props);
 }
 
@@ -722,6 +888,7 @@ bad_files (const Row * row)
   GST_END_TEST
 
 ROW_TESTS (renegotiate);
+ROW_TESTS (caps_churn);
 ROW_TESTS (live_settings);
 ROW_TESTS (extreme_sizes);
 ROW_TESTS (state_cycles);
@@ -735,6 +902,7 @@ conformance_suite (void)
 
   suite_add_tcase (s, tc);
   tcase_add_loop_test (tc, test_renegotiate, 0, G_N_ELEMENTS (rows));
+  tcase_add_loop_test (tc, test_caps_churn, 0, G_N_ELEMENTS (rows));
   tcase_add_loop_test (tc, test_live_settings, 0, G_N_ELEMENTS (rows));
   tcase_add_loop_test (tc, test_extreme_sizes, 0, G_N_ELEMENTS (rows));
   tcase_add_loop_test (tc, test_bad_files, 0, G_N_ELEMENTS (rows));
