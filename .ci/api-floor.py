@@ -178,7 +178,10 @@ def source_uses(tree, newer, fallbacks):
             for i, line in enumerate(open(f, errors="replace"), 1):
                 s = line.strip()
                 if re.match(r"#\s*(if|ifdef|ifndef)\b", s):
-                    stack.append(bool(re.search(r"GST_CHECK_VERSION|GLIB_CHECK_VERSION|HAVE_GST_CUDA", s)))
+                    # CO_HAVE_* and CO_CUDA_STREAMS: gstcocompat.h's names
+                    # for version checks, the only place they are made
+                    stack.append(bool(re.search(r"GST_CHECK_VERSION|GLIB_CHECK_VERSION|HAVE_GST_CUDA|"
+                                                r"\bCO_HAVE_\w+|\bCO_CUDA_STREAMS\b", s)))
                 elif re.match(r"#\s*endif", s) and stack:
                     stack.pop()
                 if s.startswith("*") or s.startswith("/*") or s.startswith("//"):
