@@ -846,6 +846,29 @@ GST_START_TEST (test_memory_domains)
 GST_END_TEST;
 
 #ifdef HAVE_GST_CUDA
+/* A pool of CUDA memory in a context of its own (*other) for frames of
+ * @sys; @caps gets the CUDA memory feature. */
+static GstBufferPool *
+foreign_pool (GstCaps * caps, GstCaps * sys, GstVideoInfo * ii,
+    GstCudaContext ** other)
+{
+  GstBufferPool *pool;
+  GstStructure *config;
+
+  gst_cuda_memory_init_once ();
+  *other = gst_cuda_context_new (0);
+  fail_unless (*other != NULL);
+  gst_caps_set_features (caps, 0,
+      gst_caps_features_new_single (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY));
+  gst_video_info_from_caps (ii, sys);
+  pool = gst_cuda_buffer_pool_new (*other);
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_set_params (config, caps, ii->size, 0, 0);
+  fail_unless (gst_buffer_pool_set_config (pool, config));
+  fail_unless (gst_buffer_pool_set_active (pool, TRUE));
+  return pool;
+}
+
 /* CUDA memory of a context the element did not start with (device-id -1):
  * it takes that context instead of crossing the host, without a warning,
  * and its output lives in that context from the next frame on. */
@@ -854,7 +877,6 @@ GST_START_TEST (test_adopts_foreign_context)
   GstCaps *caps = video_caps ("RGBA", 64, 48), *sys = gst_caps_copy (caps);
   GstCudaContext *other;
   GstBufferPool *pool;
-  GstStructure *config;
   GstHarness *h;
   GstBus *bus = gst_bus_new ();
   GstMessage *msg;
@@ -863,17 +885,7 @@ GST_START_TEST (test_adopts_foreign_context)
 
   if (!backend_usable (1) || !gst_cuda_load_library ())
     goto out;
-  gst_cuda_memory_init_once ();
-  other = gst_cuda_context_new (0);
-  fail_unless (other != NULL);
-  gst_caps_set_features (caps, 0,
-      gst_caps_features_new_single (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY));
-  gst_video_info_from_caps (&ii, sys);
-  pool = gst_cuda_buffer_pool_new (other);
-  config = gst_buffer_pool_get_config (pool);
-  gst_buffer_pool_config_set_params (config, caps, ii.size, 0, 0);
-  fail_unless (gst_buffer_pool_set_config (pool, config));
-  fail_unless (gst_buffer_pool_set_active (pool, TRUE));
+  pool = foreign_pool (caps, sys, &ii, &other);
 
   h = harness_for (test_scale_get_type (), 1, gst_caps_ref (caps));
   gst_element_set_bus (h->element, bus);
@@ -930,7 +942,6 @@ GST_START_TEST (test_failed_adoption)
   GstCaps *caps = video_caps ("RGBA", 64, 48), *sys = gst_caps_copy (caps);
   GstCudaContext *other;
   GstBufferPool *pool;
-  GstStructure *config;
   GstHarness *h;
   GstBus *bus = gst_bus_new ();
   GstMessage *msg;
@@ -939,17 +950,7 @@ GST_START_TEST (test_failed_adoption)
 
   if (!backend_usable (1) || !gst_cuda_load_library ())
     goto out;
-  gst_cuda_memory_init_once ();
-  other = gst_cuda_context_new (0);
-  fail_unless (other != NULL);
-  gst_caps_set_features (caps, 0,
-      gst_caps_features_new_single (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY));
-  gst_video_info_from_caps (&ii, sys);
-  pool = gst_cuda_buffer_pool_new (other);
-  config = gst_buffer_pool_get_config (pool);
-  gst_buffer_pool_config_set_params (config, caps, ii.size, 0, 0);
-  fail_unless (gst_buffer_pool_set_config (pool, config));
-  fail_unless (gst_buffer_pool_set_active (pool, TRUE));
+  pool = foreign_pool (caps, sys, &ii, &other);
 
   /* read when the element starts */
   g_setenv ("CO_FAULT_INJECT", "adopting a context:1", TRUE);
