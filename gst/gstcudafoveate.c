@@ -375,8 +375,12 @@ gst_cuda_foveate_setting_changed (GstCoBaseFilter * base, guint prop_id)
 {
   GstCudaFoveate *self = GST_CUDA_FOVEATE (base);
 
-  if (prop_id == PROP_FIXATION_X || prop_id == PROP_FIXATION_Y)
+  /* the same fixation again is a new gaze sample: the next frame's results
+   * carry its time, so it rebuilds even when the value did not change */
+  if (prop_id == PROP_FIXATION_X || prop_id == PROP_FIXATION_Y) {
     self->set.gaze_time = now_locked (self);
+    gst_co_base_filter_mark_dirty (base);
+  }
 }
 
 static void

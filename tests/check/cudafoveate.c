@@ -271,6 +271,38 @@ GST_START_TEST (test_gaze_results)
 
 GST_END_TEST;
 
+/* The same fixation set again is a new gaze sample: the next frame's
+ * results carry its arrival time (an eye tracker repeats a steady gaze). */
+GST_START_TEST (test_gaze_time_repeats)
+{
+  GstCaps *caps = video_caps ("GRAY8", 64, 48);
+  GstHarness *h = co_harness ("cudafoveate name=f backend=cpu",
+      gst_caps_ref (caps));
+  GstElement *f = gst_bin_get_by_name (GST_BIN (h->element), "f");
+  GstVideoInfo info;
+  guint64 t[2] = { 0, 0 };
+  gint i;
+
+  gst_harness_use_systemclock (h);
+  gst_video_info_from_caps (&info, caps);
+  for (i = 0; i < 2; i++) {
+    GstBuffer *out;
+    g_object_set (f, "fixation-x", 0.25, NULL);
+    out = gst_harness_push_and_pull (h, make_frame (&info, NULL, TRUE));
+    fail_unless (gst_structure_get_uint64 (gst_co_buffer_get_results (out,
+                "GstCoFoveaGaze"), "gaze-time", &t[i]));
+    gst_buffer_unref (out);
+    g_usleep (2000);
+  }
+  fail_unless (t[0] != G_MAXUINT64 && t[1] > t[0], "gaze-time %"
+      G_GUINT64_FORMAT " then %" G_GUINT64_FORMAT, t[0], t[1]);
+  gst_object_unref (f);
+  gst_harness_teardown (h);
+  gst_caps_unref (caps);
+}
+
+GST_END_TEST;
+
 /* blur-map: a map dark in its upper half (no eccentricity: copied) and
  * bright below (the corner's blur everywhere there); a map that cannot be
  * read is an error at start. */
@@ -493,6 +525,7 @@ cudafoveate_suite (void)
   tcase_set_timeout (tc, 600);
   tcase_add_test (tc, test_copies);
   tcase_add_test (tc, test_gaze_results);
+  tcase_add_test (tc, test_gaze_time_repeats);
   tcase_add_test (tc, test_blur_map);
   tcase_add_test (tc, test_show_map);
   tcase_add_test (tc, test_bad_input);
