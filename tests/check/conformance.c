@@ -12,6 +12,9 @@
  * - a property changed from another thread while frames flow: every
  *   output equals a fresh element's at one of the two values, and the last
  *   value set is the one in use afterwards;
+ * - every setting changed from another thread while frames flow (near its
+ *   default): no crash or hang, and back at the row's settings the output
+ *   is a fresh element's;
  * - tiny and very wide frames: an output or a clear error, never a crash,
  *   and the element works again after them;
  * - 500 state cycles;
@@ -573,6 +576,118 @@ live_settings (const Row * row)
   g_free (props);
 }
 
+/* ---- every setting at once ---- */
+
+typedef struct
+{
+  GstElement *e;
+  GParamSpec **specs;
+  guint n;
+  GRand *rand;
+  gint sets;
+} Storm;
+
+/* A value near @p's default: scaled by 0.5 .. 1.5 and moved by up to
+ * 1e-4 of its range (an application's live adjustments, not absurd ones:
+ * those are each element's own tests) */
+static void
+near_default (GParamSpec * p, GRand * r, GValue * v)
+{
+  g_value_init (v, G_PARAM_SPEC_VALUE_TYPE (p));
+  g_param_value_set_default (p, v);
+  if (G_IS_PARAM_SPEC_DOUBLE (p)) {
+    GParamSpecDouble *d = G_PARAM_SPEC_DOUBLE (p);
+    gdouble x = g_value_get_double (v) * g_rand_double_range (r, 0.5, 1.5) +
+        (d->maximum - d->minimum) * 1e-4 * g_rand_double_range (r, -1, 1);
+    g_value_set_double (v, CLAMP (x, d->minimum, d->maximum));
+  } else if (G_IS_PARAM_SPEC_INT (p)) {
+    GParamSpecInt *d = G_PARAM_SPEC_INT (p);
+    gint x = g_value_get_int (v) + g_rand_int_range (r, -2, 3);
+    g_value_set_int (v, CLAMP (x, d->minimum, d->maximum));
+  } else if (G_IS_PARAM_SPEC_UINT (p)) {
+    GParamSpecUInt *d = G_PARAM_SPEC_UINT (p);
+    guint x = g_value_get_uint (v) + g_rand_int_range (r, 0, 3);
+    g_value_set_uint (v, CLAMP (x, d->minimum, d->maximum));
+  } else if (G_IS_PARAM_SPEC_BOOLEAN (p)) {
+    g_value_set_boolean (v, g_rand_boolean (r));
+  } else if (G_IS_PARAM_SPEC_ENUM (p)) {
+    GEnumClass *k = G_PARAM_SPEC_ENUM (p)->enum_class;
+    g_value_set_enum (v, k->values[g_rand_int_range (r, 0, k->n_values)].value);
+  }
+}
+
+static void
+storm_one (gpointer thread, gpointer data)
+{
+  Storm *st = data;
+  GParamSpec *p = st->specs[g_rand_int_range (st->rand, 0, st->n)];
+  GValue v = G_VALUE_INIT;
+
+  near_default (p, st->rand, &v);
+  g_object_set_property (G_OBJECT (st->e), p->name, &v);
+  g_value_unset (&v);
+  st->sets++;
+}
+
+/* Every setting that may change while PLAYING (files aside: they have their
+ * own check) changed from another thread, one at a time at a high rate,
+ * while frames flow; errors are allowed meanwhile (a combination may be
+ * refused), crashes and hangs are not.  Then every setting back to its
+ * default and the row's: the output must be a fresh element's. */
+static void
+every_setting (const Row * row)
+{
+  gchar *props = describe (row, NULL);
+  GRand *rand = g_rand_new_with_seed (53);
+  GstCaps *caps = row_caps (row, 0, row->sizes[0][0], row->sizes[0][1]);
+  GstBuffer *in = random_frame (caps, rand), *out;
+  GstHarness *h = co_harness (props, gst_caps_ref (caps));
+  GstElement *e = co_harness_element (h);
+  GParamSpec **all;
+  guint n_all, i;
+  Storm st = { e, NULL, 0, rand, 0 };
+  GstHarnessThread *th;
+
+  all = g_object_class_list_properties (G_OBJECT_GET_CLASS (e), &n_all);
+  st.specs = g_new (GParamSpec *, n_all);
+  for (i = 0; i < n_all; i++)
+    if ((all[i]->flags & GST_PARAM_MUTABLE_PLAYING) &&
+        (all[i]->flags & G_PARAM_WRITABLE) &&
+        G_PARAM_SPEC_VALUE_TYPE (all[i]) != G_TYPE_STRING)
+      st.specs[st.n++] = all[i];
+  fail_unless (st.n > 0);
+  th = gst_harness_stress_custom_start (h, NULL, storm_one, &st, 20);
+  for (i = 0; i < (quick ? 30 : 200); i++) {
+    if (gst_harness_push (h, gst_buffer_ref (in)) == GST_FLOW_OK)
+      gst_buffer_unref (gst_harness_pull (h));
+  }
+  gst_harness_stress_thread_stop (th);
+  GST_INFO ("%s: %d settings changed over %u frames", props, st.sets, i);
+  fail_unless (st.sets > 20, "only %d changes", st.sets);
+  /* back to the defaults, then the row's settings */
+  for (i = 0; i < st.n; i++) {
+    GValue v = G_VALUE_INIT;
+    g_value_init (&v, G_PARAM_SPEC_VALUE_TYPE (st.specs[i]));
+    g_param_value_set_default (st.specs[i], &v);
+    g_object_set_property (G_OBJECT (e), st.specs[i]->name, &v);
+    g_value_unset (&v);
+  }
+  apply_props (h, row->props);
+  out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+  fail_unless (out != NULL, "%s: no output after the settings storm", props);
+  check_equal_to_fresh (row, h, props, caps, in, out, "after every setting "
+      "changed while PLAYING");
+  gst_buffer_unref (out);
+  g_free (st.specs);
+  g_free (all);
+  gst_object_unref (e);
+  gst_harness_teardown (h);
+  gst_buffer_unref (in);
+  gst_caps_unref (caps);
+  g_rand_free (rand);
+  g_free (props);
+}
+
 /* ---- tiny and very wide frames ---- */
 
 static void
@@ -894,6 +1009,7 @@ bad_files (const Row * row)
 ROW_TESTS (renegotiate);
 ROW_TESTS (caps_churn);
 ROW_TESTS (live_settings);
+ROW_TESTS (every_setting);
 ROW_TESTS (extreme_sizes);
 ROW_TESTS (state_cycles);
 ROW_TESTS (bad_files);
@@ -908,6 +1024,7 @@ conformance_suite (void)
   tcase_add_loop_test (tc, test_renegotiate, 0, G_N_ELEMENTS (rows));
   tcase_add_loop_test (tc, test_caps_churn, 0, G_N_ELEMENTS (rows));
   tcase_add_loop_test (tc, test_live_settings, 0, G_N_ELEMENTS (rows));
+  tcase_add_loop_test (tc, test_every_setting, 0, G_N_ELEMENTS (rows));
   tcase_add_loop_test (tc, test_extreme_sizes, 0, G_N_ELEMENTS (rows));
   tcase_add_loop_test (tc, test_bad_files, 0, G_N_ELEMENTS (rows));
   tcase_add_loop_test (tc, test_state_cycles, 0, G_N_ELEMENTS (rows));
