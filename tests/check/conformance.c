@@ -626,7 +626,7 @@ storm_one (gpointer thread, gpointer data)
   near_default (p, st->rand, &v);
   g_object_set_property (G_OBJECT (st->e), p->name, &v);
   g_value_unset (&v);
-  st->sets++;
+  g_atomic_int_inc (&st->sets);
 }
 
 /* Every setting that may change while PLAYING (files aside: they have their
@@ -657,13 +657,16 @@ every_setting (const Row * row)
       st.specs[st.n++] = all[i];
   fail_unless (st.n > 0);
   th = gst_harness_stress_custom_start (h, NULL, storm_one, &st, 20);
-  for (i = 0; i < (quick ? 30 : 200); i++) {
+  /* at least so many frames, and until the other thread changed many
+   * settings (small frames go fast on many cores) */
+  for (i = 0; i < (quick ? 30u : 200u) || (g_atomic_int_get (&st.sets) <
+          (quick ? 25 : 100) && i < 20000); i++) {
     if (gst_harness_push (h, gst_buffer_ref (in)) == GST_FLOW_OK)
       gst_buffer_unref (gst_harness_pull (h));
   }
   gst_harness_stress_thread_stop (th);
   GST_INFO ("%s: %d settings changed over %u frames", props, st.sets, i);
-  fail_unless (st.sets > 20, "only %d changes", st.sets);
+  fail_unless (st.sets >= (quick ? 25 : 100), "only %d changes", st.sets);
   /* back to the defaults, then the row's settings */
   for (i = 0; i < st.n; i++) {
     GValue v = G_VALUE_INIT;
