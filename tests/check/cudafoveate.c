@@ -409,6 +409,51 @@ GST_START_TEST (test_bad_input)
   fail_unless (strstr (err->message, "strength") != NULL, "%s", err->message);
   g_clear_error (&err);
   gst_message_unref (m);
+  /* e2 narrows the blur too: the advice names it */
+  m = first_message_after ("video/x-raw, width=64, height=64",
+      "cudafoveate backend=cpu strength=16 corner-eccentricity=180 e2=0.01",
+      GST_MESSAGE_ERROR);
+  fail_unless (m && GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR);
+  gst_message_parse_error (m, &err, NULL);
+  fail_unless (strstr (err->message, "e2") != NULL, "%s", err->message);
+  g_clear_error (&err);
+  gst_message_unref (m);
+  /* while PLAYING: a warning, and the blur in use stays */
+  {
+    GstCaps *caps = video_caps ("RGBA", 64, 64);
+    GstHarness *h = co_harness ("cudafoveate name=f backend=cpu",
+        gst_caps_ref (caps));
+    GstElement *f = gst_bin_get_by_name (GST_BIN (h->element), "f");
+    GstBus *bus = gst_bus_new ();
+    GstVideoInfo info;
+    GstBuffer *in, *a, *b;
+
+    gst_element_set_bus (h->element, bus);
+    gst_video_info_from_caps (&info, caps);
+    in = make_frame (&info, NULL, TRUE);
+    a = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+    gst_bus_set_flushing (bus, TRUE);
+    gst_bus_set_flushing (bus, FALSE);
+    g_object_set (f, "strength", 16.0, "corner-eccentricity", 180.0, NULL);
+    b = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+    fail_unless (b != NULL, "the frame after a refused blur");
+    fail_unless (frames_equal (&info, a, b, NULL), "the blur in use changed");
+    m = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING);
+    fail_unless (m != NULL, "no warning for a refused blur");
+    gst_message_parse_warning (m, &err, NULL);
+    fail_unless (strstr (err->message, "keeping the previous blur") != NULL,
+        "%s", err->message);
+    g_clear_error (&err);
+    gst_message_unref (m);
+    gst_element_set_bus (h->element, NULL);
+    gst_object_unref (bus);
+    gst_object_unref (f);
+    gst_buffer_unref (a);
+    gst_buffer_unref (b);
+    gst_buffer_unref (in);
+    gst_harness_teardown (h);
+    gst_caps_unref (caps);
+  }
 }
 
 GST_END_TEST;
