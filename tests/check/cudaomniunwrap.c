@@ -101,6 +101,53 @@ GST_START_TEST (test_polar_straightens)
 GST_END_TEST;
 
 /* Downstream fixes the size; a radius change while PLAYING renegotiates. */
+/* The output size cudaomniunwrap @props fixates for GRAY8 640x480 input,
+ * without a frame (the caps transform and fixation of the element). */
+static void
+fixated_size (const gchar * props, gint * w, gint * h)
+{
+  gchar *desc = g_strdup_printf ("cudaomniunwrap backend=cpu %s", props);
+  GstElement *e = gst_parse_launch (desc, NULL);
+  GstBaseTransformClass *k = GST_BASE_TRANSFORM_GET_CLASS (e);
+  GstCaps *in = gst_caps_from_string ("video/x-raw, format=GRAY8, "
+      "width=640, height=480, framerate=30/1");
+  GstCaps *other = k->transform_caps (GST_BASE_TRANSFORM (e), GST_PAD_SINK,
+      in, NULL);
+  GstCaps *fixed = k->fixate_caps (GST_BASE_TRANSFORM (e), GST_PAD_SINK, in,
+      other);
+  GstStructure *s = gst_caps_get_structure (fixed, 0);
+
+  fail_unless (gst_structure_get_int (s, "width", w) &&
+      gst_structure_get_int (s, "height", h), "%s", desc);
+  gst_caps_unref (fixed);
+  gst_caps_unref (in);
+  gst_object_unref (e);
+  g_free (desc);
+}
+
+/* Extreme but legal settings: the natural size is worked out in double
+ * and clamped to what a frame may be, never wrapped into a 1-pixel-high
+ * panorama (a float beyond int's range converted: 16384x1 before). */
+GST_START_TEST (test_extreme_sizes)
+{
+  const gchar *cases[] = {
+    "projection=cylinder focal-length=1000000 plane-distance=1000000 "
+        "inner-radius=1 outer-radius=100",
+    "projection=cuboid focal-length=1000000 plane-distance=1000000 "
+        "inner-radius=1 outer-radius=100",
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+    gint w = 0, h = 0;
+    fixated_size (cases[i], &w, &h);
+    GST_INFO ("%s: %dx%d", cases[i], w, h);
+    fail_unless (w > 1 && h > 1, "%s: %dx%d", cases[i], w, h);
+  }
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_polar_sizes)
 {
   GstCaps *caps = video_caps ("RGBA", 320, 240);
@@ -1068,6 +1115,7 @@ cudaomniunwrap_suite (void)
   tcase_set_timeout (tc, 300);
   tcase_add_test (tc, test_polar_straightens);
   tcase_add_test (tc, test_polar_sizes);
+  tcase_add_test (tc, test_extreme_sizes);
   tcase_add_test (tc, test_polar_bad_geometry);
   tcase_add_test (tc, test_cylinder_scene);
   tcase_add_test (tc, test_cylinder_bad_geometry);
