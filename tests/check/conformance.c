@@ -863,6 +863,8 @@ check_names (const gchar * text, const gchar * path, const gchar * says,
       what, text, base);
   fail_unless (!says || strstr (text, says), "%s: \"%s\" does not say "
       "\"%s\"", what, text, says);
+  fail_unless (strstr (text, "(null)") == NULL, "%s: \"%s\" has no reason",
+      what, text);
   g_free (base);
 }
 

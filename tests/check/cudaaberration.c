@@ -801,6 +801,28 @@ GST_START_TEST (test_cuda_equals_cpu)
 
 GST_END_TEST;
 
+/* A calibration file with model=none is not silently ignored. */
+GST_START_TEST (test_calibration_needs_model)
+{
+  gchar *calib = g_build_filename (g_getenv ("CO_TEST_DATA_DIR"),
+      "calib-opencv.yml", NULL);
+  gchar *desc = g_strdup_printf ("cudaaberration backend=cpu "
+      "calibration-file=\"%s\"", calib);
+  GstMessage *m = first_message_after ("video/x-raw, format=GRAY16_LE, "
+      "width=64, height=48", desc, GST_MESSAGE_WARNING);
+  GError *e = NULL;
+
+  fail_unless (m && GST_MESSAGE_TYPE (m) == GST_MESSAGE_WARNING, "%s", desc);
+  gst_message_parse_warning (m, &e, NULL);
+  fail_unless (strstr (e->message, "model=none") != NULL, "%s", e->message);
+  g_error_free (e);
+  gst_message_unref (m);
+  g_free (desc);
+  g_free (calib);
+}
+
+GST_END_TEST;
+
 static Suite *
 cudaaberration_suite (void)
 {
@@ -818,6 +840,7 @@ cudaaberration_suite (void)
   tcase_add_test (tc, test_roi);
   tcase_add_test (tc, test_live_properties);
   tcase_add_test (tc, test_cuda_equals_cpu);
+  tcase_add_test (tc, test_calibration_needs_model);
   return s;
 }
 

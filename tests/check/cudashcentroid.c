@@ -506,9 +506,15 @@ GST_START_TEST (test_capture_survives)
   gst_buffer_unref (gst_harness_push_and_pull (h, spots_frame (16, 21, 0.0,
               tx, ty, &nx, &ny)));
   g_signal_emit_by_name (shc (h), "capture-reference");
-  for (i = 0; i < 2; i++)
-    gst_buffer_unref (gst_harness_push_and_pull (h, spots_frame (16, 21, 0.0,
-                tx, ty, &nx, &ny)));
+  for (i = 0; i < 2; i++) {
+    /* every capture frame, the last too, was measured from the centres */
+    out = gst_harness_push_and_pull (h, spots_frame (16, 21, 0.0, tx, ty, &nx,
+            &ny));
+    fail_unless_equals_string (gst_structure_get_string
+        (gst_co_buffer_get_results (out, "GstCoShCentroids"), "reference"),
+        "centres");
+    gst_buffer_unref (out);
+  }
   ref = reference_message (bus, &warnings);
   fail_unless (ref != NULL);
   gst_structure_free (ref);
@@ -866,6 +872,30 @@ GST_START_TEST (test_bad_input)
       "Could not read the lenslet mask");
   expect_error_saying (gray, "reference-file=/nonexistent/ref.txt",
       "Could not read the reference centroids");
+  /* a margin that leaves no pixel: said, not silently "no light" */
+  {
+    gchar *launch = g_strdup_printf ("videotestsrc num-buffers=1 ! %s ! "
+        "cudashcentroid backend=cpu pitch=8 window-margin=4 ! fakesink",
+        gray);
+    GstElement *p = gst_parse_launch (launch, NULL);
+    GstBus *bus = gst_element_get_bus (p);
+    GstMessage *m;
+    GError *e = NULL;
+    gst_element_set_state (p, GST_STATE_PLAYING);
+    m = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND,
+        GST_MESSAGE_WARNING | GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+    fail_unless (m && GST_MESSAGE_TYPE (m) == GST_MESSAGE_WARNING, "%s",
+        launch);
+    gst_message_parse_warning (m, &e, NULL);
+    fail_unless (strstr (e->message, "window-margin") != NULL, "%s",
+        e->message);
+    g_error_free (e);
+    gst_message_unref (m);
+    gst_element_set_state (p, GST_STATE_NULL);
+    gst_object_unref (bus);
+    gst_object_unref (p);
+    g_free (launch);
+  }
   /* absurd but finite: every slope would be inf */
   {
     gchar *path = NULL, *spec;
