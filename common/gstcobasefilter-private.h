@@ -38,7 +38,9 @@ struct _GstCoBaseFilterPrivate
 {
   GstCoBackend backend;         /* properties, under the object lock */
   gint device_id;
-  gboolean started;
+  gboolean started;             /* under the object lock and alloc_lock */
+  GMutex alloc_lock;            /* an ALLOCATION query from upstream in
+                                 * flight, against stop (gst_co_base_filter_query) */
   gboolean writes;              /* ANALYSE: process writes in place */
 
   gpointer cuda_context;        /* GstCudaContext *, under the object lock */

@@ -138,6 +138,25 @@ gst_co_base_filter_query (GstBaseTransform * bt, GstPadDirection direction,
   if (GST_QUERY_TYPE (query) == GST_QUERY_CAPS &&
       co_query_caps_sorted (bt, direction, query))
     return TRUE;
+  /* GstBaseTransform takes its stored allocation decision out while it
+   * answers upstream's ALLOCATION query and puts it back after; answered
+   * while the element stops (upstream's thread still runs), the decision
+   * went back after stop had released it and leaked with its pool and caps
+   * (check-conformance's caps churn under ASan, in CI).  Stop waits for
+   * an answer in flight, and none is given once stopped. */
+  if (GST_QUERY_TYPE (query) == GST_QUERY_ALLOCATION &&
+      direction == GST_PAD_SINK) {
+    gboolean ret = FALSE;
+
+    g_mutex_lock (&self->priv->alloc_lock);
+    if (self->priv->started)
+      ret = GST_BASE_TRANSFORM_CLASS (parent_class)->query (bt, direction,
+          query);
+    else
+      GST_DEBUG_OBJECT (self, "stopped: no allocation proposed");
+    g_mutex_unlock (&self->priv->alloc_lock);
+    return ret;
+  }
   return GST_BASE_TRANSFORM_CLASS (parent_class)->query (bt, direction, query);
 }
 
@@ -192,9 +211,11 @@ gst_co_base_filter_start (GstBaseTransform * bt)
     }
     g_free (why);
   }
+  g_mutex_lock (&priv->alloc_lock);
   GST_OBJECT_LOCK (self);
   priv->started = TRUE;
   GST_OBJECT_UNLOCK (self);
+  g_mutex_unlock (&priv->alloc_lock);
   priv->warned_context = FALSE;
   g_object_notify (G_OBJECT (self), "active-backend");
   return TRUE;
@@ -208,9 +229,11 @@ gst_co_base_filter_stop (GstBaseTransform * bt)
   co_free_stages (self);
   co_close_device (self);
   co_drop_context (self);
+  g_mutex_lock (&self->priv->alloc_lock);
   GST_OBJECT_LOCK (self);
   self->priv->started = FALSE;
   GST_OBJECT_UNLOCK (self);
+  g_mutex_unlock (&self->priv->alloc_lock);
   return TRUE;
 }
 
@@ -228,6 +251,7 @@ gst_co_base_filter_dispose (GObject * object)
 static void
 gst_co_base_filter_finalize (GObject * object)
 {
+  g_mutex_clear (&GST_CO_BASE_FILTER (object)->priv->alloc_lock);
   co_settings_finalize (GST_CO_BASE_FILTER (object));
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
@@ -347,6 +371,7 @@ static void
 gst_co_base_filter_init (GstCoBaseFilter * self)
 {
   self->priv = gst_co_base_filter_get_instance_private (self);
+  g_mutex_init (&self->priv->alloc_lock);
   self->priv->backend = DEFAULT_BACKEND;
   self->priv->device_id = DEFAULT_DEVICE_ID;
   self->active_backend = GST_CO_BACKEND_CPU;
