@@ -3,6 +3,7 @@
 
 #ifdef HAVE_CUDA
 #include <cuda_runtime_api.h>
+#include <dlfcn.h>
 #endif
 
 GST_DEBUG_CATEGORY_STATIC (gst_co_device_debug);
@@ -64,6 +65,31 @@ gst_co_cuda_check (GstObject * obj, int err, const gchar * what,
   return FALSE;
 }
 
+#ifdef HAVE_CUDA
+/* Why no device: the runtime says "driver version is insufficient" when
+ * there is no driver at all (no libcuda), which misleads a user on a
+ * machine without an NVIDIA GPU. */
+static gchar *
+no_device_reason (cudaError_t err)
+{
+  void *libcuda;
+
+  if (err == cudaSuccess || err == cudaErrorNoDevice)
+    return g_strdup ("no NVIDIA GPU found");
+  libcuda = dlopen ("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+  if (!libcuda)
+    return g_strdup ("no NVIDIA driver or GPU found: libcuda.so.1 is not "
+        "installed");
+  dlclose (libcuda);
+  if (err == cudaErrorInsufficientDriver)
+    return g_strdup_printf ("the NVIDIA driver is older than CUDA %d.%d, "
+        "which this build needs", CUDART_VERSION / 1000,
+        CUDART_VERSION % 1000 / 10);
+  return g_strdup_printf ("no usable NVIDIA GPU: %s",
+      cudaGetErrorString (err));
+}
+#endif
+
 gboolean
 gst_co_cuda_probe (gint device_id, gchar ** why)
 {
@@ -73,8 +99,7 @@ gst_co_cuda_probe (gint device_id, gchar ** why)
 
   if (err != cudaSuccess || count == 0) {
     if (why)
-      *why = g_strdup_printf ("no CUDA device (%s)", err != cudaSuccess ?
-          cudaGetErrorString (err) : "none found");
+      *why = no_device_reason (err);
     /* clear the sticky "no device" status for later callers */
     cudaGetLastError ();
     return FALSE;
