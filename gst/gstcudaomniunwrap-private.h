@@ -102,6 +102,7 @@ struct _GstCudaOmniUnwrap
   /* auto-center: frames looked at so far, and whether it is settled */
   gint auto_frames;
   gboolean auto_done;
+  const gchar *auto_why;        /* the last frame's reason (static) */
 };
 
 

@@ -393,6 +393,25 @@ circle_channel (const GstVideoFrame * f, const guint8 ** data, gint * ps,
   return *data != NULL;
 }
 
+/* auto-center gives up: a message with the reason and a warning, after
+ * AUTO_FRAMES frames or at the end of a shorter stream (a single picture),
+ * so it always says what it found. */
+static void
+auto_center_not_found (GstCudaOmniUnwrap * self, gint frames,
+    const gchar * why)
+{
+  GstStructure *st = gst_structure_new ("cudaomniunwrap-auto-center",
+      "found", G_TYPE_BOOLEAN, FALSE, "frames", G_TYPE_INT, frames,
+      "reason", G_TYPE_STRING, why, NULL);
+
+  GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS, ("auto-center found no "
+          "image circle in %s %d frame%s (%s): center-x and center-y are "
+          "kept", frames < AUTO_FRAMES ? "the stream's" : "the first", frames,
+          frames == 1 ? "" : "s", why), (NULL));
+  gst_element_post_message (GST_ELEMENT (self),
+      gst_message_new_element (GST_OBJECT (self), st));
+}
+
 /* One frame of auto-center: the image circle, and the properties set from
  * it once found (or a warning after AUTO_FRAMES frames). */
 static void
@@ -437,40 +456,36 @@ auto_center (GstCudaOmniUnwrap * self, GstBuffer * buf)
     gst_co_remap_filter_mark_dirty (GST_CO_REMAP_FILTER (self));
   }
   self->auto_done = found || frames >= AUTO_FRAMES;
+  self->auto_why = why;
   GST_OBJECT_UNLOCK (self);
 
   if (!found && frames < AUTO_FRAMES) {
     GST_DEBUG_OBJECT (self, "frame %d: no image circle (%s)", frames, why);
     return;
   }
-  st = gst_structure_new ("cudaomniunwrap-auto-center", "found",
-      G_TYPE_BOOLEAN, found, "frames", G_TYPE_INT, frames, NULL);
-  if (found) {
-    gst_structure_set (st, "center-x", G_TYPE_DOUBLE, fit.cx, "center-y",
-        G_TYPE_DOUBLE, fit.cy, "radius", G_TYPE_DOUBLE, fit.r, "rms",
-        G_TYPE_DOUBLE, fit.rms, "points", G_TYPE_INT, fit.n_used, NULL);
-    GST_INFO_OBJECT (self, "image circle: centre %.2f,%.2f radius %.2f (rms "
-        "%.3f px, %d points, frame %d)", fit.cx, fit.cy, fit.r, fit.rms,
-        fit.n_used, frames);
-    if (limb > 0 && fabs (fit.r - limb) > 0.05 * limb)
-      GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS, ("The image circle's "
-              "radius (%.1f pixels) is not the mirror's (%.1f pixels, from "
-              "mirror-radius, mirror-distance and focal-length): check "
-              "focal-length", fit.r, limb), (NULL));
-  } else {
-    gst_structure_set (st, "reason", G_TYPE_STRING, why, NULL);
-    GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS, ("auto-center found no "
-            "image circle in the first %d frames (%s): center-x and "
-            "center-y are kept", frames, why), (NULL));
+  if (!found) {
+    auto_center_not_found (self, frames, why);
+    return;
   }
+  st = gst_structure_new ("cudaomniunwrap-auto-center", "found",
+      G_TYPE_BOOLEAN, TRUE, "frames", G_TYPE_INT, frames, NULL);
+  gst_structure_set (st, "center-x", G_TYPE_DOUBLE, fit.cx, "center-y",
+      G_TYPE_DOUBLE, fit.cy, "radius", G_TYPE_DOUBLE, fit.r, "rms",
+      G_TYPE_DOUBLE, fit.rms, "points", G_TYPE_INT, fit.n_used, NULL);
+  GST_INFO_OBJECT (self, "image circle: centre %.2f,%.2f radius %.2f (rms "
+      "%.3f px, %d points, frame %d)", fit.cx, fit.cy, fit.r, fit.rms,
+      fit.n_used, frames);
+  if (limb > 0 && fabs (fit.r - limb) > 0.05 * limb)
+    GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS, ("The image circle's "
+            "radius (%.1f pixels) is not the mirror's (%.1f pixels, from "
+            "mirror-radius, mirror-distance and focal-length): check "
+            "focal-length", fit.r, limb), (NULL));
   gst_element_post_message (GST_ELEMENT (self),
       gst_message_new_element (GST_OBJECT (self), st));
-  if (found) {
-    g_object_notify (G_OBJECT (self), "center-x");
-    g_object_notify (G_OBJECT (self), "center-y");
-    if (polar)
-      g_object_notify (G_OBJECT (self), "outer-radius");
-  }
+  g_object_notify (G_OBJECT (self), "center-x");
+  g_object_notify (G_OBJECT (self), "center-y");
+  if (polar)
+    g_object_notify (G_OBJECT (self), "outer-radius");
   if (resize)
     gst_base_transform_reconfigure_src (GST_BASE_TRANSFORM (self));
 }
@@ -492,6 +507,29 @@ gst_cuda_omni_unwrap_submit_input_buffer (GstBaseTransform * bt,
   return GST_BASE_TRANSFORM_CLASS
       (gst_cuda_omni_unwrap_parent_class)->submit_input_buffer (bt, discont,
       buf);
+}
+
+/* A stream that ends before auto-center gave up still hears its result. */
+static gboolean
+gst_cuda_omni_unwrap_sink_event (GstBaseTransform * bt, GstEvent * event)
+{
+  GstCudaOmniUnwrap *self = GST_CUDA_OMNI_UNWRAP (bt);
+  const gchar *why = NULL;
+  gint frames = 0;
+
+  if (GST_EVENT_TYPE (event) == GST_EVENT_EOS) {
+    GST_OBJECT_LOCK (self);
+    if (self->set.auto_center && !self->auto_done && self->auto_frames > 0) {
+      self->auto_done = TRUE;
+      frames = self->auto_frames;
+      why = self->auto_why;
+    }
+    GST_OBJECT_UNLOCK (self);
+    if (frames)
+      auto_center_not_found (self, frames, why);
+  }
+  return GST_BASE_TRANSFORM_CLASS (gst_cuda_omni_unwrap_parent_class)->
+      sink_event (bt, event);
 }
 
 /* auto-center switched on again: look again */
@@ -613,6 +651,8 @@ gst_cuda_omni_unwrap_class_init (GstCudaOmniUnwrapClass * klass)
   rc->map_cpu = gst_cuda_omni_unwrap_map_cpu;
   rc->map_cuda = gst_cuda_omni_unwrap_map_cuda;
   fc->release = GST_DEBUG_FUNCPTR (gst_cuda_omni_unwrap_release);
+  GST_BASE_TRANSFORM_CLASS (klass)->sink_event =
+      GST_DEBUG_FUNCPTR (gst_cuda_omni_unwrap_sink_event);
   GST_BASE_TRANSFORM_CLASS (klass)->submit_input_buffer =
       GST_DEBUG_FUNCPTR (gst_cuda_omni_unwrap_submit_input_buffer);
 

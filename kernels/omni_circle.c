@@ -602,13 +602,15 @@ robust_fit (Ctx * c, int n, CoCircleFit * fit)
   return m >= 3;
 }
 
-/* Whether the grid agrees: outside the circle mostly dark, inside mostly
- * bright (a donut's hole and dark objects are allowed for). */
+/* Whether the grid agrees: outside the circle mostly dark, the band just
+ * inside its edge mostly bright.  Only a band: a donut's hole (a third of
+ * the disc and more) and dark objects in the picture leave less than half
+ * of the whole disc bright. */
 static const char *
 check_regions (const Ctx * c, const CoCircleFit * f)
 {
   double margin = 2.0 * c->s + 0.02 * f->r, ro = f->r + margin,
-      ri = f->r - margin;
+      ri = f->r - margin, rb = 0.75 * ri;
   long in_n = 0, in_b = 0, out_n = 0, out_d = 0;
   int i, j;
 
@@ -620,7 +622,7 @@ check_regions (const Ctx * c, const CoCircleFit * f)
       if (d2 > ro * ro) {
         out_n++;
         out_d += row[i] < c->t;
-      } else if (ri > 0 && d2 < ri * ri) {
+      } else if (ri > 0 && d2 < ri * ri && d2 >= rb * rb) {
         in_n++;
         in_b += row[i] >= c->t;
       }

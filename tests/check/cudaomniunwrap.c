@@ -1009,9 +1009,30 @@ GST_START_TEST (test_auto_center)
     gst_object_unref (u);
     gst_harness_teardown (h);
     gst_object_unref (bus);
-    gst_caps_unref (caps);
     fail_unless (!found, "a circle in a frame without one");
     fail_unless (cx == 100.0);
+
+    /* a single picture without one: the message comes at the end of the
+     * stream (nothing was said before) */
+    h = co_harness ("cudaomniunwrap name=u backend=cpu auto-center=true",
+        gst_caps_ref (caps));
+    u = gst_bin_get_by_name (GST_BIN (h->element), "u");
+    bus = gst_bus_new ();
+    gst_element_set_bus (u, bus);
+    out = gst_harness_push_and_pull (h, lens_frame (&info, 160, 120, 100,
+            FALSE));
+    gst_buffer_unref (out);
+    fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+    st = auto_center_message (bus);
+    fail_unless (st != NULL, "%s: nothing said of one frame", formats[i]);
+    fail_unless (gst_structure_get_boolean (st, "found", &found) && !found);
+    fail_unless (gst_structure_get_string (st, "reason") != NULL);
+    gst_structure_free (st);
+    gst_element_set_bus (u, NULL);
+    gst_object_unref (u);
+    gst_harness_teardown (h);
+    gst_object_unref (bus);
+    gst_caps_unref (caps);
   }
   if (gst_co_cuda_probe (-1, NULL) && gst_element_factory_find ("cudaupload"))
     check_auto_center_cuda ();

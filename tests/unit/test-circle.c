@@ -355,6 +355,14 @@ test_donut (void)
   sc.vignette = 0.2;
   sc.seed = 22;
   expect_circle ("donut, hole 0.55 r", &sc, 8, 1, 0);
+
+  /* the demo's kind (GStreamer's circle element): a hole of 0.72 r and
+   * dark bands, so less than half of the whole disc is bright */
+  sc.hole = 0.72 * sc.r;
+  sc.n_blobs = 5;
+  sc.texture = 0.5;
+  sc.seed = 23;
+  expect_circle ("donut, hole 0.72 r", &sc, 8, 1, 0);
 }
 
 static void
