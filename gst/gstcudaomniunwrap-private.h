@@ -49,6 +49,8 @@ typedef struct
                                  * half-width, the ground's distance */
   gint plane_gap;               /* cuboid: output columns between faces */
   gboolean auto_center;
+  gdouble found_radius;         /* auto-center's circle (no property): the
+                                 * mirror's image when focal-length is 0 */
 } GstCoOmniSettings;
 
 /* A plane geometry's solved radii, kept while only the pan (start angle,

@@ -151,6 +151,37 @@ gst_co_omni_direction_get_type (void)
   return (GType) type;
 }
 
+/* What a 0 means for the mirror projections, taken from the frame: a
+ * fixed focal length or window fits one camera and frame size, and fails
+ * with "beyond the mirror" on any other.  focal-length 0 puts the mirror's
+ * image (its limb) on the circle auto-center found, else across 98% of the
+ * frame's shorter side; a radius 0 is a fraction of that limb, those of the
+ * bundled mirror picture (pipelines/samples/mirror.jpg: limb 490 pixels,
+ * window 120..465; the ground 12..118), which keep their meaning at any
+ * focal length since the image scales with it. */
+#define CO_OMNI_FILL 0.98
+static void
+settle (GstCoOmniSettings * s, gint src_w, gint src_h)
+{
+  CoMirror unit = { s->mirror_radius, s->mirror_distance, 1.0 };
+  gboolean ground = s->projection == GST_CO_OMNI_GROUND;
+  gdouble limb;
+
+  if (s->projection == GST_CO_OMNI_POLAR || !(unit.h > unit.R))
+    return;                     /* (an impossible mirror is reported later) */
+  if (s->focal_length <= 0) {
+    limb = s->found_radius > 0 ? s->found_radius :
+        CO_OMNI_FILL * MIN (src_w, src_h) / 2.0;
+    s->focal_length = MAX (limb / co_mirror_limb (&unit), 1.0);
+  }
+  unit.f = s->focal_length;
+  limb = co_mirror_limb (&unit);
+  if (s->outer_radius <= 0)
+    s->outer_radius = (ground ? 0.24 : 0.95) * limb;
+  if (s->inner_radius <= 0)
+    s->inner_radius = (ground ? 0.025 : 0.245) * limb;
+}
+
 /* The donut in source pixels, from settings and the source size. */
 static void
 resolve (const GstCoOmniSettings * s, gint src_w, gint src_h, CoOmniView * v)
@@ -237,8 +268,8 @@ mirror_window (const GstCoOmniSettings * s, const CoOmniView * v,
   }
   if (!hit) {
     *why = g_strdup_printf ("the rays seen at inner-radius %g and "
-        "outer-radius %g do not both reach the cylinder (inner-radius 0 "
-        "looks straight back at the camera)", v->r_in, v->r_out);
+        "outer-radius %g do not both reach the cylinder (a small "
+        "inner-radius looks back at the camera)", v->r_in, v->r_out);
     return FALSE;
   }
   if (ground && !(w->w0 > w->w1)) {
@@ -312,6 +343,7 @@ gst_cuda_omni_unwrap_get_output_size (GstCoBaseFilter * base,
   GST_OBJECT_LOCK (self);
   s = self->set;
   GST_OBJECT_UNLOCK (self);
+  settle (&s, GST_VIDEO_INFO_WIDTH (in), GST_VIDEO_INFO_HEIGHT (in));
   resolve (&s, GST_VIDEO_INFO_WIDTH (in), GST_VIDEO_INFO_HEIGHT (in), &v);
   /* an impossible geometry keeps the input's size: prepare reports it */
   if (v.r_in < v.r_out)
@@ -330,12 +362,14 @@ gst_cuda_omni_unwrap_prepare (GstCoRemapFilter * remap, CoLut * lut,
   GST_OBJECT_LOCK (self);
   s = self->set;
   GST_OBJECT_UNLOCK (self);
+  settle (&s, pl->src_width, pl->src_height);
   resolve (&s, pl->src_width, pl->src_height, v);
   layout_view (&s, pl->width, pl->height, v);
   if (!(v->r_in < v->r_out)) {
     GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, ("inner-radius (%g) must be "
             "smaller than outer-radius (%g pixels)", v->r_in, v->r_out),
-        ("outer-radius 0 is half the frame's shorter side"));
+        ("outer-radius 0 is half the frame's shorter side (polar) or "
+            "0.95 of the mirror's image radius"));
     return FALSE;
   }
   self->snap = s;
@@ -448,10 +482,13 @@ auto_center (GstCudaOmniUnwrap * self, GstBuffer * buf)
       s->outer_radius = r;
       if (s->inner_radius >= r)
         s->inner_radius = 0.0;
-    } else {
+    } else if (s->focal_length > 0) {
       CoMirror m = { s->mirror_radius, s->mirror_distance, s->focal_length };
       if (m.h > m.R)
         limb = co_mirror_limb (&m);
+    } else {
+      /* focal-length 0: the mirror's image is this circle */
+      s->found_radius = fit.r;
     }
     gst_co_remap_filter_mark_dirty (GST_CO_REMAP_FILTER (self));
   }
@@ -541,6 +578,7 @@ gst_cuda_omni_unwrap_setting_changed (GstCoBaseFilter * base, guint prop_id)
   if (prop_id == PROP_AUTO_CENTER) {
     self->auto_frames = 0;
     self->auto_done = FALSE;
+    self->set.found_radius = 0;
   }
 }
 
@@ -565,20 +603,24 @@ gst_cuda_omni_unwrap_class_init (GstCudaOmniUnwrapClass * klass)
           gst_co_omni_projection_get_type (), GST_CO_OMNI_POLAR, GST_CO_PARAM_LIVE),
         SET (projection), RESIZE, -1},
     {g_param_spec_double ("center-x", "Centre x",
-          "Horizontal centre of the donut in source pixels (-1: the frame's "
+          "Horizontal centre of the donut or mirror in source pixels (-1: the frame's "
           "centre)", -1.0, MAX_COORD, -1.0, GST_CO_PARAM_ANIM),
         SET (center_x), REBUILD, -1},
     {g_param_spec_double ("center-y", "Centre y",
-          "Vertical centre of the donut in source pixels (-1: the frame's "
+          "Vertical centre of the donut or mirror in source pixels (-1: the frame's "
           "centre)", -1.0, MAX_COORD, -1.0, GST_CO_PARAM_ANIM),
         SET (center_y), REBUILD, -1},
     {g_param_spec_double ("inner-radius", "Inner radius",
-          "Radius of the donut's hole in source pixels (the bottom row of "
-          "the panorama)", 0.0, MAX_COORD, 0.0, GST_CO_PARAM_LIVE),
+          "Source pixels: polar, the donut's hole (the panorama's bottom "
+          "row); the mirror projections, the image radius of the window's "
+          "bottom edge (0: 0.245 of the mirror's image radius; ground "
+          "0.025)", 0.0, MAX_COORD, 0.0, GST_CO_PARAM_LIVE),
         SET (inner_radius), RESIZE, -1},
     {g_param_spec_double ("outer-radius", "Outer radius",
-          "Radius of the donut's rim in source pixels (the top row; 0: half "
-          "the frame's shorter side)", 0.0, MAX_COORD, 0.0, GST_CO_PARAM_LIVE),
+          "Source pixels: polar, the donut's rim (the top row; 0: half the "
+          "frame's shorter side); the mirror projections, the image radius "
+          "of the window's top edge (0: 0.95 of the mirror's image radius; "
+          "ground 0.24)", 0.0, MAX_COORD, 0.0, GST_CO_PARAM_LIVE),
         SET (outer_radius), RESIZE, -1},
     {g_param_spec_double ("start-angle", "Start angle",
           "Azimuth of the panorama's left edge in degrees (0: right of the "
@@ -591,23 +633,25 @@ gst_cuda_omni_unwrap_class_init (GstCudaOmniUnwrapClass * klass)
           GST_CO_PARAM_LIVE),
         SET (direction), REBUILD, -1},
     {g_param_spec_double ("mirror-radius", "Mirror radius",
-          "cylinder, cuboid: radius R of the spherical mirror (any length unit, the "
+          "cylinder, cuboid, ground: radius R of the spherical mirror (any length unit, the "
           "same for every length)", 1e-3, 1e6, 30.0, GST_CO_PARAM_LIVE),
         SET (mirror_radius), RESIZE, -1},
     {g_param_spec_double ("mirror-distance", "Mirror distance",
-          "cylinder, cuboid: distance h from the sphere's centre to the camera's "
+          "cylinder, cuboid, ground: distance h from the sphere's centre to the camera's "
           "projection centre (> mirror-radius)", 1e-3, 1e7, 150.0,
           GST_CO_PARAM_LIVE),
         SET (mirror_distance), RESIZE, -1},
     {g_param_spec_double ("focal-length", "Focal length",
-          "cylinder, cuboid: the camera's focal length in pixels", 1.0, 1e6, 800.0,
-          GST_CO_PARAM_LIVE),
+          "cylinder, cuboid, ground: the camera's focal length in pixels "
+          "(0: the mirror's image fills the frame's shorter side, or the "
+          "circle auto-center finds)", 0.0, 1e6, 0.0, GST_CO_PARAM_LIVE),
         SET (focal_length), RESIZE, -1},
     {g_param_spec_double ("plane-distance", "Plane distance",
           "cylinder: radius of the projection cylinder around the axis; "
           "cuboid: distance of its four planes from the axis; in the "
           "mirror's unit, one unit of the surface being one output pixel "
-          "(width 2 pi plane-distance, or 4 x 2 plane-distance)", 1e-3, 1e6,
+          "(width 2 pi plane-distance, or 4 x 2 plane-distance); ground: the "
+          "floor's distance from the sphere's centre", 1e-3, 1e6,
           229.0, GST_CO_PARAM_LIVE),
         SET (plane_distance), RESIZE, -1},
     {g_param_spec_int ("plane-gap", "Plane gap",

@@ -349,7 +349,8 @@ GST_START_TEST (test_cuboid_scene)
   buf = mirror_frame (&info, &m, stripes_on_cuboid);
 
   h = co_harness ("cudaomniunwrap backend=cpu projection=cuboid "
-      "plane-distance=80 plane-gap=6 inner-radius=40 outer-radius=155 "
+      "focal-length=800 plane-distance=80 plane-gap=6 inner-radius=40 "
+      "outer-radius=155 "
       "border-color=0xff000000", gst_caps_ref (caps));
   out = gst_harness_push_and_pull (h, buf);
   fail_unless (out != NULL);
@@ -384,6 +385,88 @@ GST_START_TEST (test_cuboid_scene)
 
 GST_END_TEST;
 
+/* With nothing but the projection set, a mirror projection unwraps an
+ * ordinary frame: focal length and window come from the frame (they
+ * failed with "outer-radius reaches beyond the mirror"); with auto-center
+ * the mirror's image is the circle found. */
+static GstBuffer *lens_frame (const GstVideoInfo * info, double cx,
+    double cy, double r, gboolean circle);
+
+GST_START_TEST (test_mirror_defaults)
+{
+  const gchar *proj[] = { "cylinder", "cuboid", "ground" };
+  const gint sizes[][2] = { {1280, 720}, {1920, 1080} };
+  const CoMirror m = { 30.0, 150.0, 800.0 };
+  guint i, j;
+
+  for (i = 0; i < G_N_ELEMENTS (proj); i++)
+    for (j = 0; j < G_N_ELEMENTS (sizes); j++) {
+      GstCaps *caps = video_caps ("RGBA", sizes[j][0], sizes[j][1]);
+      gchar *d = g_strdup_printf ("cudaomniunwrap backend=cpu projection=%s",
+          proj[i]);
+      GstHarness *h = co_harness (d, gst_caps_ref (caps));
+      GstVideoInfo info;
+      GstBuffer *out;
+      gint w = 0, hh = 0;
+
+      gst_video_info_from_caps (&info, caps);
+      out = gst_harness_push_and_pull (h, lens_frame (&info,
+              sizes[j][0] / 2, sizes[j][1] / 2, sizes[j][1] / 2 - 4, FALSE));
+      fail_unless (out != NULL, "%s on %dx%d: no picture", d, sizes[j][0],
+          sizes[j][1]);
+      out_size (h, &w, &hh);
+      fail_unless (w >= 64 && hh >= 64, "%s: %dx%d", d, w, hh);
+      gst_buffer_unref (out);
+      gst_harness_teardown (h);
+      gst_caps_unref (caps);
+      g_free (d);
+    }
+
+  /* a mirror drawn with f 800 (its image 163 pixels round): auto-center
+   * puts the mirror on the circle, so the panorama is f 800's to a few
+   * levels; from the frame alone (its image taken as 235 pixels round) it
+   * is another */
+  {
+    const gchar *descs[] = { "focal-length=800", "auto-center=true", "" };
+    GstBuffer *outs[3];
+    gdouble diff[3] = { 0 };
+
+    for (i = 0; i < 3; i++) {
+      GstCaps *caps = video_caps ("GRAY8", 480, 480);
+      gchar *d = g_strdup_printf ("cudaomniunwrap backend=cpu "
+          "projection=cylinder plane-distance=100 %s", descs[i]);
+      GstHarness *h = co_harness (d, gst_caps_ref (caps));
+      GstVideoInfo info;
+      GstMapInfo a, b;
+      gsize k;
+
+      gst_video_info_from_caps (&info, caps);
+      outs[i] = gst_harness_push_and_pull (h, mirror_frame (&info, &m,
+              stripes_on_cylinder));
+      fail_unless (outs[i] != NULL);
+      fail_unless (gst_buffer_map (outs[0], &a, GST_MAP_READ));
+      fail_unless (gst_buffer_map (outs[i], &b, GST_MAP_READ));
+      fail_unless (a.size == b.size, "%s: another size", d);
+      for (k = 0; k < a.size; k++)
+        diff[i] += abs ((gint) a.data[k] - (gint) b.data[k]);
+      diff[i] /= a.size;
+      gst_buffer_unmap (outs[0], &a);
+      gst_buffer_unmap (outs[i], &b);
+      gst_harness_teardown (h);
+      gst_caps_unref (caps);
+      g_free (d);
+    }
+    GST_INFO ("mean difference from f 800: auto-center %.2f, frame %.2f",
+        diff[1], diff[2]);
+    fail_unless (diff[1] < 8 && diff[2] > 4 * diff[1], "mean difference "
+        "from f 800: auto-center %.2f, from the frame %.2f", diff[1], diff[2]);
+    for (i = 0; i < 3; i++)
+      gst_buffer_unref (outs[i]);
+  }
+}
+
+GST_END_TEST;
+
 /* Impossible mirror geometry is an error saying which property. */
 GST_START_TEST (test_cylinder_bad_geometry)
 {
@@ -391,7 +474,6 @@ GST_START_TEST (test_cylinder_bad_geometry)
     {"mirror-radius=30 mirror-distance=20", "mirror-distance"},
     {"outer-radius=400", "beyond the mirror"},
     {"plane-distance=10", "plane-distance"},
-    {"inner-radius=0 outer-radius=50", "inner-radius 0"},
     {"projection=ground plane-distance=300 outer-radius=140", "horizon"},
     {"projection=ground plane-distance=20", "plane-distance"},
   };
@@ -399,7 +481,8 @@ GST_START_TEST (test_cylinder_bad_geometry)
 
   for (i = 0; i < G_N_ELEMENTS (cases); i++) {
     gchar *desc = g_strdup_printf ("cudaomniunwrap backend=cpu "
-        "projection=cylinder inner-radius=20 outer-radius=50 %s", cases[i][0]);
+        "projection=cylinder mirror-radius=30 mirror-distance=150 "
+        "focal-length=800 inner-radius=20 outer-radius=50 %s", cases[i][0]);
     GstMessage *m = first_message (desc, GST_MESSAGE_ERROR);
     GError *err = NULL;
 
@@ -478,7 +561,7 @@ GST_START_TEST (test_ground_scene)
   buf = mirror_frame (&info, &m, floor_below);
 
   h = co_harness ("cudaomniunwrap backend=cpu projection=ground "
-      "plane-distance=300 inner-radius=10 outer-radius=80 "
+      "focal-length=800 plane-distance=300 inner-radius=10 outer-radius=80 "
       "border-color=0xff000000", gst_caps_ref (caps));
   out = gst_harness_push_and_pull (h, buf);
   fail_unless (out != NULL);
@@ -1135,6 +1218,7 @@ cudaomniunwrap_suite (void)
   suite_add_tcase (s, tc);
   tcase_set_timeout (tc, 300);
   tcase_add_test (tc, test_polar_straightens);
+  tcase_add_test (tc, test_mirror_defaults);
   tcase_add_test (tc, test_polar_sizes);
   tcase_add_test (tc, test_extreme_sizes);
   tcase_add_test (tc, test_polar_bad_geometry);
