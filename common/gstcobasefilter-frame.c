@@ -256,7 +256,8 @@ map_side (GstCoBaseFilter * self, int side, GstBuffer * buf,
     if (!self->priv->warned_context && !side) {
       GST_ELEMENT_WARNING (self, STREAM, FAILED,
           ("CUDA memory from another CUDA context: frames go through host "
-              "memory (slow)"), ("share one context, or one device-id"));
+              "memory (slow); give the elements one context or one "
+              "device-id"), (NULL));
       self->priv->warned_context = TRUE;
     }
   }

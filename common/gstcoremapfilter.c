@@ -136,8 +136,8 @@ build_from_cpu_map (GstCoRemapFilter * self, GstCoRemapFilterClass * klass,
   gboolean ok;
 
   if (x == NULL) {
-    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT, ("Out of memory"),
-        ("map of %dx%d", pl->width, pl->height));
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT, ("Out of memory for "
+            "the %dx%d map", pl->width, pl->height), (NULL));
     return FALSE;
   }
   y = x + n;

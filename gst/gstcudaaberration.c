@@ -30,11 +30,14 @@
  *
  * ## Example launch lines
  * |[
- * gst-launch-1.0 videotestsrc ! video/x-raw,format=RGBA ! rgb2bayer ! cudaaberration ! videoconvert ! autovideosink
- * ]| Demosaic a synthetic Bayer stream.
+ * co-clt-kernels --size 640x480 --sigma1 1.5 --nsr 0.03 --bayer -o /tmp/lens.cltk
+ * gst-launch-1.0 videotestsrc num-buffers=1 ! video/x-raw,format=ARGB,width=640,height=480 ! rgb2bayer ! video/x-bayer,format=rggb ! cudaaberration kernels-file=/tmp/lens.cltk model=camera k1=-0.12 ! videoconvert ! pngenc ! filesink location=/tmp/developed.png
+ * ]| A synthetic Bayer stream through a lens whose blur grows towards the
+ * corners, demosaiced, deconvolved and undistorted.
  * |[
- * co-clt-kernels --width 2592 --height 1936 --sigma1 1.5 --nsr 0.03 --bayer -o lens.cltk
- * gst-launch-1.0 v4l2src ! video/x-bayer,format=rggb,width=2592,height=1936 ! cudaaberration kernels-file=lens.cltk model=camera k1=-0.12 ! video/x-raw(memory:CUDAMemory),format=RGBA ! cudadownload ! autovideosink
+ * # needs: camera, gpu, display
+ * co-clt-kernels --size 2592x1936 --sigma1 1.5 --nsr 0.03 --bayer -o lens.cltk
+ * gst-launch-1.0 v4l2src ! video/x-bayer,format=rggb,width=2592,height=1936 ! cudaaberration kernels-file=lens.cltk model=camera k1=-0.12 ! "video/x-raw(memory:CUDAMemory),format=RGBA" ! cudadownload ! autovideosink
  * ]| A camera whose blur grows towards the corners, deconvolved and
  * undistorted on the GPU.
  *

@@ -20,11 +20,16 @@
  *
  * ## Example launch lines
  * |[
+ * gst-launch-1.0 filesrc location=pipelines/samples/building.jpg ! jpegdec ! videoconvert ! cudafoveate fixation-x=0.62 fixation-y=0.7 strength=3 ! videoconvert ! jpegenc ! filesink location=/tmp/foveated.jpg
+ * ]| A photograph foveated on a point, three times the model's blur.
+ * |[
+ * # needs: display
  * gst-launch-1.0 videotestsrc ! cudafoveate follow-pointer=true ! videoconvert ! autovideosink
  * ]| A foveated test picture whose fixation follows the mouse.
  * |[
+ * # needs: camera, gpu, display
  * gst-launch-1.0 v4l2src ! videoconvert ! cudaupload ! cudafoveate fixation-x=0.3 strength=2 ! cudadownload ! autovideosink
- * ]| A camera foveated on the GPU, twice the paper's blur.
+ * ]| A camera foveated on the GPU, twice the model's blur.
  *
  * Since: 0.1
  */

@@ -37,12 +37,18 @@
  *
  * ## Example launch lines
  * |[
- * gst-launch-1.0 videotestsrc ! cudaupload ! cudalensdistort k1=-0.25 stereo=true ! cudadownload ! autovideosink
- * ]| Barrel pre-distortion of a side-by-side stereo frame, all in GPU memory.
+ * gst-launch-1.0 videotestsrc num-buffers=30 ! video/x-raw,width=2560,height=1440 ! cudalensdistort k1=-0.25 stereo=true ! fakesink
+ * ]| Barrel pre-distortion of a side-by-side stereo frame.
  * |[
- * gst-launch-1.0 v4l2src ! videoconvert ! cudalensdistort model=camera calibration-file=camera.yml alpha=0 ! videoconvert ! autovideosink
- * ]| Undistorts a webcam with an OpenCV calibration, keeping only valid pixels.
+ * # needs: gpu, display
+ * gst-launch-1.0 videotestsrc ! video/x-raw,width=2560,height=1440 ! cudaupload ! cudalensdistort k1=-0.25 stereo=true ! cudadownload ! autovideosink
+ * ]| The same all in GPU memory, to the screen.
  * |[
+ * gst-launch-1.0 filesrc location=pipelines/samples/left01.jpg ! jpegdec ! videoconvert ! cudalensdistort calibration-file=pipelines/samples/left_intrinsics.yml alpha=0 ! videoconvert ! pngenc ! filesink location=/tmp/undistorted.png
+ * ]| Undistorts a camera frame with its OpenCV calibration, keeping only
+ * valid pixels.
+ * |[
+ * # needs: camera, display
  * gst-launch-1.0 v4l2src ! videoconvert ! cudalensdistort model=fisheye fx=285 fy=285 cx=320 cy=240 k1=-0.01 k2=0.04 k3=-0.04 k4=0.01 balance=0.5 ! videoconvert ! autovideosink
  * ]| Undistorts a fisheye camera calibrated with cv::fisheye::calibrate.
  *

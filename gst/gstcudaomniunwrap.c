@@ -41,16 +41,19 @@
  *
  * ## Example launch lines
  * |[
- * gst-launch-1.0 filesrc location=donut.jpg ! jpegdec ! videoconvert ! imagefreeze num-buffers=1 ! cudaomniunwrap auto-center=true inner-radius=80 ! videoconvert ! pngenc ! filesink location=panorama.png
- * ]| Unrolls a 360-degree donut picture into a strip, the donut's centre
- * and rim found in the picture.
+ * gst-launch-1.0 filesrc location=pipelines/samples/building.jpg ! jpegdec ! videoconvert ! videoscale ! video/x-raw,width=800,height=800,pixel-aspect-ratio=1/1 ! circle height=250 spread-angle=6.2832 ! imagefreeze num-buffers=1 ! cudaomniunwrap auto-center=true inner-radius=80 ! videoconvert ! pngenc ! filesink location=/tmp/panorama.png
+ * ]| Makes a 360-degree donut of a photograph (GStreamer's circle element)
+ * and unrolls it into a strip, the donut's centre and rim found in the
+ * picture.
  * |[
- * gst-launch-1.0 v4l2src ! videoconvert ! cudaupload ! cudaomniunwrap center-x=960 center-y=540 inner-radius=120 outer-radius=500 layout=four ! cudadownload ! autovideosink
- * ]| A live 360-degree camera, unwrapped on the GPU into four views.
- * |[
- * gst-launch-1.0 filesrc location=mirror.png ! pngdec ! videoconvert ! imagefreeze num-buffers=1 ! cudaomniunwrap projection=cuboid mirror-radius=30 mirror-distance=150 focal-length=2400 plane-distance=229 inner-radius=120 outer-radius=465 ! videoconvert ! pngenc ! filesink location=cuboid.png
- * ]| A spherical-mirror picture on the paper's four planes
+ * gst-launch-1.0 filesrc location=pipelines/samples/mirror.jpg ! jpegdec ! videoconvert ! imagefreeze num-buffers=1 ! cudaomniunwrap projection=cuboid mirror-radius=30 mirror-distance=150 focal-length=2400 plane-distance=229 inner-radius=120 outer-radius=465 ! videoconvert ! pngenc ! filesink location=/tmp/cuboid.png
+ * ]| The bundled spherical-mirror picture on the paper's four planes
  * (pipelines/omni-examples.sh has one line per projection).
+ * |[
+ * # needs: camera, gpu, display
+ * gst-launch-1.0 v4l2src ! videoconvert ! cudaupload ! cudaomniunwrap projection=cylinder auto-center=true layout=four ! cudadownload ! autovideosink
+ * ]| A live spherical-mirror camera, unwrapped on the GPU into four views,
+ * the mirror found in the picture.
  *
  * Since: 0.1
  */
@@ -367,9 +370,9 @@ gst_cuda_omni_unwrap_prepare (GstCoRemapFilter * remap, CoLut * lut,
   layout_view (&s, pl->width, pl->height, v);
   if (!(v->r_in < v->r_out)) {
     GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, ("inner-radius (%g) must be "
-            "smaller than outer-radius (%g pixels)", v->r_in, v->r_out),
-        ("outer-radius 0 is half the frame's shorter side (polar) or "
-            "0.95 of the mirror's image radius"));
+            "smaller than outer-radius (%g pixels; 0 is half the frame's "
+            "shorter side for polar, 0.95 of the mirror's image radius for "
+            "the others)", v->r_in, v->r_out), (NULL));
     return FALSE;
   }
   self->snap = s;

@@ -12,6 +12,7 @@
  *
  *   bench-aberration [WIDTH HEIGHT [BACKEND]]   (default 2592 1936 cuda)
  */
+#include <unistd.h>
 #include <gst/video/video.h>
 #include <glib/gstdio.h>
 #include <math.h>
@@ -116,8 +117,8 @@ main (int argc, char **argv)
   const gchar *backend = argc > 3 ? argv[3] : "cuda";
   const gboolean cpu = !strcmp (backend, "cpu");
   const guint64 n1 = cpu ? 5 : 200, n2 = cpu ? 25 : 1200;
-  gchar *path = g_build_filename (g_get_tmp_dir (), "bench-aberration.cltk",
-      NULL);
+  gchar *path = g_strdup_printf ("%s/bench-aberration-%d.cltk",
+      g_get_tmp_dir (), (int) getpid ());
   const gchar *outs[] = { "video/x-raw(memory:CUDAMemory),format=RGBA",
     "video/x-raw,format=RGBA"
   };

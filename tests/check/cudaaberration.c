@@ -9,6 +9,7 @@
  * clear errors, a bad file set while PLAYING a warning; CUDA gives the
  * CPU's bytes (where a device is usable).
  */
+#include <unistd.h>
 #include "family-check.h"
 #include <gst/app/gstappsink.h>
 #include <glib/gstdio.h>
@@ -381,7 +382,8 @@ GST_START_TEST (test_deconvolution)
   gint w, h, x, y, c, dx, dy, bw;
   guint8 *rgb = load_rgb ("astronaut.png", &w, &h), *blurred;
   gdouble *psfs;
-  gchar *path = g_build_filename (g_get_tmp_dir (), "co-ab-test.cltk", NULL);
+  gchar *path = g_strdup_printf ("%s/co-ab-test-%d.cltk", g_get_tmp_dir (),
+      (int) getpid ());
   gchar *desc = g_strdup_printf ("cudaaberration backend=cpu kernels-file=%s",
       path);
   gchar *lpf = g_strdup_printf ("%s lpf-sigma=1.5", desc);
@@ -725,7 +727,8 @@ GST_END_TEST;
 GST_START_TEST (test_cuda_equals_cpu)
 {
   const gchar *formats[] = { "RGBA", "BGRx", "RGB", DEEP };
-  gchar *path = g_build_filename (g_get_tmp_dir (), "co-ab-gpu.cltk", NULL);
+  gchar *path = g_strdup_printf ("%s/co-ab-gpu-%d.cltk", g_get_tmp_dir (),
+      (int) getpid ());
   gchar *props[5];
   gchar *why = NULL;
   gint w, h, i, f, n = 0;

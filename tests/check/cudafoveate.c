@@ -8,6 +8,7 @@
  * pointer; CUDA gives the CPU's bytes for every format, fragment size and
  * path (where a device is usable).
  */
+#include <unistd.h>
 #include "family-check.h"
 #include <gst/app/gstappsink.h>
 #include <gst/video/navigation.h>
@@ -308,7 +309,8 @@ GST_END_TEST;
  * read is an error at start. */
 GST_START_TEST (test_blur_map)
 {
-  gchar *map = g_build_filename (g_get_tmp_dir (), "co-fovea-map.png", NULL);
+  gchar *map = g_strdup_printf ("%s/co-fovea-map-%d.png", g_get_tmp_dir (),
+      (int) getpid ());
   GstCaps *caps = video_caps ("GRAY8", 160, 120);
   GstCaps *map_caps = video_caps ("GRAY8", 64, 128);
   GstHarness *enc = gst_harness_new ("pngenc");

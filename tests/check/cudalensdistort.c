@@ -313,7 +313,8 @@ GST_START_TEST (test_map_file)
   gchar *holed = write_map (64, 48, 1.0, 0.0, TRUE, 0);
   gchar *cut = write_map (64, 48, 1.0, 0.0, FALSE, 5);
   gchar *big_cut = write_map (100, 80, 0.6, 0.1, FALSE, 5), *bytes;
-  gchar *fifo = g_build_filename (g_get_tmp_dir (), "co-map-fifo.comap", NULL);
+  gchar *fifo = g_strdup_printf ("%s/co-map-fifo-%d.comap", g_get_tmp_dir (),
+      (int) getpid ());
   gsize n;
   GRand *rand = g_rand_new_with_seed (5);
   GstCaps *caps = video_caps ("RGBA", 64, 48), *cur;
@@ -583,8 +584,8 @@ GST_START_TEST (test_rectification_file)
    * rectification: the intrinsics' own picture) */
   {
     GstCoCalibration k;
-    gchar *copy = g_build_filename (g_get_tmp_dir (), "co-rect-edit.yml",
-        NULL), *text, *noop;
+    gchar *copy = g_strdup_printf ("%s/co-rect-edit-%d.yml",
+        g_get_tmp_dir (), (int) getpid ()), *text, *noop;
     gsize n;
     fail_unless (gst_co_calibration_load (intr, "right", &k, NULL));
     fail_unless (g_file_get_contents (extr, &text, &n, NULL));

@@ -109,7 +109,7 @@ test_bad_files (void)
 static void
 test_read_errors (void)
 {
-  gchar *fifo = g_build_filename (g_get_tmp_dir (), "co-cltk-fifo", NULL);
+  gchar *fifo = g_strdup_printf ("%s/co-cltk-fifo-%d", g_get_tmp_dir (), (int) getpid ());
   GstCoCltKernels k;
   GError *err = NULL;
 
