@@ -16,7 +16,27 @@ CO_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CO_CI_CACHE=${CO_CI_CACHE:-/var/cache/cudaoptics-ci}
 CO_CI_OUT=${CO_CI_OUT:-build-ci-steps}
 case $CO_CI_OUT in /*) ;; *) CO_CI_OUT=$CO_REPO/$CO_CI_OUT ;; esac
-CO_MIRROR=${CO_MIRROR:-http://deb.debian.org/debian}
+# The Debian mirror this machine's apt uses (deb822 .sources or the classic
+# sources.list; the main archive, not -security), so CI works wherever apt
+# works; CO_MIRROR overrides, deb.debian.org is the last resort.
+co_apt_mirror() {
+  local f url
+  for f in /etc/apt/sources.list.d/*.sources; do
+    [ -f "$f" ] || continue
+    url=$(awk 'BEGIN { RS = ""; FS = "\n" }
+      /(^|\n)Types:[^\n]*deb([ \t]|$)/ && !/Suites:[^\n]*-security/ {
+        for (i = 1; i <= NF; i++) if ($i ~ /^URIs:/) { split($i, a, " "); print a[2]; exit } }' "$f")
+    case $url in */debian|*/debian/) echo "${url%/}"; return 0 ;; esac
+  done
+  for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+    [ -f "$f" ] || continue
+    url=$(awk '$1 == "deb" { for (i = 2; i < NF; i++) if ($i ~ /^[a-z+]+:\/\//) {
+        if ($i ~ /debian\/?$/ && $(i + 1) !~ /-security/) { print $i; exit } break } }' "$f")
+    [ -n "$url" ] && { echo "${url%/}"; return 0; }
+  done
+  echo http://deb.debian.org/debian
+}
+CO_MIRROR=${CO_MIRROR:-$(co_apt_mirror)}
 # bump when the way a root is made changes (not its package list: that is hashed)
 CO_RECIPE=3
 CO_T0=$(date +%s)
