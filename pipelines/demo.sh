@@ -19,7 +19,7 @@
 #                         (pipelines/hmd-chroma.py)
 #   hmd-stereo.png        a side-by-side stereo frame pre-distorted for a
 #                         headset lens, each eye about its own centre
-#   omni-polar.png        a 360-degree donut (made from building.jpg by
+#   omni-donut.png        a 360-degree donut (made from building.jpg by
 #                         GStreamer's own `circle` element) and the strip
 #                         cudaomniunwrap unrolls from it
 #   omni-geometry.svg     cudaomniunwrap's mirror geometry, drawn from its
@@ -51,13 +51,25 @@ build=${BUILD_DIR:-build}
 # CO_SKIP_SETUP=1: use an existing build (the GPU machine has no apt or meson)
 if [ -z "${CO_SKIP_SETUP:-}" ]; then
   source tests/deps.sh
-  [ -f "$build/build.ninja" ] || meson setup "$build" >/dev/null
-  ninja -C "$build" >/dev/null
+  source tests/build-setup.sh
 fi
-export GST_PLUGIN_PATH="$PWD/$build/gst"
+case $build in /*) ;; *) build=$PWD/$build ;; esac
+export GST_PLUGIN_PATH="$build/gst"
 out=${1:-pipelines/out}
 s=pipelines/samples
 mkdir -p "$out"
+# which libraries encoded the pictures (tests/demo-pictures.sh compares
+# bytes only where they are the same)
+{
+  gst-launch-1.0 --version | sed -n 1p
+  for py in python3 /usr/bin/python3; do
+    $py -c 'import cv2, numpy; print("opencv", cv2.__version__, "numpy", numpy.__version__)' \
+      2>/dev/null && break
+  done
+  if command -v dpkg-query >/dev/null; then
+    dpkg-query -W -f '${Package} ${Version}\n' libjpeg62-turbo libpng16-16 zlib1g 2>/dev/null
+  fi
+} >"$out/MADE-WITH"
 
 gst-launch-1.0 -q \
   compositor name=mix background=black sink_1::xpos=648 ! videoconvert ! pngenc ! \
@@ -93,7 +105,7 @@ gst-launch-1.0 -q \
 gst-launch-1.0 -q \
   compositor name=mix background=black sink_0::xpos=300 sink_1::ypos=608 ! \
     video/x-raw,width=1200,height=735 ! videoconvert ! pngenc ! \
-    filesink location="$out/omni-polar.png" \
+    filesink location="$out/omni-donut.png" \
   filesrc location="$s/building.jpg" ! jpegdec ! videoconvert ! videoscale ! \
     video/x-raw,width=800,height=800,pixel-aspect-ratio=1/1 ! \
     circle height=250 spread-angle=6.2832 ! tee name=d \
@@ -130,6 +142,6 @@ gst-launch-1.0 -q \
 
 python3 pipelines/aberration-demo.py "$s/building.jpg" "$out/aberration.jpg" "$build"
 
-echo "wrote $out/camera-undistort.png, $out/fisheye-undistort.jpg, $out/stereo-rectify.jpg, $out/hmd-chroma.jpg, $out/hmd-stereo.png, $out/omni-polar.png," \
+echo "wrote $out/camera-undistort.png, $out/fisheye-undistort.jpg, $out/stereo-rectify.jpg, $out/hmd-chroma.jpg, $out/hmd-stereo.png, $out/omni-donut.png," \
   "$out/omni-geometry.svg, $out/omni-mirror.jpg and its unwraps $out/omni-*.jpg," \
   "$out/foveate.jpg, $out/shcentroid.png, $out/aberration.jpg"

@@ -6,7 +6,7 @@
 pkgs="meson ninja-build pkg-config gcc libc6-dev python3 libyaml-dev libxml2-dev
  libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libgstreamer-plugins-bad1.0-dev
  gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-tools
- python3-gi gir1.2-gst-plugins-base-1.0 python3-numpy python3-opencv"
+ python3-gi gir1.2-gst-plugins-base-1.0 python3-numpy python3-opencv python3-venv"
 source "$(dirname "${BASH_SOURCE[0]}")/install-missing.sh"
 co_install_missing $pkgs || exit 1
 if [ -x /usr/local/cuda/bin/nvcc ]; then

@@ -6,11 +6,7 @@ set -u
 cd "$(dirname "$0")/.."
 source tests/deps.sh || exit 1
 build=${BUILD_DIR:-build}
-if [ ! -f "$build/build.ninja" ]; then
-  # MESON_ARGS: e.g. -Dcuda-archs=87 on Jetson Orin
-  meson setup "$build" ${MESON_ARGS:-} || exit 1
-fi
-ninja -C "$build" || exit 1
+source tests/build-setup.sh || exit 1
 meson test -C "$build" --print-errorlogs --num-processes 1
 rc=$?
 python3 tests/testlog-totals.py "$build/meson-logs/testlog.json"
