@@ -68,7 +68,11 @@ python_tests="plugin-exports lint-contract compare-opencv compare-opencv-models 
 mapfile -t all < <(meson test -C "$build" --list --no-rebuild 2>/dev/null |
   sed -n 's|^\([^ ]* / \)\{0,1\}\([A-Za-z0-9_.-]*\)$|\2|p')
 c_tests=(); py_tests=()
+# the manual's and the install's checks (tests step): they run the
+# uninstrumented gst-launch-1.0, gst-inspect-1.0 and python3 on the plugin
+surface_tests="install demo-pictures python-venv doc-examples doc-examples-cuda docs-properties"
 for t in "${all[@]}"; do
+  case " $surface_tests " in *" $t "*) continue ;; esac
   case " $python_tests " in *" $t "*) py_tests+=("$t") ;; *) c_tests+=("$t") ;; esac
 done
 echo "C tests: ${c_tests[*]}"

@@ -60,7 +60,7 @@ raw = np.where((yy % 2 == 0) & (xx % 2 == 0), seen[..., 2],
                         seen[..., 1])).astype(np.uint8)
 raw.tofile(tmp + "/raw")
 kernels = tmp + "/lens.cltk"
-subprocess.run([os.path.join(build, "pipelines", "co-clt-kernels"),
+subprocess.run([os.path.join(build, "tools", "co-clt-kernels"),
                 f"--size={w}x{h}", f"--sigma0={S0}", f"--sigma1={S1}",
                 f"--chroma-red={RED}", f"--chroma-blue={BLUE}", "--nsr=0.02",
                 "--bayer", "-o", kernels], check=True, stdout=subprocess.DEVNULL)

@@ -2,16 +2,24 @@
 # cudaoptics — LGPL-2.1-or-later
 #
 # Embedding cudalensdistort in a Python application (PyGObject): undistort a
-# camera frame with an OpenCV calibration, read the result as a numpy array,
+# camera frame with an OpenCV calibration, read the result as bytes,
 # and change the geometry while the pipeline runs.
 #
 #   GST_PLUGIN_PATH=build/gst python3 pipelines/example.py
 import os
 import sys
 
-import gi
-gi.require_version("Gst", "1.0")
-from gi.repository import Gst  # noqa: E402
+try:
+    import gi
+    gi.require_version("Gst", "1.0")
+    from gi.repository import Gst
+except (ImportError, ValueError) as e:
+    sys.exit(f"{sys.argv[0]}: this Python ({sys.executable}) cannot import "
+             f"GStreamer's bindings ({e}).\n"
+             "Debian/Ubuntu: sudo apt-get install python3-gi gir1.2-gstreamer-1.0 "
+             "gir1.2-gst-plugins-base-1.0, then run it with /usr/bin/python3,\n"
+             "or from a virtual environment made with "
+             "`python3 -m venv --system-site-packages`, which sees them.")
 
 Gst.init(sys.argv)
 here = os.path.dirname(os.path.abspath(__file__))

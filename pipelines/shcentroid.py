@@ -12,9 +12,17 @@ import math
 import struct
 import sys
 
-import gi
-gi.require_version("Gst", "1.0")
-from gi.repository import Gst  # noqa: E402
+try:
+    import gi
+    gi.require_version("Gst", "1.0")
+    from gi.repository import Gst
+except (ImportError, ValueError) as e:
+    sys.exit(f"{sys.argv[0]}: this Python ({sys.executable}) cannot import "
+             f"GStreamer's bindings ({e}).\n"
+             "Debian/Ubuntu: sudo apt-get install python3-gi gir1.2-gstreamer-1.0 "
+             "gir1.2-gst-plugins-base-1.0, then run it with /usr/bin/python3,\n"
+             "or from a virtual environment made with "
+             "`python3 -m venv --system-site-packages`, which sees them.")
 
 W, H, PITCH, OX, OY = 400, 300, 20.0, 0.37, 0.81
 NX, NY = int((W - OX) / PITCH), int((H - OY) / PITCH)

@@ -9,7 +9,7 @@
 # the same lens' parameters: each node's shift (the measured lateral
 # colour) within 0.06 px, and its coefficients within a few percent.
 # Exits 77 (skipped) without numpy.
-#   python3 tests/clt-psf-grid.py build/pipelines/co-clt-kernels
+#   python3 tests/clt-psf-grid.py build/tools/co-clt-kernels
 import os
 import subprocess
 import sys

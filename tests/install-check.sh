@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# cudaoptics — LGPL-2.1-or-later
+# `meson install` puts the plugin into GStreamer's own plugin directory
+# (pkg-config's pluginsdir, unless -Dplugindir says otherwise) and
+# co-clt-kernels into bindir; gst-inspect-1.0 then finds the elements from
+# that directory alone.  Installed into a DESTDIR, not onto the machine.
+# Usage: install-check.sh BUILD_DIR
+set -u
+build=$1
+dest=$(mktemp -d)
+trap 'rm -rf "$dest"' EXIT
+meson install -C "$build" --no-rebuild --destdir "$dest" --quiet >"$dest.log" 2>&1 ||
+  { cat "$dest.log"; echo "meson install failed"; exit 1; }
+rm -f "$dest.log"
+want=$(meson introspect "$build" --buildoptions |
+  python3 -c 'import json,sys; print([o["value"] for o in json.load(sys.stdin) if o["name"]=="plugindir"][0])')
+[ -n "$want" ] || want=$(pkg-config --variable=pluginsdir gstreamer-1.0)
+plugin=$dest$want/libgstcudaoptics.so
+[ -f "$plugin" ] || { echo "no plugin at $plugin; installed:"; find "$dest" -type f; exit 1; }
+prefix=$(meson introspect "$build" --buildoptions |
+  python3 -c 'import json,sys; print([o["value"] for o in json.load(sys.stdin) if o["name"]=="prefix"][0])')
+[ -x "$dest$prefix/bin/co-clt-kernels" ] || { echo "no co-clt-kernels in $prefix/bin"; exit 1; }
+# the directory alone: no GST_PLUGIN_PATH, a fresh registry
+out=$(env -u GST_PLUGIN_PATH -u GST_PLUGIN_PATH_1_0 GST_REGISTRY="$dest/registry.bin" \
+  GST_REGISTRY_1_0="$dest/registry.bin" GST_PLUGIN_SYSTEM_PATH_1_0="$dest$want" \
+  GST_PLUGIN_SYSTEM_PATH="$dest$want" gst-inspect-1.0 cudaoptics 2>&1)
+for e in cudalensdistort cudaomniunwrap cudafoveate cudashcentroid cudaaberration; do
+  grep -q "$e:" <<<"$out" || { echo "gst-inspect-1.0 cudaoptics lacks $e:"; echo "$out"; exit 1; }
+done
+echo "installed: $want/libgstcudaoptics.so (GStreamer's pluginsdir: $(pkg-config --variable=pluginsdir gstreamer-1.0)), $prefix/bin/co-clt-kernels"
