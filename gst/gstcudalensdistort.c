@@ -7,10 +7,11 @@
  * (Kim, Yang and Kim, "Real-Time Lens Distortion Algorithm on an Edge Device
  * With GPU", IEEE Access 2022), on CUDA or on the CPU.
  *
- * Two models:
+ * Three models, or a table from a file:
  * - `hmd`: the paper's radial pre-distortion for head-mounted displays.  The
  *   output pixel x_o samples the input at
- *   x_s = c + (x_o - c) / (1 + k1 r^2 + k2 r^4), r = |x_o - c| / R, with c the
+ *   x_s = c + s (x_o - c) / (1 + k1 r^2 + k2 r^4), r = |x_o - c| / R, s the
+ *   #GstCudaLensDistort:scale, with c the
  *   lens centre (#GstCudaLensDistort:center-x, #GstCudaLensDistort:center-y,
  *   fractions of the eye's width and height) and R the eye's half-diagonal in
  *   pixels (r = 1 in the corners).  Negative k1 gives the barrel
@@ -27,9 +28,15 @@
  *   #GstCudaLensDistort:balance and #GstCudaLensDistort:fov-scale pick the
  *   new camera matrix like
  *   cv::fisheye::estimateNewCameraMatrixForUndistortRectify.
+ * - #GstCudaLensDistort:map-file: any geometry, OpenCV's map1/map2 in the
+ *   CO-MAP1 file format (docs/cudalensdistort.md).
  *
- * Every property may change while PLAYING; the table is rebuilt (on the
- * GPU) between two frames, so no frame mixes two geometries.  The table, its
+ * #GstCudaLensDistort:red-scale and #GstCudaLensDistort:blue-scale
+ * pre-compensate a headset lens's lateral colour in the same pass.
+ *
+ * Every geometry setting may change while PLAYING (backend and device-id
+ * in READY); the table is rebuilt, on the backend in use, between two
+ * frames, so no frame mixes two geometries.  The table, its
  * strategies (`lut`), sampling (`interpolation`) and what samples off the
  * source take (`off-edge`, `border-color`) are #GstCoRemapFilter's; this
  * element gives the lens model (kernels/lensdistort_math.h and the camera
@@ -715,7 +722,7 @@ gst_cuda_lens_distort_class_init (GstCudaLensDistortClass * klass)
     [PROP_MAP_FILE - 1] =
         {g_param_spec_string ("map-file", "Map file", "A precomputed map for "
           "any model: each output pixel's source position (cv::remap's "
-          "map1/map2) in the documented CO-MAP1 file (README); it replaces "
+          "map1/map2) in the CO-MAP1 file format (docs/cudalensdistort.md); it replaces "
           "the model, and the output takes its size unless downstream asks "
           "for another", NULL, GST_CO_PARAM_LIVE),
         SET (map_file), REBUILD | GST_CO_SETTING_RESIZE, SET (map_gen)},
