@@ -14,8 +14,12 @@ set -eu
 cd "$(dirname "$0")/.."
 b=${1:-build}
 rm -rf build-gc
-mkdir -p build-gc/gst build-gc/no-plugins build-gc/tests/check build-gc/tests/bench build-xz
+mkdir -p build-gc/gst build-gc/no-plugins build-gc/tests/check build-gc/tests/bench build-gc/tools \
+  build-gc/pipelines build-xz
 cp "$b"/gst/*.so build-gc/gst/
+# what the manual's examples run (tests/doc-examples.py --gpu)
+cp "$b"/tools/co-clt-kernels build-gc/tools/
+cp "$b"/pipelines/example-app build-gc/pipelines/ 2>/dev/null || true
 for f in "$b"/tests/check/check-* "$b"/tests/test-* "$b"/tests/bench/bench-*; do
   [ -f "$f" ] && [ -x "$f" ] || continue
   case $f in
@@ -24,7 +28,8 @@ for f in "$b"/tests/check/check-* "$b"/tests/test-* "$b"/tests/bench/bench-*; do
     *) cp "$f" build-gc/tests/ ;;
   esac
 done
-strip build-gc/gst/*.so build-gc/tests/check/* build-gc/tests/test-* build-gc/tests/bench/* 2>/dev/null || true
+strip build-gc/gst/*.so build-gc/tests/check/* build-gc/tests/test-* build-gc/tests/bench/* \
+  build-gc/tools/* build-gc/pipelines/* 2>/dev/null || true
 tar cf - build-gc | xz -3 -T2 > build-xz/build-gc.tar.xz
 if [ -d .gpu-runtime ] && { [ ! -f build-xz/gpurt.tar.xz ] || [ .gpu-runtime -nt build-xz/gpurt.tar.xz ]; }; then
   tar cf - .gpu-runtime | xz -3 -T2 > build-xz/gpurt.tar.xz

@@ -56,5 +56,16 @@ for py in compare-opencv compare-opencv-models stereo-rectify; do
   printf '%-32s %s\n' "$py" "$verdict"
   [ "$verdict" != FAIL ] || cat "$logs/$py.log"
 done
+# the manual's GPU examples (# needs: gpu), as written
+if [ -z "${ONLY:-}" ] || [[ doc-examples-cuda =~ $ONLY ]]; then
+  timeout 1200 python3 tests/doc-examples.py --gpu "$root" "$root/$b" >"$logs/doc-examples-cuda.log" 2>&1
+  case $? in
+    0) pass=$((pass + 1)); verdict=OK ;;
+    77) skip=$((skip + 1)); verdict=SKIP ;;
+    *) fail=$((fail + 1)); verdict=FAIL ;;
+  esac
+  printf '%-32s %s  %s\n' doc-examples-cuda "$verdict" "$(tail -1 "$logs/doc-examples-cuda.log")"
+  [ "$verdict" != FAIL ] || grep -A30 "^FAIL\|PROBLEM" "$logs/doc-examples-cuda.log" | head -80
+fi
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" = 0 ]
