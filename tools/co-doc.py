@@ -80,6 +80,7 @@ def describe(p):
         kind, default, rng = t.name, "", ""
     if not flags & GObject.ParamFlags.WRITABLE:
         when = "read-only"
+        default = "—"               # a state, not a setting
     elif flags & MUTABLE_PLAYING:
         when = "PLAYING"
     elif flags & MUTABLE_PAUSED:

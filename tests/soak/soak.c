@@ -56,6 +56,13 @@ typedef struct
   const gchar *element;
   /* NULL: every property writable while PLAYING, whole ranges */
   const SoakProp *props;
+  /* NULL: what the element before gives; else the raw format it needs,
+   * converted to in the chain (the analysis and raw-sensor elements take
+   * grey frames, the others RGBA) */
+  const gchar *takes;
+  /* its output held at the input's size by caps after it (an unwrapped
+   * panorama may be 4096 pixels square: too slow a frame for the CPU) */
+  gboolean pin_size;
 } SoakElement;
 
 /* P: whole GParamSpec range; R: mostly within [lo, hi]; CALIB: files */
@@ -72,9 +79,26 @@ static const SoakProp lensdistort_props[] = {
   P (NULL)
 };
 
-/* One line per element. */
+/* The mirror's geometry stays at its derived defaults (focal-length and
+ * radii 0: taken from the frame), which fit any frame; a random focal
+ * length or window is an impossible mirror, an error by design. */
+static const SoakProp omni_props[] = {
+  P ("projection"), P ("layout"), P ("lut"), P ("interpolation"),
+  P ("off-edge"), P ("border-color"), P ("direction"), P ("start-angle"),
+  R ("zoom", 0.5, 2), R ("center-x", 150, 170), R ("center-y", 110, 130),
+  R ("plane-gap", 0, 8), R ("plane-distance", 100, 400),
+  P (NULL)
+};
+
+/* One line per element, in the chain's order: RGBA through the geometry
+ * elements, then grey for the centroids and the raw-sensor element (which
+ * gives RGBA again). */
 static const SoakElement elements[] = {
-  {"cudalensdistort", lensdistort_props},
+  {"cudalensdistort", lensdistort_props, NULL, FALSE},
+  {"cudafoveate", NULL, NULL, FALSE},
+  {"cudaomniunwrap", omni_props, NULL, TRUE},
+  {"cudashcentroid", NULL, "GRAY16_LE", FALSE},
+  {"cudaaberration", NULL, NULL, FALSE},
 };
 
 #define PLUGIN_NAME "cudaoptics"
@@ -412,8 +436,14 @@ static gpointer
 animator (gpointer data)
 {
   GRand *r = g_rand_new_with_seed ((guint32) (opt.seed * 2654435761u + 1));
-  gint64 period = (gint64) (1e6 / opt.rate), next = g_get_monotonic_time ();
+  gint64 period = (gint64) (1e6 / opt.rate), next;
 
+  /* from the first frame on: a setting that cannot work before the first
+   * build is an error by design (while PLAYING, a warning that keeps the
+   * last good state) */
+  while (!g_atomic_int_get (&frames_seen) && !g_atomic_int_get (&stop_animator))
+    g_usleep (1000);
+  next = g_get_monotonic_time ();
   while (!g_atomic_int_get (&stop_animator)) {
     gint64 now = g_get_monotonic_time ();
     const Target *t;
@@ -452,6 +482,27 @@ normalise (const gchar * msg)
 /* ------------------------------------------------------------------------ */
 /* Watchdog                                                                 */
 /* ------------------------------------------------------------------------ */
+
+/* The animated properties' values at a stall: what the stuck frame was
+ * processed with. */
+static void
+dump_settings (void)
+{
+  guint i;
+
+  for (i = 0; i < targets->len; i++) {
+    Target *t = g_ptr_array_index (targets, i);
+    GValue v = G_VALUE_INIT;
+    gchar *s;
+    g_value_init (&v, t->pspec->value_type);
+    g_object_get_property (G_OBJECT (t->element), t->pspec->name, &v);
+    s = gst_value_serialize (&v);
+    fprintf (stderr, "  %s.%s = %s\n", GST_OBJECT_NAME (t->element),
+        t->pspec->name, GST_STR_NULL (s));
+    g_free (s);
+    g_value_unset (&v);
+  }
+}
 
 /* Dumps every thread's stack with gdb, when there is one. */
 static void
@@ -501,6 +552,7 @@ watchdog (gpointer data)
           now - frames_at > limit * G_USEC_PER_SEC ? "no frame" :
           "no property change (setter blocked)", limit, f, opt.frames,
           pushed, c);
+      dump_settings ();
       dump_stacks ();
       fflush (NULL);
       _exit (1);
@@ -715,9 +767,23 @@ main (int argc, char **argv)
   desc = g_string_new ("appsrc name=src format=time ");
   if (cuda_mem)
     g_string_append (desc, "! cudaupload ! video/x-raw(memory:CUDAMemory) ");
-  for (i = 0; i < names->len; i++)
+  for (i = 0; i < names->len; i++) {
+    const gchar *takes = i < G_N_ELEMENTS (elements) ? elements[i].takes :
+        NULL;
+    /* a conversion goes through system memory (no CUDA converter in 1.22) */
+    if (takes && cuda_mem)
+      g_string_append_printf (desc, "! video/x-raw(memory:CUDAMemory) ! "
+          "cudadownload ! videoconvert ! video/x-raw,format=%s ! cudaupload "
+          "! video/x-raw(memory:CUDAMemory) ", takes);
+    else if (takes)
+      g_string_append_printf (desc, "! videoconvert ! video/x-raw,format=%s ",
+          takes);
     g_string_append_printf (desc, "! %s name=e%u backend=%s ",
         (gchar *) g_ptr_array_index (names, i), i, opt.backend);
+    if (i < G_N_ELEMENTS (elements) && elements[i].pin_size)
+      g_string_append_printf (desc, "! video/x-raw%s,width=%d,height=%d ",
+          cuda_mem ? "(memory:CUDAMemory)" : "", opt.width, opt.height);
+  }
   if (cuda_mem)
     g_string_append (desc, "! video/x-raw(memory:CUDAMemory) ! cudadownload "
         "! video/x-raw ");
