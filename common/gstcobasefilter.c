@@ -7,8 +7,11 @@
  * Backend choice (#GstCoBaseFilter:backend), device and context sharing
  * (#GstCoBaseFilter:device-id, GstContext), buffer pools and the
  * upload/download of system-memory frames.  Subclasses set a mode
- * (#GstCoFilterMode) and implement set_info, process and release, and
- * where they need them get_output_size and finish.
+ * (#GstCoFilterMode), declare their settings
+ * (gst_co_base_filter_class_install_settings) and implement process,
+ * rebuild (called by the base whenever what it built may be stale) and
+ * release, and where they need them set_info, get_output_size and
+ * finish; docs/architecture.md walks through it.
  *
  * This file holds the GObject, the properties, start/stop and the
  * dispatch to the files of each duty (gstcobasefilter-private.h).

@@ -9,7 +9,7 @@
  * does its maths on them.
  *
  * What the pads may do differs by element and is said once, by the class's
- * mode (GstCoFilterMode); "Writing an element" in README.md walks through
+ * mode (GstCoFilterMode); "Writing an element" in docs/architecture.md walks through
  * each.
  */
 #ifndef __GST_CO_BASE_FILTER_H__

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Packs what the GPU suite and the benchmarks need for the lent GPU machine,
+# Packs what the GPU suite and the benchmarks need for a GPU machine
 # which has no GStreamer and takes at most 64 MiB of carried files:
 #   build-gc/   stripped copies of build/gst/*.so, build/tests/check/check-*,
 #               build/tests/test-* and build/tests/bench/* (the layout

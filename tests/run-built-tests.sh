@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs the already built test programs without meson, with the environment
-# meson's test() would give them.  For the lent GPU machine, whose meson is
+# meson's test() would give them.  For a GPU machine without the build tools, whose meson (if any) is
 # newer than the one that configured the build folder:
 #   source .gpu-runtime/env.sh && bash tests/run-built-tests.sh [build]
 # ONLY=regex runs the matching tests alone.
