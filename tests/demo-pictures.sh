@@ -20,7 +20,11 @@ for py in python3 /usr/bin/python3; do
   $py -c 'import cv2, numpy, gi' 2>/dev/null && ok=1 && break
 done
 [ -n "$ok" ] || { echo "no python3 with cv2, numpy and gi here: skipped"; exit 77; }
-if ! CO_SKIP_SETUP=1 BUILD_DIR=$build bash pipelines/demo.sh "$out" >"$out.log" 2>&1; then
+# meson test sets MALLOC_PERTURB_, and GStreamer's own compositor !
+# videoconvert ! jpegenc then encodes uninitialised bytes into the last
+# columns of a 868-pixel-wide picture (two values give two files with no
+# cudaoptics element in the pipeline): the demo runs without it
+if ! env -u MALLOC_PERTURB_ CO_SKIP_SETUP=1 BUILD_DIR=$build bash pipelines/demo.sh "$out" >"$out.log" 2>&1; then
   cat "$out.log"; rm -f "$out.log"; echo "the demo failed"; exit 1
 fi
 rm -f "$out.log"
@@ -37,7 +41,10 @@ for f in pipelines/images/*; do
   if [ ! -f "$out/$b" ]; then
     echo "FAIL: the demo no longer writes $b"; rc=1
   elif ! cmp -s "$f" "$out/$b"; then
-    echo "FAIL: $b differs from what the demo makes (bash pipelines/demo.sh pipelines/images)"; rc=1
+    mkdir -p "$build/demo-pictures-failed"
+    cp "$out/$b" "$build/demo-pictures-failed/"
+    echo "FAIL: $b differs from what the demo makes (bash pipelines/demo.sh pipelines/images;"
+    echo "      this run's is in $build/demo-pictures-failed/)"; rc=1
   fi
 done
 for f in "$out"/*; do

@@ -24,6 +24,11 @@ try:
     gi.require_version("Gst", "1.0")
     from gi.repository import GObject, Gst
 except (ImportError, ValueError) as e:
+    # a Python of its own (pyenv, a venv) without the distribution's gi:
+    # the system's has it
+    if os.path.exists("/usr/bin/python3") and \
+            os.path.realpath(sys.executable) != os.path.realpath("/usr/bin/python3"):
+        os.execv("/usr/bin/python3", ["/usr/bin/python3"] + sys.argv)
     sys.exit("co-doc.py needs PyGObject with GStreamer's typelib (%s): "
              "apt-get install python3-gi gir1.2-gstreamer-1.0" % e)
 
