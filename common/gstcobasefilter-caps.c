@@ -296,6 +296,45 @@ other_structures (GstCoBaseFilter * self, const GstStructure * s,
  * that a chain stays where it is and `videotestsrc ! cudalensdistort !
  * appsink` stays in system memory.  ANALYSE keeps each structure's memory:
  * a passthrough element cannot move frames between domains. */
+/* Nothing fits upstream's caps while the CPU backend runs: when it is
+ * because downstream takes nothing but CUDA memory, negotiation is about
+ * to fail with a bare not-negotiated, so say why, once. */
+void
+co_explain_empty_caps (GstCoBaseFilter * self, GstQuery * query)
+{
+  GstBaseTransform *bt = GST_BASE_TRANSFORM (self);
+  GstCaps *result = NULL, *down;
+  guint i, n;
+  gboolean cuda_only = TRUE;
+
+  if (GST_QUERY_TYPE (query) != GST_QUERY_CAPS || !co_cpu_only (self) ||
+      g_atomic_int_get (&self->priv->warned_cuda_caps))
+    return;
+  gst_query_parse_caps_result (query, &result);
+  GST_DEBUG_OBJECT (self, "sink caps on the CPU backend: %" GST_PTR_FORMAT,
+      result);
+  if (!result || !gst_caps_is_empty (result))
+    return;
+  down = gst_pad_peer_query_caps (bt->srcpad, NULL);
+  n = down ? gst_caps_get_size (down) : 0;
+  if (n == 0 || gst_caps_is_any (down))
+    cuda_only = FALSE;
+  for (i = 0; i < n && cuda_only; i++) {
+    GstCapsFeatures *f = gst_caps_get_features (down, i);
+    cuda_only = f && !gst_caps_features_is_any (f) &&
+        gst_caps_features_contains (f, "memory:CUDAMemory");
+  }
+  if (down)
+    gst_caps_unref (down);
+  if (!cuda_only ||
+      !g_atomic_int_compare_and_exchange (&self->priv->warned_cuda_caps, 0, 1))
+    return;
+  GST_ELEMENT_WARNING (self, CORE, NEGOTIATION, ("Downstream takes only "
+          "memory:CUDAMemory, which the CPU backend cannot give (no usable "
+          "CUDA device, or backend=cpu): let downstream take system memory "
+          "(no CUDA caps filter; cudadownload takes both)"), (NULL));
+}
+
 GstCaps *
 co_transform_caps (GstBaseTransform * bt, GstPadDirection direction,
     GstCaps * caps, GstCaps * filter)
@@ -306,6 +345,7 @@ co_transform_caps (GstBaseTransform * bt, GstPadDirection direction,
   gboolean cpu = co_cpu_only (self);
   gboolean cuda_ok = !(direction == GST_PAD_SINK && cpu);
   guint i, j;
+
 
   if (CO_MODE (self) & GST_CO_FILTER_ANALYSE) {
     gst_caps_unref (ret);

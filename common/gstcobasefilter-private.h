@@ -61,6 +61,7 @@ struct _GstCoBaseFilterPrivate
   gpointer stage_mem[2];
   gsize stage_size[2];
   gboolean warned_context;
+  gint warned_cuda_caps;         /* atomic: the CPU backend asked for CUDA memory */
 
   /* test-only fault injection (CO_FAULT_INJECT), armed at start */
   gchar *fault_step;
@@ -70,6 +71,7 @@ struct _GstCoBaseFilterPrivate
 /* caps */
 gboolean  co_caps_is_cuda (GstCaps * caps, guint i);
 gboolean  co_cpu_only (GstCoBaseFilter * self);
+void      co_explain_empty_caps (GstCoBaseFilter * self, GstQuery * query);
 GstCaps  *co_transform_caps (GstBaseTransform * bt, GstPadDirection direction,
                              GstCaps * caps, GstCaps * filter);
 GstCaps  *co_fixate_caps (GstBaseTransform * bt, GstPadDirection direction,

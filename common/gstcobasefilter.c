@@ -141,6 +141,14 @@ gst_co_base_filter_query (GstBaseTransform * bt, GstPadDirection direction,
   if (GST_QUERY_TYPE (query) == GST_QUERY_CAPS &&
       co_query_caps_sorted (bt, direction, query))
     return TRUE;
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CAPS && direction == GST_PAD_SINK &&
+      self->priv->started) {
+    gboolean ret = GST_BASE_TRANSFORM_CLASS (parent_class)->query (bt,
+        direction, query);
+    if (ret)
+      co_explain_empty_caps (self, query);
+    return ret;
+  }
   /* GstBaseTransform takes its stored allocation decision out while it
    * answers upstream's ALLOCATION query and puts it back after; answered
    * while the element stops (upstream's thread still runs), the decision
@@ -220,6 +228,7 @@ gst_co_base_filter_start (GstBaseTransform * bt)
   GST_OBJECT_UNLOCK (self);
   g_mutex_unlock (&priv->alloc_lock);
   priv->warned_context = FALSE;
+  g_atomic_int_set (&priv->warned_cuda_caps, 0);
   g_object_notify (G_OBJECT (self), "active-backend");
   return TRUE;
 }

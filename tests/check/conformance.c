@@ -1002,6 +1002,66 @@ bad_files (const Row * row)
   g_free (dir);
 }
 
+/* ---- CUDA memory asked of the CPU backend ---- */
+
+/* Downstream that takes only memory:CUDAMemory cannot be served by the CPU
+ * backend: negotiation fails, and a warning says why (not a bare
+ * not-negotiated). */
+static void
+cuda_caps_on_cpu (const Row * row)
+{
+  /* backend=auto: it links as a CUDA element would, then runs on the CPU
+   * where no device is usable (backend=cpu already refuses to link) */
+  gchar *props = g_strdup_printf ("%s backend=auto %s", row->factory,
+      row->props);
+  gchar *launch = g_strdup_printf ("videotestsrc num-buffers=1 ! %s ! %s ! "
+      "video/x-raw(memory:CUDAMemory) ! fakesink", row->src_caps, props);
+  GError *err = NULL;
+  GstElement *p = gst_parse_launch (launch, &err);
+  GstBus *bus;
+  GstMessage *m;
+  gboolean said = FALSE, failed = FALSE, eos = FALSE;
+
+  if (err) {
+    /* an element that never takes CUDA memory says so when linked */
+    GST_INFO ("%s: %s", launch, err->message);
+    fail_unless (strstr (err->message, "memory:CUDAMemory") != NULL, "%s: %s",
+        launch, err->message);
+    g_error_free (err);
+    gst_clear_object (&p);
+    g_free (launch);
+    g_free (props);
+    return;
+  }
+  fail_unless (p != NULL, "%s", launch);
+  bus = gst_element_get_bus (p);
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  /* the warning may come just after the source's error */
+  while (!said && !eos && (m = gst_bus_timed_pop_filtered (bus,
+              (failed ? 1 : 10) * GST_SECOND, GST_MESSAGE_ERROR |
+              GST_MESSAGE_WARNING | GST_MESSAGE_EOS))) {
+    GError *e = NULL;
+    if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_WARNING) {
+      gst_message_parse_warning (m, &e, NULL);
+      said = strstr (e->message, "memory:CUDAMemory") != NULL;
+      g_error_free (e);
+    } else if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS) {
+      eos = TRUE;               /* a usable device: CUDA memory it is */
+    } else {
+      failed = TRUE;
+    }
+    gst_message_unref (m);
+  }
+  fail_unless (said || (eos && !failed), "%s: no warning saying why CUDA "
+      "memory cannot be negotiated", launch);
+  fail_unless (gst_element_set_state (p, GST_STATE_NULL) ==
+      GST_STATE_CHANGE_SUCCESS);
+  gst_object_unref (bus);
+  gst_object_unref (p);
+  g_free (launch);
+  g_free (props);
+}
+
 /* ---- the suite: every check for every row ---- */
 
 #define ROW_TESTS(fn) \
@@ -1018,6 +1078,7 @@ ROW_TESTS (every_setting);
 ROW_TESTS (extreme_sizes);
 ROW_TESTS (state_cycles);
 ROW_TESTS (bad_files);
+ROW_TESTS (cuda_caps_on_cpu);
 
 static Suite *
 conformance_suite (void)
@@ -1033,6 +1094,7 @@ conformance_suite (void)
   tcase_add_loop_test (tc, test_extreme_sizes, 0, G_N_ELEMENTS (rows));
   tcase_add_loop_test (tc, test_bad_files, 0, G_N_ELEMENTS (rows));
   tcase_add_loop_test (tc, test_state_cycles, 0, G_N_ELEMENTS (rows));
+  tcase_add_loop_test (tc, test_cuda_caps_on_cpu, 0, G_N_ELEMENTS (rows));
   return s;
 }
 
