@@ -21,8 +21,10 @@ Usage: doc-examples.py [--gpu] SOURCE_ROOT BUILD_DIR"""
 import glob
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
 NEEDS = re.compile(r"^#\s*needs:\s*(.+)$")
@@ -79,6 +81,16 @@ def main():
     files = [os.path.join(root, "README.md")] + \
         sorted(glob.glob(os.path.join(root, "docs", "*.md")))
     sources = sorted(glob.glob(os.path.join(root, "gst", "*.c")))
+    # the examples name the build folder build/: where the one under test
+    # is another (CI's build-ci), they run in a view of the tree whose
+    # build/ is it
+    cwd = root
+    if os.path.realpath(os.path.join(root, "build")) != os.path.realpath(build):
+        cwd = tempfile.mkdtemp(prefix="co-doc-examples-")
+        for name in os.listdir(root):
+            if name != "build":
+                os.symlink(os.path.join(root, name), os.path.join(cwd, name))
+        os.symlink(build, os.path.join(cwd, "build"))
     env = dict(os.environ)
     env["GST_PLUGIN_PATH"] = os.path.join(build, "gst")
     # the installed tools' names, from the build tree
@@ -123,7 +135,7 @@ def main():
             t0 = time.time()
             try:
                 r = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", text],
-                                   cwd=root, env=env, timeout=300,
+                                   cwd=cwd, env=env, timeout=300,
                                    stdout=subprocess.PIPE,
                                    stderr=subprocess.STDOUT)
                 rc, out = r.returncode, r.stdout.decode(errors="replace")
@@ -145,6 +157,8 @@ def main():
                       (where, rc, dt, text, out[-3000:]))
             else:
                 print("ok   %s (%.1f s)" % (where, dt))
+    if cwd != root:
+        shutil.rmtree(cwd, ignore_errors=True)
     for p in problems:
         print("PROBLEM " + p)
     print("doc examples: %d run, %d passed, %d failed; not run here: %s" %
