@@ -279,7 +279,7 @@ co_meson_build() {
     co_log "compiler warnings ($sub), see $out/build.log:" &&
     grep -E 'warning:' "$out/build.log" | sed 's/^/    /' | sort | uniq | head -40
   co_log "meson test"
-  co_chroot "$root" "$envs meson test -C /src/_build --print-errorlogs --num-processes 1 ${CO_TEST_ARGS:-}" \
+  co_chroot "$root" "$envs meson test -C /src/_build --print-errorlogs --num-processes 1 --no-suite manual ${CO_TEST_ARGS:-}" \
     >"$out/test.log" 2>&1
   local rc=$?
   cp "$CO_BUILD/meson-logs/testlog.json" "$out/testlog.json" 2>/dev/null || co_die "no testlog.json ($sub)"
