@@ -52,15 +52,30 @@ def number(v):
     return str(v)
 
 
+def enum_values(p):
+    """{value: nick} of an enum GParamSpec, on PyGObject before and after
+    3.50 (where enum_class became the GEnumClass struct)."""
+    ec = p.enum_class
+    old = getattr(ec, "__enum_values__", None)
+    if old is not None:
+        return {int(k): v.value_nick for k, v in old.items()}
+    out = {}
+    for i in range(ec.minimum, ec.maximum + 1):
+        v = GObject.enum_get_value(ec, i)
+        if v is not None:
+            out[v.value] = v.value_nick
+    return out
+
+
 def describe(p):
     """(type, default, range, when) of one GParamSpec, as table cells."""
     t = p.value_type
     flags = int(p.flags)
     if t.is_a(GObject.TYPE_ENUM):
-        values = p.enum_class.__enum_values__
+        values = enum_values(p)
         kind = "enum"
-        default = "`%s`" % values[int(p.default_value)].value_nick
-        rng = ", ".join("`%s`" % v.value_nick for _, v in sorted(values.items()))
+        default = "`%s`" % values[int(p.default_value)]
+        rng = ", ".join("`%s`" % nick for _, nick in sorted(values.items()))
     elif t == GObject.TYPE_BOOLEAN:
         kind, default, rng = "boolean", "`%s`" % str(p.default_value).lower(), ""
     elif t == GObject.TYPE_STRING:
