@@ -290,12 +290,6 @@ other_structures (GstCoBaseFilter * self, const GstStructure * s,
   return outs;
 }
 
-/* The sink pad asks for CUDA memory first, so that a CUDA producer
- * (cudaupload, nvh264dec, another of ours) hands over device memory even
- * without caps filters; the source pad offers the input's domain first, so
- * that a chain stays where it is and `videotestsrc ! cudalensdistort !
- * appsink` stays in system memory.  ANALYSE keeps each structure's memory:
- * a passthrough element cannot move frames between domains. */
 /* Nothing fits upstream's caps while the CPU backend runs: when it is
  * because downstream takes nothing but CUDA memory, negotiation is about
  * to fail with a bare not-negotiated, so say why, once. */
@@ -311,8 +305,6 @@ co_explain_empty_caps (GstCoBaseFilter * self, GstQuery * query)
       g_atomic_int_get (&self->priv->warned_cuda_caps))
     return;
   gst_query_parse_caps_result (query, &result);
-  GST_DEBUG_OBJECT (self, "sink caps on the CPU backend: %" GST_PTR_FORMAT,
-      result);
   if (!result || !gst_caps_is_empty (result))
     return;
   down = gst_pad_peer_query_caps (bt->srcpad, NULL);
@@ -335,6 +327,12 @@ co_explain_empty_caps (GstCoBaseFilter * self, GstQuery * query)
           "(no CUDA caps filter; cudadownload takes both)"), (NULL));
 }
 
+/* The sink pad asks for CUDA memory first, so that a CUDA producer
+ * (cudaupload, nvh264dec, another of ours) hands over device memory even
+ * without caps filters; the source pad offers the input's domain first, so
+ * that a chain stays where it is and `videotestsrc ! cudalensdistort !
+ * appsink` stays in system memory.  ANALYSE keeps each structure's memory:
+ * a passthrough element cannot move frames between domains. */
 GstCaps *
 co_transform_caps (GstBaseTransform * bt, GstPadDirection direction,
     GstCaps * caps, GstCaps * filter)
@@ -345,7 +343,6 @@ co_transform_caps (GstBaseTransform * bt, GstPadDirection direction,
   gboolean cpu = co_cpu_only (self);
   gboolean cuda_ok = !(direction == GST_PAD_SINK && cpu);
   guint i, j;
-
 
   if (CO_MODE (self) & GST_CO_FILTER_ANALYSE) {
     gst_caps_unref (ret);

@@ -238,14 +238,16 @@ gst_co_base_filter_stop (GstBaseTransform * bt)
 {
   GstCoBaseFilter *self = GST_CO_BASE_FILTER (bt);
 
-  co_free_stages (self);
-  co_close_device (self);
-  co_drop_context (self);
+  /* first: an allocation answer in flight still uses the context and the
+   * pinned allocator freed below */
   g_mutex_lock (&self->priv->alloc_lock);
   GST_OBJECT_LOCK (self);
   self->priv->started = FALSE;
   GST_OBJECT_UNLOCK (self);
   g_mutex_unlock (&self->priv->alloc_lock);
+  co_free_stages (self);
+  co_close_device (self);
+  co_drop_context (self);
   return TRUE;
 }
 
