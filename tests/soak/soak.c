@@ -49,6 +49,9 @@ typedef struct
   gdouble lo, hi;
   /* strings: a calibration file, good ones and now and then a bad one */
   gboolean calibration;
+  /* never drawn from the whole range: values whose cost per frame (not
+   * their correctness) is what the whole range would test */
+  gboolean bounded;
 } SoakProp;
 
 typedef struct
@@ -65,10 +68,12 @@ typedef struct
   gboolean pin_size;
 } SoakElement;
 
-/* P: whole GParamSpec range; R: mostly within [lo, hi]; CALIB: files */
-#define P(name) {name, 0, 0, FALSE}
-#define R(name, lo, hi) {name, lo, hi, FALSE}
-#define CALIB(name) {name, 0, 0, TRUE}
+/* P: whole GParamSpec range; R: mostly within [lo, hi]; B: always within
+ * [lo, hi]; CALIB: files */
+#define P(name) {name, 0, 0, FALSE, FALSE}
+#define R(name, lo, hi) {name, lo, hi, FALSE, FALSE}
+#define B(name, lo, hi) {name, lo, hi, FALSE, TRUE}
+#define CALIB(name) {name, 0, 0, TRUE, FALSE}
 
 static const SoakProp lensdistort_props[] = {
   P ("model"), P ("lut"), P ("interpolation"), P ("stereo"),
@@ -90,15 +95,40 @@ static const SoakProp omni_props[] = {
   P (NULL)
 };
 
+/* A blur's cost grows with its sigma (up to 128 pixels): at sigma 60 one
+ * 320x240 frame takes seconds on two cores, which would turn the soak into a
+ * speed test; a min-sigma above the widest blur copies every frame, which
+ * would soak nothing.  Whole-range values of the rest come now and then. */
+static const SoakProp foveate_props[] = {
+  B ("strength", 0.5, 2), B ("pixels-per-degree", 0, 20),
+  B ("corner-eccentricity", 1, 60), B ("e2", 1, 100), B ("ct0", 0.005, 0.05),
+  B ("alpha", 0.05, 0.2), B ("min-sigma", 0, 1), P ("fixation-x"),
+  P ("fixation-y"), P ("fragment-size"), P ("show-map"), P ("follow-pointer"),
+  P (NULL)
+};
+
+/* A grid of 4096 x 4096 lenslets is legal (beyond the frame they are
+ * flagged) but carries 16 million results per frame, about 1 GB. */
+static const SoakProp shcentroid_props[] = {
+  P ("method"), P ("threshold-mode"), P ("threshold"), P ("gamma"),
+  B ("brightest", 1, 400), P ("central-obstruction"), P ("pupil-diameter"),
+  P ("lenslet-focal-length"), P ("pixel-size"), B ("lenslets-x", 0, 64),
+  B ("lenslets-y", 0, 64), B ("pitch", 3, 64), R ("origin-x", -50, 100),
+  R ("origin-y", -50, 100), P ("overlay"), P ("overlay-scale"),
+  B ("reference-frames", 1, 100), P ("window-margin"),
+  P ("message-interval"),
+  P (NULL)
+};
+
 /* One line per element, in the chain's order: RGBA through the geometry
  * elements, then grey for the centroids and the raw-sensor element (which
  * gives RGBA again). */
 static const SoakElement elements[] = {
   {"cudalensdistort", lensdistort_props, NULL, FALSE},
-  {"cudafoveate", NULL, NULL, FALSE},
+  {"cudafoveate", foveate_props, NULL, FALSE},
   {"cudaomniunwrap", omni_props, NULL, TRUE},
-  {"cudashcentroid", NULL, "GRAY16_LE", FALSE},
-  {"cudaaberration", NULL, NULL, FALSE},
+  {"cudashcentroid", shcentroid_props, "GRAY16_LE", FALSE},
+  {"cudaaberration", NULL, "GRAY16_LE", FALSE},
 };
 
 #define PLUGIN_NAME "cudaoptics"
@@ -112,21 +142,22 @@ typedef struct
   GstElement *element;
   GParamSpec *pspec;
   gdouble lo, hi;
-  gboolean calibration;
+  gboolean calibration, bounded;
 } Target;
 
 static struct
 {
   gint64 frames, warmup;
   gint width, height;
-  gchar *format, *backend, *memory, *data_dir, *samples_dir;
+  gchar *format, *backend, *memory, *data_dir, *samples_dir, *only;
   gdouble rate;
   gint bad_every;
   gint64 seed;
   gint stall, startup;
   gdouble rss_tol_mb, gpu_tol_mb;
 } opt = {
-  100000, -1, 320, 240, NULL, NULL, NULL, NULL, NULL, 200.0, 20, 0, 10, 60,
+  100000, -1, 320, 240, NULL, NULL, NULL, NULL, NULL, NULL, 200.0, 20, 0, 10,
+  60,
   8.0, 16.0
 };
 
@@ -320,7 +351,7 @@ animatable (GParamSpec * p)
 
 static void
 add_target (GstElement * e, GParamSpec * p, gdouble lo, gdouble hi,
-    gboolean calibration)
+    gboolean calibration, gboolean bounded)
 {
   Target *t = g_new0 (Target, 1);
 
@@ -329,6 +360,7 @@ add_target (GstElement * e, GParamSpec * p, gdouble lo, gdouble hi,
   t->lo = lo;
   t->hi = hi;
   t->calibration = calibration;
+  t->bounded = bounded;
   g_ptr_array_add (targets, t);
 }
 
@@ -339,7 +371,8 @@ draw (GRand * r, const Target * t, gdouble min, gdouble max)
 {
   gdouble lo = min, hi = max;
 
-  if (t->lo != t->hi && g_rand_int_range (r, 0, WHOLE_EVERY) != 0) {
+  if (t->lo != t->hi && (t->bounded ||
+          g_rand_int_range (r, 0, WHOLE_EVERY) != 0)) {
     lo = MAX (min, t->lo);
     hi = MIN (max, t->hi);
   }
@@ -435,8 +468,13 @@ set_random (GRand * r, const Target * t)
 static gpointer
 animator (gpointer data)
 {
-  GRand *r = g_rand_new_with_seed ((guint32) (opt.seed * 2654435761u + 1));
-  gint64 period = (gint64) (1e6 / opt.rate), next;
+  GRand *r;
+  gint64 period, next;
+
+  if (opt.rate <= 0)            /* --rate 0: no property changes */
+    return NULL;
+  r = g_rand_new_with_seed ((guint32) (opt.seed * 2654435761u + 1));
+  period = (gint64) (1e6 / opt.rate);
 
   /* from the first frame on: a setting that cannot work before the first
    * build is an error by design (while PLAYING, a warning that keeps the
@@ -595,48 +633,63 @@ collect_files (void)
           "no-such-calibration.yml", NULL));
 }
 
+static const SoakElement *
+table_entry (const gchar * factory)
+{
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (elements); i++)
+    if (!strcmp (elements[i].element, factory))
+      return &elements[i];
+  return NULL;
+}
+
 /* Every element of the plugin: the table's first, in its order, then any
- * the table misses. */
+ * the table misses; with --elements, those named, in the table's order
+ * (to find which element of the chain a failure comes from). */
 static GPtrArray *
 element_list (void)
 {
   GPtrArray *names = g_ptr_array_new ();
+  gchar **only = opt.only ? g_strsplit (opt.only, ",", -1) : NULL;
   GList *feats, *l;
   guint i;
 
   for (i = 0; i < G_N_ELEMENTS (elements); i++)
-    g_ptr_array_add (names, (gpointer) elements[i].element);
+    if (!only || g_strv_contains ((const gchar * const *) only,
+            elements[i].element))
+      g_ptr_array_add (names, (gpointer) elements[i].element);
   feats = gst_registry_get_feature_list_by_plugin (gst_registry_get (),
       PLUGIN_NAME);
   for (l = feats; l; l = l->next) {
     const gchar *n = gst_plugin_feature_get_name (l->data);
-    gboolean known = FALSE;
-    if (!GST_IS_ELEMENT_FACTORY (l->data))
+    if (!GST_IS_ELEMENT_FACTORY (l->data) || table_entry (n))
       continue;
-    for (i = 0; i < names->len; i++)
-      known |= !strcmp (n, g_ptr_array_index (names, i));
-    if (!known) {
-      printf ("note: %s is not in soak.c's table: soaking every property "
-          "mutable while PLAYING over its whole range\n", n);
-      g_ptr_array_add (names, (gpointer) g_intern_string (n));
-    }
+    if (only && !g_strv_contains ((const gchar * const *) only, n))
+      continue;
+    printf ("note: %s is not in soak.c's table: soaking every property "
+        "mutable while PLAYING over its whole range\n", n);
+    g_ptr_array_add (names, (gpointer) g_intern_string (n));
   }
   if (!feats)
     fprintf (stderr, "warning: plugin %s not found in the registry\n",
         PLUGIN_NAME);
   gst_plugin_feature_list_free (feats);
+  if (only && names->len < g_strv_length (only)) {
+    fprintf (stderr, "SOAK FAIL: --elements %s names an element that is "
+        "not in the plugin\n", opt.only);
+    exit (1);
+  }
+  g_strfreev (only);
   return names;
 }
 
 static void
 add_targets (GstElement * e, const gchar * factory)
 {
-  const SoakElement *se = NULL;
+  const SoakElement *se = table_entry (factory);
   guint i;
 
-  for (i = 0; i < G_N_ELEMENTS (elements); i++)
-    if (!strcmp (elements[i].element, factory))
-      se = &elements[i];
   if (se && se->props) {
     const SoakProp *sp;
     for (sp = se->props; sp->name; sp++) {
@@ -647,7 +700,7 @@ add_targets (GstElement * e, const gchar * factory)
             "table)\n", factory, sp->name);
         exit (1);
       }
-      add_target (e, p, sp->lo, sp->hi, sp->calibration);
+      add_target (e, p, sp->lo, sp->hi, sp->calibration, sp->bounded);
     }
   } else {
     guint n;
@@ -655,7 +708,7 @@ add_targets (GstElement * e, const gchar * factory)
         &n);
     for (i = 0; i < n; i++)
       if (animatable (ps[i]))
-        add_target (e, ps[i], 0, 0, FALSE);
+        add_target (e, ps[i], 0, 0, FALSE, FALSE);
     g_free (ps);
   }
 }
@@ -682,6 +735,8 @@ main (int argc, char **argv)
     {"bad-every", 0, 0, G_OPTION_ARG_INT, &opt.bad_every, "One calibration "
           "file in N is a bad one (20)", "N"},
     {"seed", 0, 0, G_OPTION_ARG_INT64, &opt.seed, "Random seed (time)", "S"},
+    {"elements", 0, 0, G_OPTION_ARG_STRING, &opt.only, "Only these elements "
+          "of the chain, comma-separated (all)", "E1,E2"},
     {"stall", 0, 0, G_OPTION_ARG_INT, &opt.stall, "Fail when no frame "
           "arrives for this many seconds (10)", "S"},
     {"startup", 0, 0, G_OPTION_ARG_INT, &opt.startup, "Seconds allowed "
@@ -718,6 +773,7 @@ main (int argc, char **argv)
   gboolean warm_done = FALSE, eos = FALSE, failed = FALSE;
   gint warnings = 0, errors = 0;
   gint64 next_report, t_first = 0;
+  const gchar *format_now;
   GString *why = g_string_new (NULL);
   gboolean cuda_mem;
   guint i;
@@ -764,12 +820,19 @@ main (int argc, char **argv)
 
   /* the pipeline */
   names = element_list ();
+  format_now = opt.format;
   desc = g_string_new ("appsrc name=src format=time ");
   if (cuda_mem)
     g_string_append (desc, "! cudaupload ! video/x-raw(memory:CUDAMemory) ");
   for (i = 0; i < names->len; i++) {
-    const gchar *takes = i < G_N_ELEMENTS (elements) ? elements[i].takes :
-        NULL;
+    const SoakElement *se = table_entry (g_ptr_array_index (names, i));
+    const gchar *takes = se ? se->takes : NULL;
+    /* no conversion where the element before already gives that format (the
+     * centroids pass their grey frames through to the raw-sensor element) */
+    if (takes && !g_strcmp0 (takes, format_now))
+      takes = NULL;
+    else if (takes)
+      format_now = takes;
     /* a conversion goes through system memory (no CUDA converter in 1.22) */
     if (takes && cuda_mem)
       g_string_append_printf (desc, "! video/x-raw(memory:CUDAMemory) ! "
@@ -780,7 +843,7 @@ main (int argc, char **argv)
           takes);
     g_string_append_printf (desc, "! %s name=e%u backend=%s ",
         (gchar *) g_ptr_array_index (names, i), i, opt.backend);
-    if (i < G_N_ELEMENTS (elements) && elements[i].pin_size)
+    if (se && se->pin_size)
       g_string_append_printf (desc, "! video/x-raw%s,width=%d,height=%d ",
           cuda_mem ? "(memory:CUDAMemory)" : "", opt.width, opt.height);
   }
