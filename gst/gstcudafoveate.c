@@ -448,8 +448,8 @@ gst_cuda_foveate_class_init (GstCudaFoveateClass * klass)
             "paper's normalisation by corner-eccentricity", 0.0, 10000.0,
             0.0, GST_CO_PARAM_LIVE), SET (model.ppd), MODEL, -1},
     {g_param_spec_double ("min-sigma", "Minimum sigma",
-            "Blurs below this sigma (pixels) are skipped: the fovea is "
-            "copied", 0.0, 10.0, 0.5, GST_CO_PARAM_LIVE), SET (model.min_sigma),
+            "Fragments whose sigma (pixels) is below this are copied; the "
+            "fixation's own fragment always is", 0.0, 10.0, 0.5, GST_CO_PARAM_LIVE), SET (model.min_sigma),
         MODEL, -1},
     {g_param_spec_string ("blur-map", "Blur map",
             "A grey picture of the visual field (twice the frame's width and "

@@ -118,7 +118,8 @@ co_fovea_plan (CoFovea * f, const CoFoveaModel * m, CoFormat format,
   if (!(sig_hi <= CO_FOVEA_MAX_SIGMA))
     return sig_hi;
   lo = (int) floorf (smin * CO_FOVEA_Q + 0.5f) - 1;
-  hi = (int) ceilf (m->min_sigma * CO_FOVEA_Q);
+  /* sigma >= min-sigma rounds to this level or above */
+  hi = (int) floorf (m->min_sigma * CO_FOVEA_Q + 0.5f);
   lo = lo > hi ? lo : hi;
   lo = lo > 0 ? lo : 0;
   hi = (int) floorf (sig_hi * CO_FOVEA_Q + 0.5f) + 1;

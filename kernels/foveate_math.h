@@ -20,7 +20,9 @@
  * With pixels-per-degree the display enters as in Geisler and Perry:
  * f_px = min (f_c / ppd, 0.5) (Nyquist), sigma = 1 / (2 pi f_px).  Either
  * sigma is multiplied by `strength`; below `min-sigma` the pixel is copied
- * (the fovea).  A kernel spans ceil (6 sigma) taps, rounded up to odd.
+ * (the fovea), and so is the fragment holding the fixation point whatever
+ * the sigma (the paper's fovea: a blur strength that puts sigma above
+ * min-sigma everywhere still leaves the fixated fragment sharp).  A kernel spans ceil (6 sigma) taps, rounded up to odd.
  */
 #ifndef CO_FOVEATE_MATH_H
 #define CO_FOVEATE_MATH_H
@@ -165,8 +167,13 @@ co_fovea_level (const CoFovea * f, int shift, int size, int x0, int y0)
   sigma = fmaxf ((e + f->m.e2) * f->sig_per_e, f->sig_min) *
       (shift == 0 ? 1.0f : shift == 1 ? 0.5f : 1.0f / k);
   int level = (int) floorf (sigma * CO_FOVEA_Q + 0.5f);
+  /* the fixation's own fragment is always copied, as in the paper, at any
+   * strength; min-sigma is compared with the true sigma, not its level */
+  int px = (int) floorf ((f->fx + 0.5f) / k);
+  int py = (int) floorf ((f->fy + 0.5f) / k);
 
-  if ((float) level / CO_FOVEA_Q < f->m.min_sigma || f->n < 1)
+  if ((px >= x0 && px < x0 + size && py >= y0 && py < y0 + size) ||
+      sigma < f->m.min_sigma || f->n < 1)
     return -1;
   /* the host sizes the table to hold every level; never read past it */
   return level < f->lo ? f->lo : level > f->lo + f->n - 1 ? f->lo + f->n - 1 :

@@ -98,6 +98,54 @@ test_map_levels (void)
   }
 }
 
+/* The paper's rules for the fovea: the fragment holding the fixation point is
+ * copied at any strength (at strength >= 1.6 sigma is above min-sigma even
+ * there), and min-sigma is compared with a fragment's true sigma, not with
+ * the quantised level it rounds to. */
+static void
+test_fovea_copied (void)
+{
+  const float strengths[] = { 1.0f, 1.6f, 3.0f };
+  const float min_sigmas[] = { 0.5f, 0.6f, 0.5f };
+  int boundary = 0, t;
+
+  for (t = 0; t < 3; t++) {
+    CoFoveaModel m = paper;
+    CoFovea f;
+    int F, sx, sy, nx, ny, i, j, fixated = 0;
+    int px, py;
+
+    m.strength = strengths[t];
+    m.min_sigma = min_sigmas[t];
+    co_fovea_plan (&f, &m, CO_FORMAT_GRAY8, 640, 480, 0.3, 0.6, 16);
+    px = (int) floorf (f.fx + 0.5f);
+    py = (int) floorf (f.fy + 0.5f);
+    co_fovea_tiling (&f, 0, 640, 480, &F, &sx, &sy, &nx, &ny);
+    for (j = 0; j < ny; j++)
+      for (i = 0; i < nx; i++) {
+        int x0 = sx + i * F, y0 = sy + j * F;
+        int level = co_fovea_level (&f, 0, F, x0, y0);
+        float cx = (float) x0 + 0.5f * (float) (F - 1);
+        float cy = (float) y0 + 0.5f * (float) (F - 1);
+        float dx = cx - f.fx, dy = cy - f.fy;
+        float sigma = fmaxf ((sqrtf (dx * dx + dy * dy) * f.ecc_per_px +
+                m.e2) * f.sig_per_e, f.sig_min);
+        gboolean holds = px >= x0 && px < x0 + F && py >= y0 && py < y0 + F;
+        fixated += holds;
+        if (holds)
+          g_assert_cmpint (level, ==, -1);
+        else
+          g_assert_cmpint (level == -1, ==, sigma < m.min_sigma);
+        if (!holds && sigma < m.min_sigma &&
+            floorf (sigma * CO_FOVEA_Q + 0.5f) / CO_FOVEA_Q >= m.min_sigma)
+          boundary++;
+      }
+    g_assert_cmpint (fixated, ==, 1);
+  }
+  /* fragments whose sigma rounds up to min-sigma's level were tried */
+  g_assert_cmpint (boundary, >, 0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -106,5 +154,6 @@ main (int argc, char **argv)
   g_test_add_func ("/foveate/pixels-per-degree", test_pixels_per_degree);
   g_test_add_func ("/foveate/radius", test_radius);
   g_test_add_func ("/foveate/map-levels", test_map_levels);
+  g_test_add_func ("/foveate/fovea-copied", test_fovea_copied);
   return g_test_run ();
 }
