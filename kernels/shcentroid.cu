@@ -13,7 +13,10 @@
  * so the centroids keep 1e-4 pixel for lenslets far wider than the paper's.
  *
  * tcog with a relative threshold takes a first pass for the largest
- * weight.  Brightest N finds the N-th largest (weight, earlier pixel) key:
+ * weight.  Brightest N counts every pixel whose weight is at least the
+ * N-th largest (ties included), found as the N-th largest (weight, earlier
+ * pixel) key, whose weight it is (weights are not negative, so their bits
+ * order as they do):
  * N passes of "the largest key below the last" for small N, a bitwise
  * search of the 64-bit key (64 passes of a count) past that, so any N
  * costs a bounded time.
@@ -94,7 +97,8 @@ struct Max
 __device__ static inline unsigned long long
 key_of (float w, int at)
 {
-  return (unsigned long long) __float_as_uint (w) << 32 |
+  /* + 0: a -0 weight (a LUT may hold one) orders as 0 */
+  return (unsigned long long) __float_as_uint (w + 0.0f) << 32 |
       (0xffffffffu - (unsigned) at);
 }
 
@@ -176,9 +180,9 @@ lenslets (CoShGrid g, const uint8_t * why, CoFrame f, CoShResult r, int lgG,
     cut = nth_key < WIDE, WORD > (g, f, l, S, passes);
   }
   {
-    const int w = l.x1 - l.x0;
     each < WIDE, WORD > (g, f, l, [&] (int x, int y, float v) {
-      if (cut && key_of (v, (y - l.y0) * w + (x - l.x0)) < cut)
+      /* every pixel tied with the N-th largest weight counts */
+      if (cut && __float_as_uint (v + 0.0f) < (unsigned) (cut >> 32))
         return;
       v -= t;
       if (v <= 0.0f)
