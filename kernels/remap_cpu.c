@@ -4,8 +4,12 @@
  * geometric element and the oracle of the CUDA side.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include "remap.h"
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 void
 co_lut_layout_full (CoLut * lut, CoLutMode mode, CoInterp interp, CoEdge edge,
@@ -104,6 +108,124 @@ entry_at (const CoLut * lut, int g, size_t row, int x)
       pl->y[row + x], pl->src_width, pl->src_height, lut->frac[g]);
 }
 
+/* Output tiles of the fast path: a tile's source pixels stay in the cache
+ * while its rows are done (a polar or fisheye table walks the source along
+ * arcs: row by row, each output row would sweep the whole source frame). */
+#define TILE_W 64
+#define TILE_H 16
+
+/* co_bilinear_u8x4_inside's integers, the four channels at once: both taps
+ * of a row widened to 16 bits and weighted (255 x 2^F fits a signed 16-bit
+ * lane for F <= 7), the two taps added, then the two rows as 32-bit
+ * multiply-adds.  SSE2, which every x86-64 has. */
+#if defined(__SSE2__)
+/* The weights of each fraction as SSE lanes, made once per frame */
+typedef struct
+{
+  __m128i h[1 << CO_LUT_MAX_FRAC_BITS], v[1 << CO_LUT_MAX_FRAC_BITS];
+  __m128i half, shift;
+} Weights;
+
+static void
+weights_init (Weights * w, int frac)
+{
+  const int one = 1 << frac;
+  int f;
+
+  for (f = 0; f < one; f++) {
+    w->h[f] = _mm_set_epi16 (f, f, f, f, one - f, one - f, one - f, one - f);
+    w->v[f] = _mm_set_epi16 (f, one - f, f, one - f, f, one - f, f, one - f);
+  }
+  w->half = _mm_set1_epi32 ((1 << (2 * frac)) >> 1);
+  w->shift = _mm_cvtsi32_si128 (2 * frac);
+}
+
+static inline uint32_t
+bilinear_u8x4_sse2 (const Weights * w, const uint8_t * p, int pitch, int wx,
+    int wy)
+{
+  const __m128i z = _mm_setzero_si128 ();
+  __m128i r0 = _mm_unpacklo_epi8 (_mm_loadl_epi64 ((const __m128i *) p), z);
+  __m128i r1 = _mm_unpacklo_epi8 (_mm_loadl_epi64 ((const __m128i *) (p +
+              pitch)), z);
+  __m128i top, bot, v;
+
+  r0 = _mm_mullo_epi16 (r0, w->h[wx]);
+  r1 = _mm_mullo_epi16 (r1, w->h[wx]);
+  top = _mm_add_epi16 (r0, _mm_srli_si128 (r0, 8));     /* lanes 0..3 */
+  bot = _mm_add_epi16 (r1, _mm_srli_si128 (r1, 8));
+  /* (top_c, bot_c) pairs: top_c (1 - wy) + bot_c wy in 32 bits */
+  v = _mm_madd_epi16 (_mm_unpacklo_epi16 (top, bot), w->v[wy]);
+  v = _mm_srl_epi32 (_mm_add_epi32 (v, w->half), w->shift);
+  v = _mm_packs_epi32 (v, z);
+  return (uint32_t) _mm_cvtsi128_si32 (_mm_packus_epi16 (v, z));
+}
+#endif
+
+/* The compressed table on 4-byte pixels without a chromatic table (RGBA and
+ * its orders: most frames), in tiles: co_sample's integers, its inside test
+ * and its generic fallback, inlined for the one pixel kind. */
+static void
+remap_u8x4 (const CoLut * lut, const CoSrcPlane * s, uint8_t * dst,
+    int dpitch, uint32_t border)
+{
+  const CoLutPlane *pl = &lut->plane[0];
+  const int frac = lut->frac[0], bands = (pl->height + TILE_H - 1) / TILE_H;
+  const int bilinear = lut->interp == CO_INTERP_BILINEAR;
+  int b;
+#if defined(__SSE2__)
+  Weights *w = NULL;
+
+  if (bilinear && posix_memalign ((void **) &w, 16, sizeof *w) == 0)
+    weights_init (w, frac);
+#endif
+
+#pragma omp parallel for schedule(dynamic) \
+    if ((int64_t) pl->width * pl->height >= CO_PARALLEL_MIN_PIXELS)
+  for (b = 0; b < bands; b++) {
+    const int y0 = b * TILE_H;
+    const int y1 = y0 + TILE_H < pl->height ? y0 + TILE_H : pl->height;
+    int x0, y, x;
+    for (x0 = 0; x0 < pl->width; x0 += TILE_W) {
+      const int x1 = x0 + TILE_W < pl->width ? x0 + TILE_W : pl->width;
+      for (y = y0; y < y1; y++) {
+        const uint32_t *e = pl->packed + (size_t) y * pl->pitch;
+        uint8_t *d = dst + (size_t) y * dpitch;
+        for (x = x0; x < x1; x++) {
+          uint32_t v = border, q = e[x];
+          if (q != CO_LUT_UNMAPPED) {
+            if (!bilinear) {
+              memcpy (&v, s->data + (size_t) (q >> 16) * s->pitch +
+                  (size_t) (q & 0xffff) * 4, 4);
+            } else {
+              int sx, sy, wx, wy;
+              co_lut_decode_bilinear (q, frac, &sx, &sy, &wx, &wy);
+              if (sx >= 0 && sy >= 0 && sx + 1 < s->width &&
+                  sy + 1 < s->height)
+#if defined(__SSE2__)
+                if (w)
+                  v = bilinear_u8x4_sse2 (w, s->data + (size_t) sy *
+                      s->pitch + (size_t) sx * 4, s->pitch, wx, wy);
+                else
+#endif
+                  v = co_bilinear_u8x4_inside (s->data + (size_t) sy *
+                      s->pitch + (size_t) sx * 4, s->pitch, wx, wy, frac);
+              else
+                v = co_sample_generic (s, CO_PIX_U8X4, CO_INTERP_BILINEAR,
+                    frac, q, border);
+            }
+          }
+          memcpy (d + (size_t) x * 4, &v, 4);
+        }
+      }
+    }
+  }
+#if defined(__SSE2__)
+  free (w);
+#endif
+}
+
+
 void
 co_remap_cpu (const CoLut * lut, const CoFrame * in, CoFrame * out,
     const uint32_t border[CO_MAX_PLANES])
@@ -112,6 +234,16 @@ co_remap_cpu (const CoLut * lut, const CoFrame * in, CoFrame * out,
 
   if (lut->mode == CO_LUT_COMPUTE)
     return;
+  if (lut->mode == CO_LUT_COMPRESSED && !lut->chroma &&
+      co_format_n_planes (lut->format) == 1 &&
+      co_format_plane_kind (lut->format, 0) == CO_PIX_U8X4) {
+    const CoLutPlane *pl = &lut->plane[0];
+    CoSrcPlane s = { in->data[0], in->pitch[0], pl->src_width,
+      pl->src_height, lut->edge == CO_EDGE_WRAP
+    };
+    remap_u8x4 (lut, &s, out->data[0], out->pitch[0], border[0]);
+    return;
+  }
   for (pi = 0; pi < co_format_n_planes (lut->format); pi++) {
     int g = pi > 0 ? 1 : 0;
     CoPixKind kind = co_format_plane_kind (lut->format, pi);

@@ -15,11 +15,13 @@ cd "$(dirname "$0")/.."
 b=${1:-build}
 rm -rf build-gc
 mkdir -p build-gc/gst build-gc/no-plugins build-gc/tests/check build-gc/tests/bench build-gc/tools \
-  build-gc/pipelines build-xz
+  build-gc/tests/soak build-gc/pipelines build-xz
 cp "$b"/gst/*.so build-gc/gst/
 # what the manual's examples run (tests/doc-examples.py --gpu)
 cp "$b"/tools/co-clt-kernels build-gc/tools/
 cp "$b"/pipelines/example-app build-gc/pipelines/ 2>/dev/null || true
+# tests/soak/run-soak.sh build-gc cuda:system cuda:cuda
+cp "$b"/tests/soak/soak build-gc/tests/soak/
 for f in "$b"/tests/check/check-* "$b"/tests/test-* "$b"/tests/bench/bench-*; do
   [ -f "$f" ] && [ -x "$f" ] || continue
   case $f in
@@ -28,7 +30,7 @@ for f in "$b"/tests/check/check-* "$b"/tests/test-* "$b"/tests/bench/bench-*; do
     *) cp "$f" build-gc/tests/ ;;
   esac
 done
-strip build-gc/gst/*.so build-gc/tests/check/* build-gc/tests/test-* build-gc/tests/bench/* \
+strip build-gc/gst/*.so build-gc/tests/check/* build-gc/tests/test-* build-gc/tests/bench/* build-gc/tests/soak/* \
   build-gc/tools/* build-gc/pipelines/* 2>/dev/null || true
 tar cf - build-gc | xz -3 -T2 > build-xz/build-gc.tar.xz
 if [ -d .gpu-runtime ] && { [ ! -f build-xz/gpurt.tar.xz ] || [ .gpu-runtime -nt build-xz/gpurt.tar.xz ]; }; then
