@@ -20,12 +20,69 @@ static GstCaps *frame_caps;
 static GstContext *cuda_ctx;
 static guint64 pushed, limit;
 
+/* bench_pin: move the frames into the buffer pool the element after appsrc
+ * proposes (its pinned host memory on the CUDA backend), as an application
+ * that wants its frames DMA'd at full rate does (docs/performance.md):
+ * an ALLOCATION query from appsrc's pad, that pool configured with the
+ * query's allocator, frames written into its buffers.  Tried at every push
+ * until the element answers (a transform answers once caps are set). */
+static gboolean bench_pin, bench_pinned;
+static GstBufferPool *bench_pool;
+
+static gboolean
+bench_pin_frames (GstAppSrc * src)
+{
+  GstPad *pad = gst_element_get_static_pad (GST_ELEMENT (src), "src");
+  GstQuery *q = gst_query_new_allocation (frame_caps, TRUE);
+  GstBufferPool *pool = NULL;
+  guint size = 0, min = 0, max = 0;
+  gboolean ok = FALSE;
+  gint i;
+
+  if (gst_pad_peer_query (pad, q) && gst_query_get_n_allocation_pools (q) > 0)
+    gst_query_parse_nth_allocation_pool (q, 0, &pool, &size, &min, &max);
+  if (pool) {
+    GstStructure *config = gst_buffer_pool_get_config (pool);
+    gst_buffer_pool_config_set_params (config, frame_caps, size, N_FRAMES,
+        0);
+    if (gst_query_get_n_allocation_params (q) > 0) {
+      GstAllocator *a = NULL;
+      GstAllocationParams params;
+      gst_query_parse_nth_allocation_param (q, 0, &a, &params);
+      gst_buffer_pool_config_set_allocator (config, a, &params);
+      gst_clear_object (&a);
+    }
+    ok = gst_buffer_pool_set_config (pool, config) &&
+        gst_buffer_pool_set_active (pool, TRUE);
+    for (i = 0; ok && i < N_FRAMES; i++) {
+      GstBuffer *b = NULL;
+      GstMapInfo m;
+      ok = gst_buffer_pool_acquire_buffer (pool, &b, NULL) == GST_FLOW_OK &&
+          gst_buffer_map (frames[i], &m, GST_MAP_READ);
+      if (ok) {
+        gst_buffer_fill (b, 0, m.data, MIN (m.size, gst_buffer_get_size (b)));
+        gst_buffer_unmap (frames[i], &m);
+        gst_buffer_unref (frames[i]);
+        frames[i] = b;
+      } else if (b) {
+        gst_buffer_unref (b);
+      }
+    }
+    bench_pool = pool;
+  }
+  gst_query_unref (q);
+  gst_object_unref (pad);
+  return ok;
+}
+
 /* The next frame, or end of stream once @limit frames went. */
 static void
 bench_push (GstAppSrc * src)
 {
   GstBuffer *b;
 
+  if (bench_pin && !bench_pinned && pushed > 0)
+    bench_pinned = bench_pin_frames (src);
   if (pushed >= limit) {
     gst_app_src_end_of_stream (src);
     return;
@@ -58,6 +115,10 @@ bench_clear_frames (void)
   for (i = 0; i < N_FRAMES; i++)
     gst_clear_buffer (&frames[i]);
   gst_clear_caps (&frame_caps);
+  if (bench_pool)
+    gst_buffer_pool_set_active (bench_pool, FALSE);
+  gst_clear_object (&bench_pool);
+  bench_pinned = FALSE;
   if (cuda_ctx)
     gst_context_unref (cuda_ctx);
   cuda_ctx = NULL;

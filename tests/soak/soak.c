@@ -774,6 +774,7 @@ main (int argc, char **argv)
   gint warnings = 0, errors = 0;
   gint64 next_report, t_first = 0;
   const gchar *format_now;
+  gboolean caps_last = FALSE, on_cuda;
   GString *why = g_string_new (NULL);
   gboolean cuda_mem;
   guint i;
@@ -821,6 +822,7 @@ main (int argc, char **argv)
   /* the pipeline */
   names = element_list ();
   format_now = opt.format;
+  on_cuda = cuda_mem;
   desc = g_string_new ("appsrc name=src format=time ");
   if (cuda_mem)
     g_string_append (desc, "! cudaupload ! video/x-raw(memory:CUDAMemory) ");
@@ -833,21 +835,27 @@ main (int argc, char **argv)
       takes = NULL;
     else if (takes)
       format_now = takes;
-    /* a conversion goes through system memory (no CUDA converter in 1.22) */
-    if (takes && cuda_mem)
-      g_string_append_printf (desc, "! video/x-raw(memory:CUDAMemory) ! "
-          "cudadownload ! videoconvert ! video/x-raw,format=%s ! cudaupload "
-          "! video/x-raw(memory:CUDAMemory) ", takes);
-    else if (takes)
+    /* a conversion goes through system memory (no CUDA converter in 1.22,
+     * and 1.22's cudaupload takes no grey format): the chain stays there
+     * after it.  CUDA caps before cudadownload only where no caps (the
+     * pinned size) come just before: gst_parse_launch reads two caps in a
+     * row as an element */
+    if (takes && on_cuda) {
+      g_string_append_printf (desc, "%scudadownload ! videoconvert ! "
+          "video/x-raw,format=%s ", caps_last ? "! " :
+          "! video/x-raw(memory:CUDAMemory) ! ", takes);
+      on_cuda = FALSE;
+    } else if (takes)
       g_string_append_printf (desc, "! videoconvert ! video/x-raw,format=%s ",
           takes);
     g_string_append_printf (desc, "! %s name=e%u backend=%s ",
         (gchar *) g_ptr_array_index (names, i), i, opt.backend);
-    if (se && se->pin_size)
+    caps_last = se && se->pin_size;
+    if (caps_last)
       g_string_append_printf (desc, "! video/x-raw%s,width=%d,height=%d ",
-          cuda_mem ? "(memory:CUDAMemory)" : "", opt.width, opt.height);
+          on_cuda ? "(memory:CUDAMemory)" : "", opt.width, opt.height);
   }
-  if (cuda_mem)
+  if (on_cuda)
     g_string_append (desc, "! video/x-raw(memory:CUDAMemory) ! cudadownload "
         "! video/x-raw ");
   g_string_append (desc, "! fakesink name=sink sync=false async=false");
