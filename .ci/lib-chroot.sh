@@ -297,7 +297,7 @@ co_require_root_user() { [ "$(id -u)" = 0 ] || co_die "needs root (debootstrap, 
 
 # the plugin and the programs a build made (ELF files, not objects)
 co_elf_files() {    # BUILD_DIR
-  find "$1/gst" "$1/tests" "$1/pipelines" -maxdepth 3 -type f ! -name '*.o' ! -path '*.p/*' \
+  find "$1/gst" "$1/tests" "$1/pipelines" "$1/tools" -maxdepth 3 -type f ! -name '*.o' ! -path '*.p/*' \
        \( -name '*.so' -o -perm -u+x \) 2>/dev/null |
     while read -r f; do [ "$(head -c4 "$f" | tr -d '\0' | cut -c2-4)" = ELF ] && echo "$f"; done | sort
 }
