@@ -114,15 +114,17 @@ entry_at (const CoLut * lut, int g, size_t row, int x)
 #define TILE_W 64
 #define TILE_H 16
 
-/* co_bilinear_u8x4_inside's integers, the four channels at once: both taps
- * of a row widened to 16 bits and weighted (255 x 2^F fits a signed 16-bit
- * lane for F <= 7), the two taps added, then the two rows as 32-bit
- * multiply-adds.  SSE2, which every x86-64 has. */
+/* co_bilinear_u8x4_inside's integers, the four channels at once (the
+ * horizontal blend of a row fits 16 bits: 255 x 2^F <= 32640), with SSE2,
+ * which every x86-64 has, and, where the CPU has it, SSSE3, whose byte
+ * multiply-add does a row's blend in one instruction.  The weights of every
+ * fraction are made once per frame. */
 #if defined(__SSE2__)
-/* The weights of each fraction as SSE lanes, made once per frame */
 typedef struct
 {
-  __m128i h[1 << CO_LUT_MAX_FRAC_BITS], v[1 << CO_LUT_MAX_FRAC_BITS];
+  __m128i h[1 << CO_LUT_MAX_FRAC_BITS];   /* SSE2: (1 - wx) x4, wx x4 */
+  __m128i hb[1 << CO_LUT_MAX_FRAC_BITS];  /* SSSE3: bytes (1 - wx, wx) */
+  __m128i v[1 << CO_LUT_MAX_FRAC_BITS];   /* (1 - wy, wy) pairs */
   __m128i half, shift;
 } Weights;
 
@@ -134,6 +136,8 @@ weights_init (Weights * w, int frac)
 
   for (f = 0; f < one; f++) {
     w->h[f] = _mm_set_epi16 (f, f, f, f, one - f, one - f, one - f, one - f);
+    /* signed bytes: only for F <= 6 (one <= 64) */
+    w->hb[f] = _mm_set1_epi16 ((short) ((f << 8) | ((one - f) & 0xff)));
     w->v[f] = _mm_set_epi16 (f, one - f, f, one - f, f, one - f, f, one - f);
   }
   w->half = _mm_set1_epi32 ((1 << (2 * frac)) >> 1);
@@ -160,11 +164,108 @@ bilinear_u8x4_sse2 (const Weights * w, const uint8_t * p, int pitch, int wx,
   v = _mm_packs_epi32 (v, z);
   return (uint32_t) _mm_cvtsi128_si32 (_mm_packus_epi16 (v, z));
 }
+
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#define CO_HAVE_SSSE3_PATH 1
+#include <tmmintrin.h>
+__attribute__((target ("ssse3")))
+static inline uint32_t
+bilinear_u8x4_ssse3 (const Weights * w, const uint8_t * p, int pitch, int wx,
+    int wy)
+{
+  const __m128i z = _mm_setzero_si128 ();
+  /* the taps as (left, right) byte pairs per channel, top row then bottom */
+  const __m128i pairs = _mm_setr_epi8 (0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9, 13,
+      10, 14, 11, 15);
+  /* the rows' blends as (top, bottom) word pairs per channel */
+  const __m128i rows = _mm_setr_epi8 (0, 1, 8, 9, 2, 3, 10, 11, 4, 5, 12, 13,
+      6, 7, 14, 15);
+  __m128i t = _mm_unpacklo_epi64 (_mm_loadl_epi64 ((const __m128i *) p),
+      _mm_loadl_epi64 ((const __m128i *) (p + pitch)));
+  __m128i v;
+
+  t = _mm_maddubs_epi16 (_mm_shuffle_epi8 (t, pairs), w->hb[wx]);
+  v = _mm_madd_epi16 (_mm_shuffle_epi8 (t, rows), w->v[wy]);
+  v = _mm_srl_epi32 (_mm_add_epi32 (v, w->half), w->shift);
+  v = _mm_packs_epi32 (v, z);
+  return (uint32_t) _mm_cvtsi128_si32 (_mm_packus_epi16 (v, z));
+}
+#endif
+#endif
+
+/* One band of output rows [y0, y1) in tiles: co_sample's integers, its
+ * inside test and its generic fallback, inlined for the one pixel kind,
+ * with INSIDE (a bilinear sample whose four taps are in the frame) as
+ * (w, p, pitch, wx, wy). */
+#define REMAP_BAND(INSIDE) \
+  { \
+    int x0, y, x; \
+    for (x0 = 0; x0 < pl->width; x0 += TILE_W) { \
+      const int x1 = x0 + TILE_W < pl->width ? x0 + TILE_W : pl->width; \
+      for (y = y0; y < y1; y++) { \
+        const uint32_t *e = pl->packed + (size_t) y * pl->pitch; \
+        uint8_t *d = dst + (size_t) y * dpitch; \
+        for (x = x0; x < x1; x++) { \
+          uint32_t v = border, q = e[x]; \
+          if (q != CO_LUT_UNMAPPED) { \
+            if (!bilinear) { \
+              memcpy (&v, s->data + (size_t) (q >> 16) * s->pitch + \
+                  (size_t) (q & 0xffff) * 4, 4); \
+            } else { \
+              int sx, sy, wx, wy; \
+              co_lut_decode_bilinear (q, frac, &sx, &sy, &wx, &wy); \
+              if (sx >= 0 && sy >= 0 && sx + 1 < s->width && \
+                  sy + 1 < s->height) \
+                v = INSIDE (w, s->data + (size_t) sy * s->pitch + \
+                    (size_t) sx * 4, s->pitch, wx, wy); \
+              else \
+                v = co_sample_generic (s, CO_PIX_U8X4, CO_INTERP_BILINEAR, \
+                    frac, q, border); \
+            } \
+          } \
+          memcpy (d + (size_t) x * 4, &v, 4); \
+        } \
+      } \
+    } \
+  }
+
+#define BAND_ARGS const CoLutPlane * pl, const CoSrcPlane * s, uint8_t * dst, \
+    int dpitch, uint32_t border, int frac, int bilinear, int y0, int y1
+
+/* the portable sample, with the weights' place taken by the fraction bits */
+static inline uint32_t
+bilinear_u8x4_c (const int *frac, const uint8_t * p, int pitch, int wx,
+    int wy)
+{
+  return co_bilinear_u8x4_inside (p, pitch, wx, wy, *frac);
+}
+
+static void
+band_c (BAND_ARGS)
+{
+  const int *w = &frac;
+  REMAP_BAND (bilinear_u8x4_c);
+}
+
+#if defined(__SSE2__)
+static void
+band_sse2 (BAND_ARGS, const Weights * w)
+{
+  REMAP_BAND (bilinear_u8x4_sse2);
+}
+#endif
+
+#ifdef CO_HAVE_SSSE3_PATH
+__attribute__((target ("ssse3")))
+static void
+band_ssse3 (BAND_ARGS, const Weights * w)
+{
+  REMAP_BAND (bilinear_u8x4_ssse3);
+}
 #endif
 
 /* The compressed table on 4-byte pixels without a chromatic table (RGBA and
- * its orders: most frames), in tiles: co_sample's integers, its inside test
- * and its generic fallback, inlined for the one pixel kind. */
+ * its orders: most frames), band by band on every core. */
 static void
 remap_u8x4 (const CoLut * lut, const CoSrcPlane * s, uint8_t * dst,
     int dpitch, uint32_t border)
@@ -172,12 +273,23 @@ remap_u8x4 (const CoLut * lut, const CoSrcPlane * s, uint8_t * dst,
   const CoLutPlane *pl = &lut->plane[0];
   const int frac = lut->frac[0], bands = (pl->height + TILE_H - 1) / TILE_H;
   const int bilinear = lut->interp == CO_INTERP_BILINEAR;
-  int b;
+  /* CO_CPU_SIMD=c or sse2 holds the CPU to that path (tests: every path
+   * gives the same bytes) */
+  const char *force = getenv ("CO_CPU_SIMD");
+  int b, path = 0;
 #if defined(__SSE2__)
   Weights *w = NULL;
 
-  if (bilinear && posix_memalign ((void **) &w, 16, sizeof *w) == 0)
+  if (bilinear && !(force && !strcmp (force, "c")) &&
+      posix_memalign ((void **) &w, 16, sizeof *w) == 0) {
     weights_init (w, frac);
+    path = 1;
+#ifdef CO_HAVE_SSSE3_PATH
+    /* its signed byte weights hold 2^F for F <= 6 */
+    if (frac <= 6 && !force && __builtin_cpu_supports ("ssse3"))
+      path = 2;
+#endif
+  }
 #endif
 
 #pragma omp parallel for schedule(dynamic) \
@@ -185,46 +297,22 @@ remap_u8x4 (const CoLut * lut, const CoSrcPlane * s, uint8_t * dst,
   for (b = 0; b < bands; b++) {
     const int y0 = b * TILE_H;
     const int y1 = y0 + TILE_H < pl->height ? y0 + TILE_H : pl->height;
-    int x0, y, x;
-    for (x0 = 0; x0 < pl->width; x0 += TILE_W) {
-      const int x1 = x0 + TILE_W < pl->width ? x0 + TILE_W : pl->width;
-      for (y = y0; y < y1; y++) {
-        const uint32_t *e = pl->packed + (size_t) y * pl->pitch;
-        uint8_t *d = dst + (size_t) y * dpitch;
-        for (x = x0; x < x1; x++) {
-          uint32_t v = border, q = e[x];
-          if (q != CO_LUT_UNMAPPED) {
-            if (!bilinear) {
-              memcpy (&v, s->data + (size_t) (q >> 16) * s->pitch +
-                  (size_t) (q & 0xffff) * 4, 4);
-            } else {
-              int sx, sy, wx, wy;
-              co_lut_decode_bilinear (q, frac, &sx, &sy, &wx, &wy);
-              if (sx >= 0 && sy >= 0 && sx + 1 < s->width &&
-                  sy + 1 < s->height)
-#if defined(__SSE2__)
-                if (w)
-                  v = bilinear_u8x4_sse2 (w, s->data + (size_t) sy *
-                      s->pitch + (size_t) sx * 4, s->pitch, wx, wy);
-                else
+#ifdef CO_HAVE_SSSE3_PATH
+    if (path == 2)
+      band_ssse3 (pl, s, dst, dpitch, border, frac, bilinear, y0, y1, w);
+    else
 #endif
-                  v = co_bilinear_u8x4_inside (s->data + (size_t) sy *
-                      s->pitch + (size_t) sx * 4, s->pitch, wx, wy, frac);
-              else
-                v = co_sample_generic (s, CO_PIX_U8X4, CO_INTERP_BILINEAR,
-                    frac, q, border);
-            }
-          }
-          memcpy (d + (size_t) x * 4, &v, 4);
-        }
-      }
-    }
+#if defined(__SSE2__)
+    if (path == 1)
+      band_sse2 (pl, s, dst, dpitch, border, frac, bilinear, y0, y1, w);
+    else
+#endif
+      band_c (pl, s, dst, dpitch, border, frac, bilinear, y0, y1);
   }
 #if defined(__SSE2__)
   free (w);
 #endif
 }
-
 
 void
 co_remap_cpu (const CoLut * lut, const CoFrame * in, CoFrame * out,

@@ -40,6 +40,7 @@ static const int sizes[][4] = {
   {17, 1, 1, 9},
   {1, 1, 3, 2},
   {5000, 6, 40, 6},             /* wide source: F follows the source */
+  {700, 90, 160, 120},          /* F = 6: the CPU's byte-weight path */
 };
 
 typedef struct
@@ -238,14 +239,17 @@ check_against_oracle (const Tables * t, const Frame * in, const Frame * out,
   }
 }
 
-/* Every size, format, table, interpolation and off-edge mode. */
+/* Every size, format, table, interpolation and off-edge mode, on each of
+ * the CPU's paths (CO_CPU_SIMD: the best this CPU has, SSE2, portable C). */
 static void
 test_oracle (void)
 {
+  static const char *const simd[] = { NULL, "sse2", "c" };
   GRand *rand = g_rand_new_with_seed (17);
-  guint si, fi;
+  guint si, fi, pi;
   int mode, interp, edge;
 
+  for (pi = 0; pi < G_N_ELEMENTS (simd); pi++)
   for (si = 0; si < G_N_ELEMENTS (sizes); si++)
     for (fi = 0; fi < G_N_ELEMENTS (formats); fi++) {
       const int *sz = sizes[si];
@@ -260,11 +264,15 @@ test_oracle (void)
             Tables t;
             Frame out;
             gchar *what = g_strdup_printf ("%dx%d -> %dx%d format %d lut %d "
-                "interp %d %s", sz[0], sz[1], sz[2], sz[3], formats[fi], mode,
-                interp, edge_names[edge]);
+                "interp %d %s, CPU path %s", sz[0], sz[1], sz[2], sz[3],
+                formats[fi], mode, interp, edge_names[edge],
+                simd[pi] ? simd[pi] : "best");
             tables_make (&t, mode, interp, edge, formats[fi], sz);
             frame_alloc (&out, formats[fi], sz[2], sz[3], NULL);
+            if (simd[pi])
+              g_setenv ("CO_CPU_SIMD", simd[pi], TRUE);
             co_remap_cpu (&t.lut, &in.f, &out.f, border);
+            g_unsetenv ("CO_CPU_SIMD");
             check_against_oracle (&t, &in, &out, border, what);
             tables_free (&t);
             g_free (out.mem);
