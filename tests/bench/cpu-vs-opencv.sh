@@ -4,7 +4,10 @@
 #     `dewarp` (OpenCV's cv::remap): a 1920x1080 RGBA donut unwrapped to a
 #     3320x672 strip (dewarp sizes it from the radii: 192 and 864 pixels),
 #     bilinear and nearest;
-#   - cudalensdistort backend=cpu, 1080p RGBA bilinear, for scale.
+#   - cudalensdistort backend=cpu alpha=0 against `cameraundistort`
+#     (OpenCV's cv::remap with cv::initUndistortRectifyMap's map): the
+#     bundled calibration (640x480, tests/data/calib-opencv.yml) scaled to a
+#     1080p RGBA photograph, bilinear.
 # One process per run; the cost per frame is the difference between a run of
 # FRAMES + 10 frames and one of 10 (start-up and the PNG decode cancel).  The
 # two contenders alternate, run after run, so a machine whose speed drifts
@@ -24,9 +27,20 @@ photo="filesrc location=$root/pipelines/samples/building.jpg ! jpegdec ! videoco
 strip="video/x-raw,format=RGBA,width=3320,height=672"
 calib="$root/tests/data/calib-opencv.yml"
 
+# cameraundistort's settings: the calibration's camera as OpenCV XML, scaled
+# to 1920x1080 as cudalensdistort scales it (x3 across, x2.25 down); tabs
+# between words, so that the line splits into gst-launch's arguments at its
+# spaces only
+T=$'\t'
+undistort="<?xml${T}version='1.0'?><opencv_storage><cameraMatrix${T}type_id='opencv-matrix'>\
+<rows>3</rows><cols>3</cols><dt>d</dt><data>1607.726${T}0.${T}1026.869${T}0.${T}1205.795${T}530.041${T}\
+0.${T}0.${T}1.</data></cameraMatrix><distCoeffs${T}type_id='opencv-matrix'><rows>5</rows><cols>1</cols>\
+<dt>d</dt><data>-0.266358${T}-0.0387205${T}0.00178007${T}-0.000289061${T}0.238227</data></distCoeffs>\
+</opencv_storage>"
+
 # microseconds for one run of a launch line with NB frames
 run_once () {
-  local line=${2//NB/$1} t0 t1
+  local line=${2//NB/$1} t0 t1 IFS=' '
   t0=$(date +%s%N)
   gst-launch-1.0 -q $line >/dev/null 2>&1 || { echo FAIL; return; }
   t1=$(date +%s%N)
@@ -80,4 +94,10 @@ for interp in bilinear nearest; do
     single "cudaomniunwrap backend=cpu $interp (dewarp not installed: gstreamer1.0-opencv)" "$a"
   fi
 done
-single "cudalensdistort backend=cpu 1080p bilinear" "$photo ! cudalensdistort backend=cpu calibration-file=$calib ! fakesink"
+lens="$photo ! cudalensdistort backend=cpu calibration-file=$calib alpha=0 ! fakesink"
+if have cameraundistort; then
+  pair "cudalensdistort backend=cpu 1080p bilinear" "$lens" "cameraundistort (OpenCV remap) 1080p" \
+    "$photo ! cameraundistort settings=\"$undistort\" ! fakesink"
+else
+  single "cudalensdistort backend=cpu 1080p bilinear (cameraundistort not installed)" "$lens"
+fi
