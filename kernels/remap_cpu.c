@@ -290,6 +290,9 @@ remap_u8x4 (const CoLut * lut, const CoSrcPlane * s, uint8_t * dst,
       path = 2;
 #endif
   }
+#else
+  (void) force;                 /* one path: portable C */
+  (void) path;
 #endif
 
 #pragma omp parallel for schedule(dynamic) \
