@@ -196,7 +196,10 @@ bilinear_u8x4_ssse3 (const Weights * w, const uint8_t * p, int pitch, int wx,
 /* One band of output rows [y0, y1) in tiles: co_sample's integers, its
  * inside test and its generic fallback, inlined for the one pixel kind,
  * with INSIDE (a bilinear sample whose four taps are in the frame) as
- * (w, p, pitch, wx, wy). */
+ * (w, p, pitch, wx, wy).  A macro, not a shared inline function: the SSSE3
+ * band must be compiled whole with target ("ssse3") for its sample to
+ * inline, and GCC will not inline that sample into a function compiled
+ * for the baseline. */
 #define REMAP_BAND(INSIDE) \
   { \
     int x0, y, x; \
