@@ -449,7 +449,8 @@ gst_cuda_foveate_class_init (GstCudaFoveateClass * klass)
             0.0, GST_CO_PARAM_LIVE), SET (model.ppd), MODEL, -1},
     {g_param_spec_double ("min-sigma", "Minimum sigma",
             "Fragments whose sigma (pixels) is below this are copied; the "
-            "fixation's own fragment always is", 0.0, 10.0, 0.5, GST_CO_PARAM_LIVE), SET (model.min_sigma),
+            "fixation's own fragment always is", 0.0, 10.0, 0.5,
+            GST_CO_PARAM_LIVE), SET (model.min_sigma),
         MODEL, -1},
     {g_param_spec_string ("blur-map", "Blur map",
             "A grey picture of the visual field (twice the frame's width and "

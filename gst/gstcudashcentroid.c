@@ -1083,7 +1083,8 @@ gst_cuda_sh_centroid_class_init (GstCudaShCentroidClass * klass)
         SET (lut_file), GRID, SET (lut_gen)},
     {g_param_spec_int ("brightest", "Brightest",
           "brightest: how many of each lenslet's largest weights count "
-          "(with every pixel tied with the last of them)", 1, 1 << 20, 9, GST_CO_PARAM_LIVE),
+          "(with every pixel tied with the last of them)", 1, 1 << 20, 9,
+          GST_CO_PARAM_LIVE),
         SET (brightest), GRID, -1},
     {g_param_spec_string ("reference-file", "Reference file",
           "Reference centroids slopes are taken from: one \"x y\" line per "

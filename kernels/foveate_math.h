@@ -22,7 +22,8 @@
  * sigma is multiplied by `strength`; below `min-sigma` the pixel is copied
  * (the fovea), and so is the fragment holding the fixation point whatever
  * the sigma (the paper's fovea: a blur strength that puts sigma above
- * min-sigma everywhere still leaves the fixated fragment sharp).  A kernel spans ceil (6 sigma) taps, rounded up to odd.
+ * min-sigma everywhere still leaves the fixated fragment sharp).  A kernel
+ * spans ceil (6 sigma) taps, rounded up to odd.
  */
 #ifndef CO_FOVEATE_MATH_H
 #define CO_FOVEATE_MATH_H
