@@ -349,6 +349,15 @@ co_open_device (GstCoBaseFilter * self, gint device_id, gchar ** why)
     if (err == cudaSuccess) {
       self->stream = s;
       priv->event = ev;
+#ifdef CO_CUDA_STREAMS
+      /* without it (CO_RETIRE=0, or no thread) the host waits every frame
+       * whose input carries no stream */
+      if (priv->gst_stream && g_strcmp0 (g_getenv ("CO_RETIRE"), "0") &&
+          gst_co_device_push (self->device)) {
+        priv->retire = co_retire_new (self);
+        gst_co_device_pop (self->device);
+      }
+#endif
       priv->host_alloc = gst_co_host_allocator_new (self->device);
       return TRUE;
     }
@@ -371,6 +380,16 @@ co_close_device (GstCoBaseFilter * self)
   GstCoBaseFilterClass *klass = GST_CO_BASE_FILTER_GET_CLASS (self);
   GstCoBaseFilterPrivate *priv = self->priv;
 
+#ifdef CO_CUDA_STREAMS
+  /* the held inputs go back to their pools before anything is freed */
+  if (priv->retire) {
+    gboolean pushed = gst_co_device_push (self->device);
+    co_retire_free (priv->retire);
+    priv->retire = NULL;
+    if (pushed)
+      gst_co_device_pop (self->device);
+  }
+#endif
   if (klass->release) {
     if (self->device && gst_co_device_push (self->device)) {
       klass->release (self);

@@ -3,7 +3,8 @@
  * GstCoBaseFilter, frames: each buffer mapped where the active backend can
  * read it, the subclass's process on the two frames (or on the one frame
  * of an analysing element), the copy back to host memory where needed, the
- * one synchronisation per frame, and the finish step after it.
+ * host's wait for the device where the frame's memory needs one (at most
+ * one per frame), and the finish step after it.
  *
  * Memory paths with the CUDA backend, per buffer:
  * - memory:CUDAMemory of our context: used in place (GST_MAP_CUDA);
@@ -298,6 +299,25 @@ download (GstCoBaseFilter * self, GstVideoFrame * vf, CoFormat format,
   return copy_planes (self, &host, dev, cudaMemcpyDeviceToHost);
 }
 
+/* An input without a stream, into an output that carries ours: the output
+ * needs no host wait, the input only to stay out of its pool until the
+ * device has read it (gstcobasefilter-retire.c).  FALSE: wait instead. */
+static gboolean
+hold_input (GstCoBaseFilter * self, GstBuffer * inbuf)
+{
+#ifdef CO_CUDA_STREAMS
+  if (self->priv->retire && co_retire_push (self->priv->retire, inbuf,
+          self->stream)) {
+    GST_TRACE_OBJECT (self, "input held");
+    return TRUE;
+  }
+#else
+  (void) self;
+  (void) inbuf;
+#endif
+  return FALSE;
+}
+
 static GstFlowReturn
 process_cuda (GstCoBaseFilter * self, GstBuffer * inbuf, GstBuffer * outbuf,
     gboolean analyse, gboolean writes)
@@ -365,8 +385,8 @@ done:
    * values attached on the host need no wait.  An error path always
    * waits. */
   GST_TRACE_OBJECT (self, "queued");
-  if (!in_ordered || !out_ordered || self->priv->downloaded ||
-      ret != GST_FLOW_OK || self->priv->always_sync)
+  if (!out_ordered || self->priv->downloaded || ret != GST_FLOW_OK ||
+      self->priv->always_sync || (!in_ordered && !hold_input (self, inbuf)))
     err = cudaStreamSynchronize ((cudaStream_t) self->stream);
   else
     err = cudaGetLastError ();

@@ -17,6 +17,8 @@
  *   gstcobasefilter-settings.c  the element's settings table: properties
  *                            declared once, written under the lock,
  *                            snapshots
+ *   gstcobasefilter-retire.c  inputs the device still reads, let go by a
+ *                            thread once it has (1.24+)
  */
 #ifndef __GST_CO_BASE_FILTER_PRIVATE_H__
 #define __GST_CO_BASE_FILTER_PRIVATE_H__
@@ -34,6 +36,8 @@ GST_DEBUG_CATEGORY_EXTERN (gst_co_base_filter_debug);
 
 #define CO_MODE(self) (GST_CO_BASE_FILTER_GET_CLASS (self)->mode)
 
+typedef struct _CoRetire CoRetire;
+
 struct _GstCoBaseFilterPrivate
 {
   GstCoBackend backend;         /* properties, under the object lock */
@@ -50,6 +54,7 @@ struct _GstCoBaseFilterPrivate
   gpointer event;               /* cudaEvent_t ordering foreign streams */
   gboolean always_sync;         /* CO_SYNC_EVERY_FRAME set at start: the
                                  * 1.22 behaviour, for comparisons */
+  CoRetire *retire;             /* inputs held for the device (1.24+) */
 
   /* the rebuild contract (gst_co_base_filter_mark_dirty) */
   gboolean dirty;               /* under the object lock */
@@ -106,6 +111,14 @@ GstFlowReturn co_transform (GstBaseTransform * bt, GstBuffer * inbuf,
 GstFlowReturn co_transform_ip (GstBaseTransform * bt, GstBuffer * buf);
 void      co_free_stages (GstCoBaseFilter * self);
 void      co_invalidate (GstCoBaseFilter * self);
+
+/* inputs held until the device has read them (1.24+) */
+#ifdef CO_CUDA_STREAMS
+CoRetire *co_retire_new (GstCoBaseFilter * self);
+gboolean  co_retire_push (CoRetire * r, GstBuffer * buf, gpointer stream);
+void      co_retire_drain (CoRetire * r);
+void      co_retire_free (CoRetire * r);
+#endif
 
 /* settings */
 void      co_settings_init (GstCoBaseFilter * self);

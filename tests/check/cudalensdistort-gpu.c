@@ -547,6 +547,139 @@ GST_START_TEST (test_cuda_memory_pipeline)
 
 GST_END_TEST;
 
+/* The allocator the element after appsrc proposes (pinned host memory on
+ * the CUDA backend), asked once a frame has set the caps; NULL for none. */
+static GstAllocator *
+proposed_allocator (GstElement * src, GstCaps * caps)
+{
+  GstPad *pad = gst_element_get_static_pad (src, "src");
+  GstQuery *q = gst_query_new_allocation (caps, TRUE);
+  GstAllocator *a = NULL;
+
+  if (gst_pad_peer_query (pad, q) && gst_query_get_n_allocation_params (q))
+    gst_query_parse_nth_allocation_param (q, 0, &a, NULL);
+  gst_query_unref (q);
+  gst_object_unref (pad);
+  return a;
+}
+
+/* Frames through @element from appsrc, each written into the only buffer
+ * of a pool of one just before it is pushed (after a first frame that sets
+ * the caps, the pool's memory from the allocator the element proposes:
+ * pinned, read by DMA): the source can write a frame only once the element
+ * has let the previous one go.  With a stream on
+ * the output (1.24+) the element holds each input until the device has
+ * read it, and a thread of its own releases it (no stall waiting for a
+ * next frame, which the source cannot make); a release before the read
+ * would show as another frame's pixels.  Returns the output frames. */
+static GPtrArray *
+pool_of_one (const gchar * element, const gchar * tail, guint n,
+    gboolean pinned)
+{
+  GstCaps *caps = gst_caps_from_string ("video/x-raw,format=RGBA,"
+      "width=320,height=240,framerate=30/1");
+  gchar *launch = g_strdup_printf ("appsrc name=src format=time ! %s ! %s ! "
+      "appsink name=out sync=false", element, tail);
+  GstElement *pipe = gst_parse_launch (launch, NULL);
+  GstElement *src = gst_bin_get_by_name (GST_BIN (pipe), "src");
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "out");
+  GstBufferPool *pool = gst_video_buffer_pool_new ();
+  GstStructure *config;
+  GstAllocator *alloc;
+  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      g_bytes_unref);
+  GstSample *smp;
+  guint i;
+
+  g_object_set (src, "caps", caps, NULL);
+  fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  for (i = 0; i < n; i++) {
+    GstBuffer *b = NULL;
+    GstMapInfo m;
+    GRand *r = g_rand_new_with_seed (i + 1);
+    gsize k;
+    if (i == 0) {
+      b = gst_buffer_new_allocate (NULL, 320 * 240 * 4, NULL);
+    } else {
+      if (i == 1) {
+        /* the first frame through: the element's caps are set */
+        smp = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
+            20 * GST_SECOND);
+        fail_unless (smp != NULL);
+        fail_unless (gst_buffer_map (gst_sample_get_buffer (smp), &m,
+                GST_MAP_READ));
+        g_ptr_array_add (out, g_bytes_new (m.data, m.size));
+        gst_buffer_unmap (gst_sample_get_buffer (smp), &m);
+        gst_sample_unref (smp);
+        alloc = proposed_allocator (src, caps);
+        fail_unless (!pinned || alloc != NULL, "no allocator proposed");
+        if (alloc)
+          g_printerr ("pool of one: frames from %s\n", alloc->mem_type);
+        config = gst_buffer_pool_get_config (pool);
+        gst_buffer_pool_config_set_params (config, caps, 320 * 240 * 4, 1, 1);
+        if (alloc)              /* none from the CPU backend */
+          gst_buffer_pool_config_set_allocator (config, alloc, NULL);
+        gst_clear_object (&alloc);
+        fail_unless (gst_buffer_pool_set_config (pool, config));
+        fail_unless (gst_buffer_pool_set_active (pool, TRUE));
+      }
+      /* blocks until the element has let the previous frame go */
+      fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &b,
+              NULL), GST_FLOW_OK);
+    }
+    fail_unless (gst_buffer_map (b, &m, GST_MAP_WRITE));
+    for (k = 0; k < m.size; k += 4) {
+      guint32 v = g_rand_int (r);
+      memcpy (m.data + k, &v, 4);
+    }
+    gst_buffer_unmap (b, &m);
+    g_rand_free (r);
+    GST_BUFFER_PTS (b) = i * GST_SECOND / 30;
+    fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC (src), b),
+        GST_FLOW_OK);
+  }
+  gst_app_src_end_of_stream (GST_APP_SRC (src));
+  while ((smp = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
+              20 * GST_SECOND))) {
+    GstMapInfo m;
+    GstBuffer *b = gst_sample_get_buffer (smp);
+    fail_unless (gst_buffer_map (b, &m, GST_MAP_READ));
+    g_ptr_array_add (out, g_bytes_new (m.data, m.size));
+    gst_buffer_unmap (b, &m);
+    gst_sample_unref (smp);
+  }
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_buffer_pool_set_active (pool, FALSE);
+  gst_object_unref (pool);
+  gst_object_unref (src);
+  gst_object_unref (sink);
+  gst_object_unref (pipe);
+  gst_caps_unref (caps);
+  g_free (launch);
+  return out;
+}
+
+GST_START_TEST (test_held_input_pool_of_one)
+{
+  const guint n = 40;
+  GPtrArray *gpu = pool_of_one ("cudalensdistort backend=cuda k1=-0.3",
+      CUDA_CAPS " ! cudadownload ! video/x-raw", n, TRUE);
+  GPtrArray *cpu = pool_of_one ("cudalensdistort backend=cpu k1=-0.3",
+      "video/x-raw", n, FALSE);
+  guint i;
+
+  fail_unless_equals_int (gpu->len, n);
+  fail_unless_equals_int (cpu->len, n);
+  for (i = 0; i < n; i++)
+    fail_unless (g_bytes_equal (g_ptr_array_index (gpu, i),
+            g_ptr_array_index (cpu, i)), "frame %u differs from the CPU's", i);
+  g_ptr_array_unref (gpu);
+  g_ptr_array_unref (cpu);
+}
+
+GST_END_TEST;
+
 /* With no caps filters at all, a CUDA chain stays in CUDA memory. */
 GST_START_TEST (test_cuda_memory_caps)
 {
@@ -995,6 +1128,7 @@ cudalensdistort_gpu_suite (void)
   tcase_add_test (tc, test_pinned_pool);
   tcase_add_test (tc, test_cuda_memory_caps);
   tcase_add_test (tc, test_cuda_memory_pipeline);
+  tcase_add_test (tc, test_held_input_pool_of_one);
   tcase_add_test (tc, test_bad_device);
   tcase_add_test (tc, test_nvh264dec);
 
