@@ -8,7 +8,11 @@
  * system-memory RGBA (downloaded into the element's pinned pool).  The
  * kernels are a lens's (co_clt_lens_node, 3 colours at stride 16, the
  * paper's grid), or the built-in demosaicing ones.  The rate comes from the
- * difference between two frame counts (CUDA's start-up left out).
+ * difference between two frame counts (CUDA's start-up left out).  Beside
+ * it, in the same process: a device-to-host copy of one RGBA output frame
+ * into pinned memory and the host-to-device copy of one Bayer frame, and
+ * for each set of kernels what system memory costs over CUDA memory
+ * against that download.
  *
  *   bench-aberration [WIDTH HEIGHT [BACKEND]]   (default 2592 1936 cuda)
  */
@@ -18,6 +22,7 @@
 #include <math.h>
 #include <string.h>
 #include "bench-app.h"
+#include "bench-cuda.h"
 #include "clt_build.h"
 #include "gstcocltkernels.h"
 
@@ -123,6 +128,7 @@ main (int argc, char **argv)
     "video/x-raw,format=RGBA"
   };
   gint o, kf, fails = 0;
+  gdouble per_ms[2][2] = { {-1, -1}, {-1, -1} }, d2h = -1, h2d = -1;
 
   gst_init (&argc, &argv);
   write_kernels (w, h, path);
@@ -147,9 +153,23 @@ main (int argc, char **argv)
         g_print ("| %s, %s | %.0f | %.3f |\n", kf ? "lens kernels" :
             "demosaicing only", o ? "RGBA system memory" :
             "RGBA memory:CUDAMemory", 1e3 / per, per);
+        per_ms[kf][o] = per;
       }
       g_free (desc);
     }
+  if (!cpu) {
+    d2h = host_copy_ms ((size_t) w * h * 4, TRUE);
+    h2d = host_copy_ms ((size_t) GST_ROUND_UP_4 (w) * h, FALSE);
+    g_print ("\npinned copies, same process: RGBA frame device to host "
+        "%.3f ms (%.1f GB/s), Bayer frame host to device %.3f ms\n", d2h,
+        (gdouble) w * h * 4 / d2h / 1e6, h2d);
+    for (kf = 0; kf < 2; kf++)
+      if (per_ms[kf][0] > 0 && per_ms[kf][1] > 0 && d2h > 0)
+        g_print ("%s: system memory costs %.3f ms a frame over CUDA memory, "
+            "%.2f x the download\n", kf ? "lens kernels" :
+            "demosaicing only", per_ms[kf][1] - per_ms[kf][0],
+            (per_ms[kf][1] - per_ms[kf][0]) / d2h);
+  }
   g_unlink (path);
   g_free (path);
   bench_clear_frames ();

@@ -20,7 +20,12 @@
  * in system memory for the CPU.  The rate is the difference between two
  * frame counts (CUDA start-up is excluded).
  *
- *   bench-omni [--cpu-frames N]      (exit 2 without a GPU)
+ *   bench-omni [--cpu-frames N | --stable [CASE]]   (exit 2 without a GPU)
+ *
+ * --stable: only the copy and the per-frame cost with the table reused,
+ * 10,000 frames a case, every case or the one numbered CASE from 0 in the
+ * table's order (4: 5760x720 from 4K), for A/B runs (e.g. CO_RETIRE=0
+ * against the default on 1.24+).
  */
 #include <gst/video/video.h>
 #include <cuda_runtime_api.h>
@@ -81,6 +86,8 @@ main (int argc, char **argv)
   };
   guint64 cpu_frames = argc > 2 && !strcmp (argv[1], "--cpu-frames") ?
       g_ascii_strtoull (argv[2], NULL, 10) : 6;
+  gboolean stable_only = argc > 1 && !strcmp (argv[1], "--stable");
+  gint only_case = stable_only && argc > 2 ? atoi (argv[2]) : -1;
   guint c;
   gint dev = 0;
 
@@ -95,6 +102,8 @@ main (int argc, char **argv)
       "CPU/GPU transition |\n"
       "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   for (c = 0; c < G_N_ELEMENTS (cases); c++) {
+    if (only_case >= 0 && (gint) c != only_case)
+      continue;
     /* a mirror filling 95% of the frame's shorter side; the cuboid's
      * planes as wide as the output asks (its caps fix the rest) */
     gint side = MIN (cases[c].iw, cases[c].ih);
@@ -118,6 +127,14 @@ main (int argc, char **argv)
       return 2;
     copy = copy_ms (cases[c].ow, cases[c].oh);
     transition = STABLE;
+    if (stable_only) {
+      gs = per_frame (props, cases[c].ow, cases[c].oh, TRUE, 1000, 11000);
+      g_print ("| %dx%d | %dx%d%s | %.4f | %.4f (%.2f) | %.0f |\n",
+          cases[c].iw, cases[c].ih, cases[c].ow, cases[c].oh,
+          cases[c].ground ? " ground" : "", copy, gs, gs / copy, 1e3 / gs);
+      g_free (props);
+      continue;
+    }
     gs = per_frame (props, cases[c].ow, cases[c].oh, TRUE, 200, 1200);
     transition = PAN;
     gpan = per_frame (props, cases[c].ow, cases[c].oh, TRUE, 50, 250);

@@ -23,7 +23,8 @@
  *     videotestsrc (in the pinned pool the element proposes) and from
  *     appsrc (pageable memory the element stages).
  *
- *   bench-shcentroid [--quick | --kernels | --element | --marks | --pipelined]
+ *   bench-shcentroid [--quick | --kernels | --element | --marks [appsrc] |
+ *                     --pipelined]
  *   (exit 2 without a GPU; --quick: 1000x1000 only; --kernels: 1000x1000
  *   without the element; --element: the element alone; --marks: where the
  *   element's time goes, from the base class's trace marks; --pipelined:
@@ -556,12 +557,12 @@ print_marks (void)
   int i;
 
   printf ("\n| trace mark (after the frame's arrival) | median µs | p99 µs "
-      "|\n|---|---:|---:|\n");
+      "| p99.9 µs |\n|---|---:|---:|---:|\n");
   for (i = 0; i < n_marks; i++) {
     double q[4];
     spread (marks[i].t + 200, LATENCY_FRAMES, q);
-    printf ("| %s:%d | %.1f | %.1f |\n", marks[i].function, marks[i].line,
-        q[0], q[1]);
+    printf ("| %s:%d | %.1f | %.1f | %.1f |\n", marks[i].function,
+        marks[i].line, q[0], q[1], q[2]);
     g_free (marks[i].t);
   }
   n_marks = 0;
@@ -687,18 +688,24 @@ main (int argc, char **argv)
   if (argc > 1 && !strcmp (argv[1], "--pipelined"))
     return pipelined (s);
   if (only_marks) {
-    /* the element on CUDA, pinned pool, pitch 11: where its time goes */
+    /* the element on CUDA, pitch 11, frames in its pinned pool written
+     * once (appsrc) and drawn anew each time (videotestsrc): where its
+     * time goes */
     gst_debug_remove_log_function (gst_debug_log_default);
     gst_debug_add_log_function (on_log, NULL, NULL);
     gst_debug_set_threshold_for_name ("cobasefilter", GST_LEVEL_TRACE);
     gst_debug_set_threshold_for_name ("cudashcentroid", GST_LEVEL_TRACE);
     marking = 1;
-    for (si = 500; si <= 1000; si += 500) {
+    /* --marks appsrc: only the first (videotestsrc draws snow for ms) */
+    for (si = 2; si >= (argc > 2 && !strcmp (argv[2], "appsrc") ? 2 : 1);
+        si--) {
       double q[4];
-      if (!element_latency (si, 11.0, "cuda", 1, q))
+      if (!element_latency (1000, 11.0, "cuda", si, q))
         return 2;
-      printf ("\n%dx%d GRAY8, pitch 11, pinned pool: sink to src %.1f / "
-          "%.1f / %.1f µs", si, si, q[0], q[1], q[2]);
+      printf ("\n1000x1000 GRAY8, pitch 11, %s, frames in %s: sink to src "
+          "%.1f / %.1f / %.1f µs (median / p99 / p99.9)", si == 2 ?
+          "appsrc, frames written once into the element's pool" :
+          "videotestsrc", frames_in, q[0], q[1], q[2]);
       print_marks ();
     }
     return 0;
