@@ -5,10 +5,11 @@ domain of kernels/clt_math.h, in numpy, independent of the C code.
 
 Per axis C[k] + i S[k] = 0.5 sum_t w[t] x[t] exp(i pi (t + 4.5) (k + 0.5) / 8)
 (w the half sine); a tile's four layers are the bicomplex Z = CC + i SC +
-j CS + ij SS (i across, j down).  The cross-power a * conj_ij(b), each
-coefficient divided by the modulus of its four parts (plus a "fat zero"),
-goes back to a 15x15 correlation c(sx, sy) as the real part of the product
-with exp(i pi sx (k + 0.5) / 8) exp(j pi sy (l + 0.5) / 8).  For a pure shift
+j CS + ij SS (i across, j down).  The cross-power a * conj_ij(b), each of
+its two complex parts (through the idempotents (1 +- ij) / 2) divided by its
+own modulus, goes back to a 15x15 correlation c(sx, sy) as the real part of
+the product with exp(i pi sx (k + 0.5) / 8) exp(j pi sy (l + 0.5) / 8), as
+kernels/clt_corr_math.h computes it.  For a pure shift
 that is a product of two Dirichlet kernels sin(pi u) / sin(pi u / 16), so a
 parabola through the peak locks to whole pixels (0.1 px read as 0.046);
 fitting that kernel to the peak and its larger neighbour does not.
@@ -68,14 +69,26 @@ def corr_pixels(p):
     return (CO @ pr @ CO.T - CO @ pi_ @ SI.T - SI @ pj @ CO.T + SI @ pk @ SI.T)
 
 
+def cross(za, zb, fat_zero=0.0):
+    """Z_a conj(Z_b), normalised: bicomplex numbers split into two complex
+    ones through the idempotents (1 +- ij)/2 (z1 = (r + c) + i (a - b),
+    z2 = (r - c) + i (a + b)), each divided by its own modulus"""
+    r, a, b, c = za
+    R, A, B, C = zb
+    x1 = ((r + c) + 1j * (a - b)) * np.conj((R + C) + 1j * (A - B))
+    x2 = ((r - c) + 1j * (a + b)) * np.conj((R - C) + 1j * (A + B))
+    m = (np.abs(x1).mean() + np.abs(x2).mean()) / 2
+    p1 = x1 / (np.abs(x1) + fat_zero * m + 1e-30)
+    p2 = x2 / (np.abs(x2) + fat_zero * m + 1e-30)
+    return np.stack([(p1.real + p2.real) / 2, (p1.imag + p2.imag) / 2,
+                     (p2.imag - p1.imag) / 2, (p1.real - p2.real) / 2])
+
+
 def correlate(ta, tb, fat_zero=0.0, lpf=None):
-    za, zb = clt(ta), clt(tb)
-    p = bmul(za, bconj(zb))
-    mag = np.sqrt((p ** 2).sum(axis=0))
-    p = p / (mag + fat_zero * mag.mean() + 1e-30)
+    p = cross(clt(ta), clt(tb), fat_zero)
     if lpf is not None:
         p = p * lpf[None]
-    return corr_pixels(p)
+    return corr_pixels(p) / 64
 
 
 def subpixel(c):

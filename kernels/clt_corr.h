@@ -1,0 +1,27 @@
+/* cudaoptics — LGPL-2.1-or-later
+ *
+ * Phase correlation of CLT tiles (clt_corr_math.h): the C reference of the
+ * correlation step cudacltcorrelate is being built on (issue 32).
+ */
+#ifndef CO_CLT_CORR_H
+#define CO_CLT_CORR_H
+
+#include "clt_corr_math.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Tile i of @clt_a against tile i of @clt_b (CO_CLT_COEFFS floats each, as
+ * co_clt_forward_cpu writes them), for @n_tiles tiles: the sub-pixel shift
+ * of b's content against a's in *dx, *dy and the peak's strength (arrays
+ * of @n_tiles); with @corr (n_tiles x CO_CLT_CORR^2 floats) the
+ * correlation tiles too. */
+void co_clt_correlate_cpu (const float *clt_a, const float *clt_b,
+    int n_tiles, float fat_zero, CoCltPeak method, float *corr, float *dx,
+    float *dy, float *strength);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,234 @@
+/* cudaoptics — LGPL-2.1-or-later
+ *
+ * Phase correlation of two tiles in the CLT domain (kernels/clt_math.h),
+ * the tile processor's next step (Filippov 2018): written once for the C
+ * reference and, later, the CUDA kernels, with the same float operations
+ * in the same order and no libm call (a fixed polynomial for the one
+ * arctangent), so that both backends can give the same bits.
+ *
+ * A tile's four layers are the bicomplex spectrum Z = CC + i SC + j CS +
+ * ij SS (i across, j down), at the half-integer frequencies
+ * pi (k + 0.5) / 8.  If tile b shows tile a's content moved by (dx, dy),
+ * Z_b = Z_a exp(i phi_x) exp(j phi_y), phi = pi d (k + 0.5) / 8, so the
+ * cross-power P = Z_a conj(Z_b) (conj negating i and j), normalised
+ * (co_clt_corr_cross), is exp(-i phi_x) exp(-j phi_y).
+ * Back in pixels, c(sx, sy) = Re[P exp(i pi sx (k + 0.5) / 8)
+ * exp(j pi sy (l + 0.5) / 8)] summed over the 64 frequencies, for shifts
+ * -7..7: a 15x15 tile that for a pure shift is the product of two
+ * Dirichlet kernels D(s - d) = sin (pi (s - d)) / (16 sin (pi (s - d) / 16))
+ * (scaled so that a perfect match peaks at 1).
+ *
+ * A parabola through such a peak locks to whole pixels (a tenth of a
+ * pixel reads as 0.046 on textured tiles); fitting D to the peak and its
+ * larger neighbour does not (tests/ref/clt-correlate.py measures both).
+ * The fixed window still pulls larger shifts towards zero (about 10% at
+ * one pixel): moving tile b's window by an estimate (co_clt_forward_cpu's
+ * dx, dy) and correlating again measures what is left.
+ */
+#ifndef CO_CLT_CORR_MATH_H
+#define CO_CLT_CORR_MATH_H
+
+#include <math.h>
+#include "clt_math.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CO_CLT_CORR 15          /* correlation tile side: shifts -7..7 */
+#define CO_CLT_CORR_C 7         /* the zero shift's index */
+
+typedef enum
+{
+  CO_CLT_PEAK_DIRICHLET = 0,    /* the correlation's own kernel fitted */
+  CO_CLT_PEAK_PARABOLA = 1,     /* a parabola per axis through 3 samples */
+  CO_CLT_PEAK_CENTROID = 2,     /* centroid of the 3x3 positive part */
+} CoCltPeak;
+
+/* cos (pi m / 16), m = 0..8, as literals */
+CO_HD float
+co_clt_cos16_first (int m)
+{
+  return m == 0 ? 1.0f : m == 1 ? 9.807852804e-01f :
+      m == 2 ? 9.238795325e-01f : m == 3 ? 8.314696123e-01f :
+      m == 4 ? 7.071067812e-01f : m == 5 ? 5.555702330e-01f :
+      m == 6 ? 3.826834324e-01f : m == 7 ? 1.950903220e-01f : 0.0f;
+}
+
+/* cos (pi n / 16) for any integer n */
+CO_HD float
+co_clt_cos16 (int n)
+{
+  const int r = ((n % 32) + 32) % 32;
+
+  return r <= 8 ? co_clt_cos16_first (r) :
+      r <= 16 ? -co_clt_cos16_first (16 - r) :
+      r <= 24 ? -co_clt_cos16_first (r - 16) : co_clt_cos16_first (32 - r);
+}
+
+/* The normalised cross-power of tiles @za and @zb (CO_CLT_COEFFS floats,
+ * [q][kv][kh]) into @p.  Bicomplex numbers split into two complex ones
+ * through the idempotents (1 +- ij) / 2: Z = r + i a + j b + ij c is
+ * z1 = (r + c) + i (a - b) (where j = -i) and z2 = (r - c) + i (a + b)
+ * (where j = i), the spectrum at (kx, -ky) and at (kx, ky).  Products and
+ * conjugates act on each alone, so each part of Z_a conj(Z_b) is divided
+ * by its own modulus (plus @fat_zero times the tile's mean modulus: 0 is
+ * pure phase, larger values weigh strong frequencies more, for noisy
+ * tiles), and the two are put back together.  Tiles with no energy give
+ * zeros. */
+CO_HD void
+co_clt_corr_cross (const float *za, const float *zb, float fat_zero,
+    float *p)
+{
+  float mean = 0.0f;
+  int n;
+
+  for (n = 0; n < CO_CLT_LAYER; n++) {
+    /* the two complex parts of each tile */
+    const float a1r = za[n] + za[192 + n], a1i = za[64 + n] - za[128 + n];
+    const float a2r = za[n] - za[192 + n], a2i = za[64 + n] + za[128 + n];
+    const float b1r = zb[n] + zb[192 + n], b1i = zb[64 + n] - zb[128 + n];
+    const float b2r = zb[n] - zb[192 + n], b2i = zb[64 + n] + zb[128 + n];
+    /* z_a conj (z_b) for each */
+    const float x1r = a1r * b1r + a1i * b1i, x1i = a1i * b1r - a1r * b1i;
+    const float x2r = a2r * b2r + a2i * b2i, x2i = a2i * b2r - a2r * b2i;
+    p[n] = x1r;
+    p[64 + n] = x1i;
+    p[128 + n] = x2r;
+    p[192 + n] = x2i;
+    mean += sqrtf (x1r * x1r + x1i * x1i) + sqrtf (x2r * x2r + x2i * x2i);
+  }
+  mean = mean * (0.5f / CO_CLT_LAYER);
+  for (n = 0; n < CO_CLT_LAYER; n++) {
+    const float x1r = p[n], x1i = p[64 + n], x2r = p[128 + n],
+        x2i = p[192 + n];
+    const float d1 = sqrtf (x1r * x1r + x1i * x1i) + fat_zero * mean;
+    const float d2 = sqrtf (x2r * x2r + x2i * x2i) + fat_zero * mean;
+    const float s1 = d1 > 0.0f ? 1.0f / d1 : 0.0f;
+    const float s2 = d2 > 0.0f ? 1.0f / d2 : 0.0f;
+    const float p1r = x1r * s1, p1i = x1i * s1, p2r = x2r * s2,
+        p2i = x2i * s2;
+    /* back to r, i, j, ij */
+    p[n] = 0.5f * (p1r + p2r);
+    p[64 + n] = 0.5f * (p1i + p2i);
+    p[128 + n] = 0.5f * (p2i - p1i);
+    p[192 + n] = 0.5f * (p1r - p2r);
+  }
+}
+
+/* The pixel-domain correlation of cross-power @p into @c (CO_CLT_CORR^2
+ * floats, [sy + 7][sx + 7]): across first, then down, divided by 64. */
+CO_HD void
+co_clt_corr_pixels (const float *p, float *c)
+{
+  float a[CO_CLT_N][CO_CLT_CORR], b[CO_CLT_N][CO_CLT_CORR];
+  int kv, kh, sx, sy;
+
+  /* A = sum_kh (P_r cos - P_i sin), B = sum_kh (P_j cos - P_ij sin) */
+  for (kv = 0; kv < CO_CLT_N; kv++)
+    for (sx = 0; sx < CO_CLT_CORR; sx++) {
+      float ta = 0.0f, tb = 0.0f;
+      for (kh = 0; kh < CO_CLT_N; kh++) {
+        const int n = (sx - CO_CLT_CORR_C) * (2 * kh + 1);
+        const float cs = co_clt_cos16 (n), sn = co_clt_cos16 (n - 8);
+        const int e = kv * CO_CLT_N + kh;
+        ta += p[e] * cs - p[64 + e] * sn;
+        tb += p[128 + e] * cs - p[192 + e] * sn;
+      }
+      a[kv][sx] = ta;
+      b[kv][sx] = tb;
+    }
+  /* c = sum_kv (A cos - B sin) */
+  for (sy = 0; sy < CO_CLT_CORR; sy++)
+    for (sx = 0; sx < CO_CLT_CORR; sx++) {
+      float t = 0.0f;
+      for (kv = 0; kv < CO_CLT_N; kv++) {
+        const int n = (sy - CO_CLT_CORR_C) * (2 * kv + 1);
+        t += a[kv][sx] * co_clt_cos16 (n) - b[kv][sx] * co_clt_cos16 (n - 8);
+      }
+      c[sy * CO_CLT_CORR + sx] = t * (1.0f / CO_CLT_LAYER);
+    }
+}
+
+/* atan (x) for |x| <= 1 by a fixed odd polynomial (error below 2e-5 rad):
+ * the same bits on the host and the device, where atanf may differ */
+CO_HD float
+co_clt_atan1 (float x)
+{
+  const float x2 = x * x;
+
+  return x * (9.9997726e-01f + x2 * (-3.3262347e-01f + x2 * (1.9354346e-01f +
+              x2 * (-1.1643287e-01f + x2 * (5.2653320e-02f +
+                      x2 * -1.1721200e-02f)))));
+}
+
+/* The offset from sample 0 of a peak c0 whose neighbours are cm (at -1)
+ * and cp (at +1), by @method along one axis (-0.5..0.5 for a peak between
+ * samples). */
+CO_HD float
+co_clt_peak_1d (float cm, float c0, float cp, CoCltPeak method)
+{
+  if (method == CO_CLT_PEAK_PARABOLA) {
+    const float d = cm - 2.0f * c0 + cp;
+    return d < 0.0f ? 0.5f * (cm - cp) / d : 0.0f;
+  } else {
+    /* D(u) = sin (pi u) / (16 sin (pi u / 16)): for samples at 0 and 1,
+     * c1 / c0 = -sin (b u0) / sin (b (u0 + 1)) with u0 = -d, b = pi / 16,
+     * so tan (b d) = r sin b / (1 + r cos b) */
+    const float sb = 1.950903220e-01f, cb = 9.807852804e-01f;
+    const float b = 1.963495408e-01f;     /* pi / 16 */
+    const int right = cp >= cm;
+    float r = c0 != 0.0f ? (right ? cp : cm) / c0 : 0.0f;
+    float d;
+    r = r > 1.0f ? 1.0f : r < -1.0f ? -1.0f : r;
+    d = co_clt_atan1 (r * sb / (1.0f + r * cb)) / b;
+    return right ? d : -d;
+  }
+}
+
+/* The sub-pixel peak of correlation @c: (*dx, *dy) from the zero shift,
+ * *strength the peak's value (1 for identical tiles). */
+CO_HD void
+co_clt_corr_peak (const float *c, CoCltPeak method, float *dx, float *dy,
+    float *strength)
+{
+  int best = 0, n, ix, iy;
+  float fx = 0.0f, fy = 0.0f;
+
+  for (n = 1; n < CO_CLT_CORR * CO_CLT_CORR; n++)
+    if (c[n] > c[best])
+      best = n;
+  ix = best % CO_CLT_CORR;
+  iy = best / CO_CLT_CORR;
+  if (method == CO_CLT_PEAK_CENTROID) {
+    float m = 0.0f, mx = 0.0f, my = 0.0f;
+    int x, y;
+    for (y = iy - 1; y <= iy + 1; y++)
+      for (x = ix - 1; x <= ix + 1; x++)
+        if (x >= 0 && y >= 0 && x < CO_CLT_CORR && y < CO_CLT_CORR &&
+            c[y * CO_CLT_CORR + x] > 0.0f) {
+          const float v = c[y * CO_CLT_CORR + x];
+          m += v;
+          mx += v * (float) (x - ix);
+          my += v * (float) (y - iy);
+        }
+    if (m > 0.0f) {
+      fx = mx / m;
+      fy = my / m;
+    }
+  } else {
+    if (ix > 0 && ix < CO_CLT_CORR - 1)
+      fx = co_clt_peak_1d (c[best - 1], c[best], c[best + 1], method);
+    if (iy > 0 && iy < CO_CLT_CORR - 1)
+      fy = co_clt_peak_1d (c[best - CO_CLT_CORR], c[best],
+          c[best + CO_CLT_CORR], method);
+  }
+  *dx = (float) (ix - CO_CLT_CORR_C) + fx;
+  *dy = (float) (iy - CO_CLT_CORR_C) + fy;
+  *strength = c[best];
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif

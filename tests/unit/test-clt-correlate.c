@@ -1,0 +1,294 @@
+/* cudaoptics — LGPL-2.1-or-later
+ *
+ * The CLT-domain phase correlation (kernels/clt_corr_math.h) on band-limited
+ * textures shifted analytically by known sub-pixel amounts:
+ * - identical tiles peak at zero with strength 1;
+ * - swapping the tiles negates the shift;
+ * - shifts within half a pixel: the fitted kernel's RMS error is small and
+ *   below the parabola's (which locks to whole pixels);
+ * - shifts of pixels: one refinement (tile b's window moved by the first
+ *   estimate, co_clt_forward_cpu's dx/dy) leaves a small residual;
+ * - the transform back to pixels against a double-precision evaluation of
+ *   its definition.
+ */
+#include <math.h>
+#include <glib.h>
+#include "clt.h"
+#include "clt_corr.h"
+
+#define W 160
+#define H 160
+#define WAVES 400
+
+typedef struct
+{
+  double ux[WAVES], uy[WAVES], a[WAVES], ph[WAVES];
+} Texture;
+
+static void
+texture_init (Texture * t, guint32 seed)
+{
+  GRand *r = g_rand_new_with_seed (seed);
+  int m;
+
+  for (m = 0; m < WAVES; m++) {
+    /* broadband, evenly over the disc of 0.45 cycles a pixel: a few pure
+     * waves leave most of a tile's 64 frequencies empty, and pure phase
+     * correlation weighs the empty ones as much as the rest */
+    double f = 0.45 * sqrt (g_rand_double (r)),
+        th = g_rand_double_range (r, 0, 2 * G_PI);
+    t->ux[m] = f * cos (th);
+    t->uy[m] = f * sin (th);
+    t->a[m] = g_rand_double_range (r, 1, 3);
+    t->ph[m] = g_rand_double_range (r, 0, 2 * G_PI);
+  }
+  g_rand_free (r);
+}
+
+/* the texture moved by (dx, dy): img(x, y) = f(x - dx, y - dy) */
+static float *
+render (const Texture * t, double dx, double dy)
+{
+  float *img = g_new (float, W * H);
+  int x, y, m;
+
+  for (y = 0; y < H; y++)
+    for (x = 0; x < W; x++) {
+      double v = 128;
+      for (m = 0; m < WAVES; m++)
+        v += t->a[m] * cos (2 * G_PI * (t->ux[m] * (x - dx) + t->uy[m] *
+                (y - dy)) + t->ph[m]);
+      img[y * W + x] = (float) v;
+    }
+  return img;
+}
+
+static int tiles_x, tiles_y;
+
+static float *
+forward (const float *img, const float *dx, const float *dy)
+{
+  float *z;
+
+  co_clt_tiles (W, H, &tiles_x, &tiles_y);
+  z = g_new (float, (gsize) tiles_x * tiles_y * CO_CLT_COEFFS);
+  co_clt_forward_cpu (img, W, H, W, dx, dy, z);
+  return z;
+}
+
+/* interior tiles only: no reflected border in either */
+static gboolean
+interior (int i)
+{
+  const int tx = i % tiles_x, ty = i / tiles_x;
+  return tx >= 2 && ty >= 2 && tx < tiles_x - 2 && ty < tiles_y - 2;
+}
+
+/* RMS error of the estimated shift of b against a, over interior tiles */
+static double
+rms_error (const float *za, const float *zb, CoCltPeak method, double dx,
+    double dy, float *ex, float *ey, float *st)
+{
+  const int n = tiles_x * tiles_y;
+  double acc = 0;
+  int i, cnt = 0;
+
+  co_clt_correlate_cpu (za, zb, n, 0.0f, method, NULL, ex, ey, st);
+  for (i = 0; i < n; i++)
+    if (interior (i)) {
+      acc += (ex[i] - dx) * (ex[i] - dx) + (ey[i] - dy) * (ey[i] - dy);
+      cnt++;
+    }
+  return sqrt (acc / cnt);
+}
+
+static void
+test_identical (void)
+{
+  Texture t;
+  float *img, *z, *ex, *ey, *st;
+  int i, n;
+
+  texture_init (&t, 1);
+  img = render (&t, 0, 0);
+  z = forward (img, NULL, NULL);
+  n = tiles_x * tiles_y;
+  ex = g_new (float, n);
+  ey = g_new (float, n);
+  st = g_new (float, n);
+  co_clt_correlate_cpu (z, z, n, 0.0f, CO_CLT_PEAK_DIRICHLET, NULL, ex, ey,
+      st);
+  for (i = 0; i < n; i++)
+    if (interior (i)) {
+      g_assert_cmpfloat (fabsf (ex[i]), <, 1e-4);
+      g_assert_cmpfloat (fabsf (ey[i]), <, 1e-4);
+      g_assert_cmpfloat (fabsf (st[i] - 1.0f), <, 1e-4);
+    }
+  g_free (img);
+  g_free (z);
+  g_free (ex);
+  g_free (ey);
+  g_free (st);
+}
+
+static void
+test_subpixel (void)
+{
+  GRand *r = g_rand_new_with_seed (7);
+  double worst_fit = 0, worst_par = 0;
+  int trial;
+
+  for (trial = 0; trial < 6; trial++) {
+    Texture t;
+    const double dx = g_rand_double_range (r, -0.5, 0.5),
+        dy = g_rand_double_range (r, -0.5, 0.5);
+    float *a, *b, *za, *zb, *ex, *ey, *st, *bx, *by, *bs;
+    double fit, par, anti = 0;
+    int i, n;
+
+    texture_init (&t, 100 + trial);
+    a = render (&t, 0, 0);
+    b = render (&t, dx, dy);
+    za = forward (a, NULL, NULL);
+    zb = forward (b, NULL, NULL);
+    n = tiles_x * tiles_y;
+    ex = g_new (float, n);
+    ey = g_new (float, n);
+    st = g_new (float, n);
+    bx = g_new (float, n);
+    by = g_new (float, n);
+    bs = g_new (float, n);
+    par = rms_error (za, zb, CO_CLT_PEAK_PARABOLA, dx, dy, ex, ey, st);
+    fit = rms_error (za, zb, CO_CLT_PEAK_DIRICHLET, dx, dy, ex, ey, st);
+    /* b against a: the opposite shift */
+    co_clt_correlate_cpu (zb, za, n, 0.0f, CO_CLT_PEAK_DIRICHLET, NULL, bx,
+        by, bs);
+    for (i = 0; i < n; i++)
+      if (interior (i))
+        anti = MAX (anti, MAX (fabs (bx[i] + ex[i]), fabs (by[i] + ey[i])));
+    g_print ("shift %+.3f %+.3f: RMS error %.4f px fitted, %.4f parabola; "
+        "swapped tiles differ by %.2g\n", dx, dy, fit, par, anti);
+    g_assert_cmpfloat (anti, <, 1e-3);
+    worst_fit = MAX (worst_fit, fit);
+    worst_par = MAX (worst_par, par);
+    g_free (a);
+    g_free (b);
+    g_free (za);
+    g_free (zb);
+    g_free (ex);
+    g_free (ey);
+    g_free (st);
+    g_free (bx);
+    g_free (by);
+    g_free (bs);
+  }
+  g_rand_free (r);
+  g_print ("worst RMS error: fitted %.4f px, parabola %.4f px\n", worst_fit,
+      worst_par);
+  /* one pass: the fixed window pulls shifts near half a pixel towards
+   * zero (0.04-0.07 px here); test_refine removes that */
+  g_assert_cmpfloat (worst_fit, <, 0.08);
+  g_assert_cmpfloat (worst_fit, <, worst_par);
+}
+
+/* Shifts of up to 2.5 pixels: a first estimate, then tile b's window moved
+ * by it and the rest measured. */
+static void
+test_refine (void)
+{
+  GRand *r = g_rand_new_with_seed (11);
+  int trial;
+
+  for (trial = 0; trial < 4; trial++) {
+    Texture t;
+    const double dx = g_rand_double_range (r, -2.5, 2.5),
+        dy = g_rand_double_range (r, -2.5, 2.5);
+    float *a, *b, *za, *zb, *zb2, *ex, *ey, *st, *rx, *ry, *rs;
+    double first = 0, second = 0;
+    int i, n, cnt = 0;
+
+    texture_init (&t, 200 + trial);
+    a = render (&t, 0, 0);
+    b = render (&t, dx, dy);
+    za = forward (a, NULL, NULL);
+    zb = forward (b, NULL, NULL);
+    n = tiles_x * tiles_y;
+    ex = g_new (float, n);
+    ey = g_new (float, n);
+    st = g_new (float, n);
+    rx = g_new (float, n);
+    ry = g_new (float, n);
+    rs = g_new (float, n);
+    first = rms_error (za, zb, CO_CLT_PEAK_DIRICHLET, dx, dy, ex, ey, st);
+    zb2 = forward (b, ex, ey);
+    co_clt_correlate_cpu (za, zb2, n, 0.0f, CO_CLT_PEAK_DIRICHLET, NULL, rx,
+        ry, rs);
+    for (i = 0; i < n; i++)
+      if (interior (i)) {
+        const double fx = ex[i] + rx[i] - dx, fy = ey[i] + ry[i] - dy;
+        second += fx * fx + fy * fy;
+        cnt++;
+      }
+    second = sqrt (second / cnt);
+    g_print ("shift %+.3f %+.3f: RMS error %.4f px, after one refinement "
+        "%.4f px\n", dx, dy, first, second);
+    g_assert_cmpfloat (second, <, 0.05);
+    g_assert_cmpfloat (second, <, first);
+    g_free (a);
+    g_free (b);
+    g_free (za);
+    g_free (zb);
+    g_free (zb2);
+    g_free (ex);
+    g_free (ey);
+    g_free (st);
+    g_free (rx);
+    g_free (ry);
+    g_free (rs);
+  }
+  g_rand_free (r);
+}
+
+/* co_clt_corr_pixels against its definition in double precision on a
+ * random cross-power */
+static void
+test_pixels_definition (void)
+{
+  GRand *r = g_rand_new_with_seed (3);
+  float p[CO_CLT_COEFFS], c[CO_CLT_CORR * CO_CLT_CORR];
+  double worst = 0;
+  int n, sx, sy, kv, kh;
+
+  for (n = 0; n < CO_CLT_COEFFS; n++)
+    p[n] = (float) g_rand_double_range (r, -1, 1);
+  co_clt_corr_pixels (p, c);
+  for (sy = -7; sy <= 7; sy++)
+    for (sx = -7; sx <= 7; sx++) {
+      double v = 0;
+      for (kv = 0; kv < 8; kv++)
+        for (kh = 0; kh < 8; kh++) {
+          const double ax = G_PI * sx * (kh + 0.5) / 8,
+              ay = G_PI * sy * (kv + 0.5) / 8;
+          const int e = kv * 8 + kh;
+          v += p[e] * cos (ax) * cos (ay) - p[64 + e] * sin (ax) * cos (ay) -
+              p[128 + e] * cos (ax) * sin (ay) + p[192 + e] * sin (ax) *
+              sin (ay);
+        }
+      worst = MAX (worst, fabs (v / 64 - c[(sy + 7) * 15 + sx + 7]));
+    }
+  g_print ("correlation against its definition: worst difference %.2g\n",
+      worst);
+  g_assert_cmpfloat (worst, <, 1e-5);
+  g_rand_free (r);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/clt-correlate/pixels-definition", test_pixels_definition);
+  g_test_add_func ("/clt-correlate/identical", test_identical);
+  g_test_add_func ("/clt-correlate/subpixel", test_subpixel);
+  g_test_add_func ("/clt-correlate/refine", test_refine);
+  return g_test_run ();
+}
