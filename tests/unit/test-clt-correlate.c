@@ -84,19 +84,77 @@ interior (int i)
   return tx >= 2 && ty >= 2 && tx < tiles_x - 2 && ty < tiles_y - 2;
 }
 
+/* A texture and its copy moved by (dx, dy), rendered and transformed */
+typedef struct
+{
+  float *a, *b, *za, *zb;
+  int n;                        /* tiles */
+} Pair;
+
+static void
+pair_init (Pair * p, guint32 seed, double dx, double dy)
+{
+  Texture t;
+
+  texture_init (&t, seed);
+  p->a = render (&t, 0, 0);
+  p->b = render (&t, dx, dy);
+  p->za = forward (p->a, NULL, NULL);
+  p->zb = forward (p->b, NULL, NULL);
+  p->n = tiles_x * tiles_y;
+}
+
+static void
+pair_clear (Pair * p)
+{
+  g_free (p->a);
+  g_free (p->b);
+  g_free (p->za);
+  g_free (p->zb);
+}
+
+/* Per-tile results of co_clt_correlate_cpu */
+typedef struct
+{
+  float *x, *y, *s;
+} Shifts;
+
+static void
+shifts_init (Shifts * e, int n)
+{
+  e->x = g_new (float, n);
+  e->y = g_new (float, n);
+  e->s = g_new (float, n);
+}
+
+static void
+shifts_clear (Shifts * e)
+{
+  g_free (e->x);
+  g_free (e->y);
+  g_free (e->s);
+}
+
+static void
+correlate (const float *za, const float *zb, int n, CoCltPeak method,
+    Shifts * e)
+{
+  co_clt_correlate_cpu (za, zb, n, 0.0f, method, NULL, e->x, e->y, e->s);
+}
+
 /* RMS error of the estimated shift of b against a, over interior tiles */
 static double
-rms_error (const float *za, const float *zb, CoCltPeak method, double dx,
-    double dy, float *ex, float *ey, float *st)
+rms_error (const Pair * p, CoCltPeak method, double dx, double dy,
+    Shifts * e)
 {
-  const int n = tiles_x * tiles_y;
   double acc = 0;
   int i, cnt = 0;
 
-  co_clt_correlate_cpu (za, zb, n, 0.0f, method, NULL, ex, ey, st);
-  for (i = 0; i < n; i++)
+  correlate (p->za, p->zb, p->n, method, e);
+  for (i = 0; i < p->n; i++)
     if (interior (i)) {
-      acc += (ex[i] - dx) * (ex[i] - dx) + (ey[i] - dy) * (ey[i] - dy);
+      acc += (e->x[i] - dx) * (e->x[i] - dx) + (e->y[i] - dy) * (e->y[i] -
+          dy);
       cnt++;
     }
   return sqrt (acc / cnt);
@@ -105,30 +163,21 @@ rms_error (const float *za, const float *zb, CoCltPeak method, double dx,
 static void
 test_identical (void)
 {
-  Texture t;
-  float *img, *z, *ex, *ey, *st;
-  int i, n;
+  Pair p;
+  Shifts e;
+  int i;
 
-  texture_init (&t, 1);
-  img = render (&t, 0, 0);
-  z = forward (img, NULL, NULL);
-  n = tiles_x * tiles_y;
-  ex = g_new (float, n);
-  ey = g_new (float, n);
-  st = g_new (float, n);
-  co_clt_correlate_cpu (z, z, n, 0.0f, CO_CLT_PEAK_DIRICHLET, NULL, ex, ey,
-      st);
-  for (i = 0; i < n; i++)
+  pair_init (&p, 1, 0, 0);
+  shifts_init (&e, p.n);
+  correlate (p.za, p.za, p.n, CO_CLT_PEAK_DIRICHLET, &e);
+  for (i = 0; i < p.n; i++)
     if (interior (i)) {
-      g_assert_cmpfloat (fabsf (ex[i]), <, 1e-4);
-      g_assert_cmpfloat (fabsf (ey[i]), <, 1e-4);
-      g_assert_cmpfloat (fabsf (st[i] - 1.0f), <, 1e-4);
+      g_assert_cmpfloat (fabsf (e.x[i]), <, 1e-4);
+      g_assert_cmpfloat (fabsf (e.y[i]), <, 1e-4);
+      g_assert_cmpfloat (fabsf (e.s[i] - 1.0f), <, 1e-4);
     }
-  g_free (img);
-  g_free (z);
-  g_free (ex);
-  g_free (ey);
-  g_free (st);
+  shifts_clear (&e);
+  pair_clear (&p);
 }
 
 static void
@@ -139,48 +188,32 @@ test_subpixel (void)
   int trial;
 
   for (trial = 0; trial < 6; trial++) {
-    Texture t;
     const double dx = g_rand_double_range (r, -0.5, 0.5),
         dy = g_rand_double_range (r, -0.5, 0.5);
-    float *a, *b, *za, *zb, *ex, *ey, *st, *bx, *by, *bs;
+    Pair p;
+    Shifts e, back;
     double fit, par, anti = 0;
-    int i, n;
+    int i;
 
-    texture_init (&t, 100 + trial);
-    a = render (&t, 0, 0);
-    b = render (&t, dx, dy);
-    za = forward (a, NULL, NULL);
-    zb = forward (b, NULL, NULL);
-    n = tiles_x * tiles_y;
-    ex = g_new (float, n);
-    ey = g_new (float, n);
-    st = g_new (float, n);
-    bx = g_new (float, n);
-    by = g_new (float, n);
-    bs = g_new (float, n);
-    par = rms_error (za, zb, CO_CLT_PEAK_PARABOLA, dx, dy, ex, ey, st);
-    fit = rms_error (za, zb, CO_CLT_PEAK_DIRICHLET, dx, dy, ex, ey, st);
+    pair_init (&p, 100 + trial, dx, dy);
+    shifts_init (&e, p.n);
+    shifts_init (&back, p.n);
+    par = rms_error (&p, CO_CLT_PEAK_PARABOLA, dx, dy, &e);
+    fit = rms_error (&p, CO_CLT_PEAK_DIRICHLET, dx, dy, &e);
     /* b against a: the opposite shift */
-    co_clt_correlate_cpu (zb, za, n, 0.0f, CO_CLT_PEAK_DIRICHLET, NULL, bx,
-        by, bs);
-    for (i = 0; i < n; i++)
+    correlate (p.zb, p.za, p.n, CO_CLT_PEAK_DIRICHLET, &back);
+    for (i = 0; i < p.n; i++)
       if (interior (i))
-        anti = MAX (anti, MAX (fabs (bx[i] + ex[i]), fabs (by[i] + ey[i])));
+        anti = MAX (anti, MAX (fabs (back.x[i] + e.x[i]),
+                fabs (back.y[i] + e.y[i])));
     g_print ("shift %+.3f %+.3f: RMS error %.4f px fitted, %.4f parabola; "
         "swapped tiles differ by %.2g\n", dx, dy, fit, par, anti);
     g_assert_cmpfloat (anti, <, 1e-3);
     worst_fit = MAX (worst_fit, fit);
     worst_par = MAX (worst_par, par);
-    g_free (a);
-    g_free (b);
-    g_free (za);
-    g_free (zb);
-    g_free (ex);
-    g_free (ey);
-    g_free (st);
-    g_free (bx);
-    g_free (by);
-    g_free (bs);
+    shifts_clear (&e);
+    shifts_clear (&back);
+    pair_clear (&p);
   }
   g_rand_free (r);
   g_print ("worst RMS error: fitted %.4f px, parabola %.4f px\n", worst_fit,
@@ -200,32 +233,24 @@ test_refine (void)
   int trial;
 
   for (trial = 0; trial < 4; trial++) {
-    Texture t;
     const double dx = g_rand_double_range (r, -2.5, 2.5),
         dy = g_rand_double_range (r, -2.5, 2.5);
-    float *a, *b, *za, *zb, *zb2, *ex, *ey, *st, *rx, *ry, *rs;
-    double first = 0, second = 0;
-    int i, n, cnt = 0;
+    Pair p;
+    Shifts e, rest;
+    float *zb2;
+    double first, second = 0;
+    int i, cnt = 0;
 
-    texture_init (&t, 200 + trial);
-    a = render (&t, 0, 0);
-    b = render (&t, dx, dy);
-    za = forward (a, NULL, NULL);
-    zb = forward (b, NULL, NULL);
-    n = tiles_x * tiles_y;
-    ex = g_new (float, n);
-    ey = g_new (float, n);
-    st = g_new (float, n);
-    rx = g_new (float, n);
-    ry = g_new (float, n);
-    rs = g_new (float, n);
-    first = rms_error (za, zb, CO_CLT_PEAK_DIRICHLET, dx, dy, ex, ey, st);
-    zb2 = forward (b, ex, ey);
-    co_clt_correlate_cpu (za, zb2, n, 0.0f, CO_CLT_PEAK_DIRICHLET, NULL, rx,
-        ry, rs);
-    for (i = 0; i < n; i++)
+    pair_init (&p, 200 + trial, dx, dy);
+    shifts_init (&e, p.n);
+    shifts_init (&rest, p.n);
+    first = rms_error (&p, CO_CLT_PEAK_DIRICHLET, dx, dy, &e);
+    zb2 = forward (p.b, e.x, e.y);
+    correlate (p.za, zb2, p.n, CO_CLT_PEAK_DIRICHLET, &rest);
+    for (i = 0; i < p.n; i++)
       if (interior (i)) {
-        const double fx = ex[i] + rx[i] - dx, fy = ey[i] + ry[i] - dy;
+        const double fx = e.x[i] + rest.x[i] - dx,
+            fy = e.y[i] + rest.y[i] - dy;
         second += fx * fx + fy * fy;
         cnt++;
       }
@@ -234,17 +259,10 @@ test_refine (void)
         "%.4f px\n", dx, dy, first, second);
     g_assert_cmpfloat (second, <, 0.05);
     g_assert_cmpfloat (second, <, first);
-    g_free (a);
-    g_free (b);
-    g_free (za);
-    g_free (zb);
     g_free (zb2);
-    g_free (ex);
-    g_free (ey);
-    g_free (st);
-    g_free (rx);
-    g_free (ry);
-    g_free (rs);
+    shifts_clear (&e);
+    shifts_clear (&rest);
+    pair_clear (&p);
   }
   g_rand_free (r);
 }
