@@ -1,7 +1,7 @@
 /* cudaoptics — LGPL-2.1-or-later
  *
  * Phase correlation of CLT tiles (clt_corr_math.h): the C reference of the
- * correlation step cudacltcorrelate is being built on (issue 32).
+ * correlation step of cudacltcorrelate.
  */
 #ifndef CO_CLT_CORR_H
 #define CO_CLT_CORR_H
@@ -20,6 +20,11 @@ extern "C" {
 void co_clt_correlate_cpu (const float *clt_a, const float *clt_b,
     int n_tiles, float fat_zero, CoCltPeak method, float *corr, float *dx,
     float *dy, float *strength);
+/* The same on the device, on @stream (a cudaStream_t): every pointer device
+ * memory, the C reference's bits; returns the launch's cudaError_t. */
+int co_clt_correlate_cuda (const float *clt_a, const float *clt_b,
+    int n_tiles, float fat_zero, CoCltPeak method, float *corr, float *dx,
+    float *dy, float *strength, void *stream);
 
 #ifdef __cplusplus
 }

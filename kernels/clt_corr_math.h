@@ -59,95 +59,171 @@ co_clt_cos16_first (int m)
 CO_HD float
 co_clt_cos16 (int n)
 {
-  const int r = ((n % 32) + 32) % 32;
+  const int r = n & 31;          /* two's complement: n mod 32 */
 
   return r <= 8 ? co_clt_cos16_first (r) :
       r <= 16 ? -co_clt_cos16_first (16 - r) :
       r <= 24 ? -co_clt_cos16_first (r - 16) : co_clt_cos16_first (32 - r);
 }
 
-/* The normalised cross-power of tiles @za and @zb (CO_CLT_COEFFS floats,
- * [q][kv][kh]) into @p.  Bicomplex numbers split into two complex ones
- * through the idempotents (1 +- ij) / 2: Z = r + i a + j b + ij c is
+/* The cross-power of tiles @za and @zb (CO_CLT_COEFFS floats,
+ * [q][kv][kh]) at frequency @n into @p, unnormalised; returns the sum of
+ * its two moduli.  Bicomplex numbers split into two complex ones through
+ * the idempotents (1 +- ij) / 2: Z = r + i a + j b + ij c is
  * z1 = (r + c) + i (a - b) (where j = -i) and z2 = (r - c) + i (a + b)
  * (where j = i), the spectrum at (kx, -ky) and at (kx, ky).  Products and
- * conjugates act on each alone, so each part of Z_a conj(Z_b) is divided
- * by its own modulus (plus @fat_zero times the tile's mean modulus: 0 is
- * pure phase, larger values weigh strong frequencies more, for noisy
- * tiles), and the two are put back together.  Tiles with no energy give
- * zeros. */
+ * conjugates act on each alone. */
+CO_HD float
+co_clt_corr_cross_at (const float *za, const float *zb, int n, float *p)
+{
+  const float a1r = za[n] + za[192 + n], a1i = za[64 + n] - za[128 + n];
+  const float a2r = za[n] - za[192 + n], a2i = za[64 + n] + za[128 + n];
+  const float b1r = zb[n] + zb[192 + n], b1i = zb[64 + n] - zb[128 + n];
+  const float b2r = zb[n] - zb[192 + n], b2i = zb[64 + n] + zb[128 + n];
+  /* z_a conj (z_b) for each */
+  const float x1r = a1r * b1r + a1i * b1i, x1i = a1i * b1r - a1r * b1i;
+  const float x2r = a2r * b2r + a2i * b2i, x2i = a2i * b2r - a2r * b2i;
+
+  p[n] = x1r;
+  p[64 + n] = x1i;
+  p[128 + n] = x2r;
+  p[192 + n] = x2i;
+  return sqrtf (x1r * x1r + x1i * x1i) + sqrtf (x2r * x2r + x2i * x2i);
+}
+
+/* Frequency @n of cross-power @p divided, part by part, by its modulus
+ * plus @fat_zero times @mean (the tile's mean modulus: 0 is pure phase,
+ * larger values weigh strong frequencies more, for noisy tiles), and put
+ * back together as r, i, j, ij.  No energy gives zeros. */
+CO_HD void
+co_clt_corr_norm_at (float *p, int n, float fat_zero, float mean)
+{
+  const float x1r = p[n], x1i = p[64 + n], x2r = p[128 + n],
+      x2i = p[192 + n];
+  const float d1 = sqrtf (x1r * x1r + x1i * x1i) + fat_zero * mean;
+  const float d2 = sqrtf (x2r * x2r + x2i * x2i) + fat_zero * mean;
+  const float s1 = d1 > 0.0f ? 1.0f / d1 : 0.0f;
+  const float s2 = d2 > 0.0f ? 1.0f / d2 : 0.0f;
+  const float p1r = x1r * s1, p1i = x1i * s1, p2r = x2r * s2,
+      p2i = x2i * s2;
+
+  p[n] = 0.5f * (p1r + p2r);
+  p[64 + n] = 0.5f * (p1i + p2i);
+  p[128 + n] = 0.5f * (p2i - p1i);
+  p[192 + n] = 0.5f * (p1r - p2r);
+}
+
+/* The sum of @m[0..63] as a tree (m[i] += m[i + s], s = 32, 16, ... 1),
+ * the order a warp's shuffles add in; @m is overwritten. */
+CO_HD float
+co_clt_sum64 (float *m)
+{
+  int s, i;
+
+  for (s = 32; s >= 1; s /= 2)
+    for (i = 0; i < s; i++)
+      m[i] += m[i + s];
+  return m[0];
+}
+
+/* The mean modulus from the sum co_clt_sum64 gave */
+CO_HD float
+co_clt_corr_mean (float sum)
+{
+  return sum * (0.5f / CO_CLT_LAYER);
+}
+
+/* The normalised cross-power of tiles @za and @zb into @p
+ * (co_clt_corr_cross_at, then co_clt_corr_norm_at at every frequency). */
 CO_HD void
 co_clt_corr_cross (const float *za, const float *zb, float fat_zero,
     float *p)
 {
-  float mean = 0.0f;
+  float m[CO_CLT_LAYER], mean;
   int n;
 
-  for (n = 0; n < CO_CLT_LAYER; n++) {
-    /* the two complex parts of each tile */
-    const float a1r = za[n] + za[192 + n], a1i = za[64 + n] - za[128 + n];
-    const float a2r = za[n] - za[192 + n], a2i = za[64 + n] + za[128 + n];
-    const float b1r = zb[n] + zb[192 + n], b1i = zb[64 + n] - zb[128 + n];
-    const float b2r = zb[n] - zb[192 + n], b2i = zb[64 + n] + zb[128 + n];
-    /* z_a conj (z_b) for each */
-    const float x1r = a1r * b1r + a1i * b1i, x1i = a1i * b1r - a1r * b1i;
-    const float x2r = a2r * b2r + a2i * b2i, x2i = a2i * b2r - a2r * b2i;
-    p[n] = x1r;
-    p[64 + n] = x1i;
-    p[128 + n] = x2r;
-    p[192 + n] = x2i;
-    mean += sqrtf (x1r * x1r + x1i * x1i) + sqrtf (x2r * x2r + x2i * x2i);
+  for (n = 0; n < CO_CLT_LAYER; n++)
+    m[n] = co_clt_corr_cross_at (za, zb, n, p);
+  mean = co_clt_corr_mean (co_clt_sum64 (m));
+  for (n = 0; n < CO_CLT_LAYER; n++)
+    co_clt_corr_norm_at (p, n, fat_zero, mean);
+}
+
+/* The basis of the way back to pixels, the same across and down:
+ * entry [s][k] (CO_CLT_CORR x CO_CLT_N) of @cs is cos (pi (s - 7) (k + 0.5)
+ * / 8) and of @sn its sine, from co_clt_cos16.  Built once (a block's
+ * threads share it on the device) rather than per sample. */
+CO_HD void
+co_clt_corr_basis_at (int j, float *cs, float *sn)
+{
+  const int n = (j / CO_CLT_N - CO_CLT_CORR_C) * (2 * (j % CO_CLT_N) + 1);
+
+  cs[j] = co_clt_cos16 (n);
+  sn[j] = co_clt_cos16 (n - 8);
+}
+
+#define CO_CLT_BASIS (CO_CLT_CORR * CO_CLT_N)
+
+CO_HD void
+co_clt_corr_basis (float *cs, float *sn)
+{
+  int j;
+
+  for (j = 0; j < CO_CLT_BASIS; j++)
+    co_clt_corr_basis_at (j, cs, sn);
+}
+
+/* The pixel-domain correlation of cross-power @p, across then down.
+ * Across, for row @kv and shift @sx (0..14, -7..7): *ta = sum_kh (P_r cos -
+ * P_i sin), *tb = sum_kh (P_j cos - P_ij sin). */
+CO_HD void
+co_clt_corr_across (const float *p, const float *cs, const float *sn,
+    int kv, int sx, float *ta, float *tb)
+{
+  float a = 0.0f, b = 0.0f;
+  int kh;
+
+  for (kh = 0; kh < CO_CLT_N; kh++) {
+    const float c = cs[sx * CO_CLT_N + kh], s = sn[sx * CO_CLT_N + kh];
+    const int e = kv * CO_CLT_N + kh;
+    a += p[e] * c - p[64 + e] * s;
+    b += p[128 + e] * c - p[192 + e] * s;
   }
-  mean = mean * (0.5f / CO_CLT_LAYER);
-  for (n = 0; n < CO_CLT_LAYER; n++) {
-    const float x1r = p[n], x1i = p[64 + n], x2r = p[128 + n],
-        x2i = p[192 + n];
-    const float d1 = sqrtf (x1r * x1r + x1i * x1i) + fat_zero * mean;
-    const float d2 = sqrtf (x2r * x2r + x2i * x2i) + fat_zero * mean;
-    const float s1 = d1 > 0.0f ? 1.0f / d1 : 0.0f;
-    const float s2 = d2 > 0.0f ? 1.0f / d2 : 0.0f;
-    const float p1r = x1r * s1, p1i = x1i * s1, p2r = x2r * s2,
-        p2i = x2i * s2;
-    /* back to r, i, j, ij */
-    p[n] = 0.5f * (p1r + p2r);
-    p[64 + n] = 0.5f * (p1i + p2i);
-    p[128 + n] = 0.5f * (p2i - p1i);
-    p[192 + n] = 0.5f * (p1r - p2r);
-  }
+  *ta = a;
+  *tb = b;
+}
+
+/* ... and down: c(sx, sy) = sum_kv (A cos - B sin) / 64, from the across
+ * sums @a and @b ([kv][sx], CO_CLT_CORR floats a row). */
+CO_HD float
+co_clt_corr_down (const float *a, const float *b, const float *cs,
+    const float *sn, int sx, int sy)
+{
+  float t = 0.0f;
+  int kv;
+
+  for (kv = 0; kv < CO_CLT_N; kv++)
+    t += a[kv * CO_CLT_CORR + sx] * cs[sy * CO_CLT_N + kv] -
+        b[kv * CO_CLT_CORR + sx] * sn[sy * CO_CLT_N + kv];
+  return t * (1.0f / CO_CLT_LAYER);
 }
 
 /* The pixel-domain correlation of cross-power @p into @c (CO_CLT_CORR^2
- * floats, [sy + 7][sx + 7]): across first, then down, divided by 64. */
+ * floats, [sy + 7][sx + 7]), with the basis co_clt_corr_basis built. */
 CO_HD void
-co_clt_corr_pixels (const float *p, float *c)
+co_clt_corr_pixels (const float *p, const float *cs, const float *sn,
+    float *c)
 {
-  float a[CO_CLT_N][CO_CLT_CORR], b[CO_CLT_N][CO_CLT_CORR];
-  int kv, kh, sx, sy;
+  float a[CO_CLT_N * CO_CLT_CORR], b[CO_CLT_N * CO_CLT_CORR];
+  int kv, sx, sy;
 
-  /* A = sum_kh (P_r cos - P_i sin), B = sum_kh (P_j cos - P_ij sin) */
   for (kv = 0; kv < CO_CLT_N; kv++)
-    for (sx = 0; sx < CO_CLT_CORR; sx++) {
-      float ta = 0.0f, tb = 0.0f;
-      for (kh = 0; kh < CO_CLT_N; kh++) {
-        const int n = (sx - CO_CLT_CORR_C) * (2 * kh + 1);
-        const float cs = co_clt_cos16 (n), sn = co_clt_cos16 (n - 8);
-        const int e = kv * CO_CLT_N + kh;
-        ta += p[e] * cs - p[64 + e] * sn;
-        tb += p[128 + e] * cs - p[192 + e] * sn;
-      }
-      a[kv][sx] = ta;
-      b[kv][sx] = tb;
-    }
-  /* c = sum_kv (A cos - B sin) */
+    for (sx = 0; sx < CO_CLT_CORR; sx++)
+      co_clt_corr_across (p, cs, sn, kv, sx, &a[kv * CO_CLT_CORR + sx],
+          &b[kv * CO_CLT_CORR + sx]);
   for (sy = 0; sy < CO_CLT_CORR; sy++)
-    for (sx = 0; sx < CO_CLT_CORR; sx++) {
-      float t = 0.0f;
-      for (kv = 0; kv < CO_CLT_N; kv++) {
-        const int n = (sy - CO_CLT_CORR_C) * (2 * kv + 1);
-        t += a[kv][sx] * co_clt_cos16 (n) - b[kv][sx] * co_clt_cos16 (n - 8);
-      }
-      c[sy * CO_CLT_CORR + sx] = t * (1.0f / CO_CLT_LAYER);
-    }
+    for (sx = 0; sx < CO_CLT_CORR; sx++)
+      c[sy * CO_CLT_CORR + sx] = co_clt_corr_down (a, b, cs, sn, sx, sy);
 }
 
 /* atan (x) for |x| <= 1 by a fixed odd polynomial (error below 2e-5 rad):
@@ -186,20 +262,28 @@ co_clt_peak_1d (float cm, float c0, float cp, CoCltPeak method)
   }
 }
 
-/* The sub-pixel peak of correlation @c: (*dx, *dy) from the zero shift,
- * *strength the peak's value (1 for identical tiles). */
-CO_HD void
-co_clt_corr_peak (const float *c, CoCltPeak method, float *dx, float *dy,
-    float *strength)
+/* The largest sample of correlation @c, the first of equal ones */
+CO_HD int
+co_clt_corr_argmax (const float *c)
 {
-  int best = 0, n, ix, iy;
-  float fx = 0.0f, fy = 0.0f;
+  int best = 0, n;
 
   for (n = 1; n < CO_CLT_CORR * CO_CLT_CORR; n++)
     if (c[n] > c[best])
       best = n;
-  ix = best % CO_CLT_CORR;
-  iy = best / CO_CLT_CORR;
+  return best;
+}
+
+/* The sub-pixel peak of correlation @c around its largest sample @best:
+ * (*dx, *dy) from the zero shift, *strength the peak's value (1 for
+ * identical tiles). */
+CO_HD void
+co_clt_corr_fit (const float *c, int best, CoCltPeak method, float *dx,
+    float *dy, float *strength)
+{
+  const int ix = best % CO_CLT_CORR, iy = best / CO_CLT_CORR;
+  float fx = 0.0f, fy = 0.0f;
+
   if (method == CO_CLT_PEAK_CENTROID) {
     float m = 0.0f, mx = 0.0f, my = 0.0f;
     int x, y;
@@ -226,6 +310,14 @@ co_clt_corr_peak (const float *c, CoCltPeak method, float *dx, float *dy,
   *dx = (float) (ix - CO_CLT_CORR_C) + fx;
   *dy = (float) (iy - CO_CLT_CORR_C) + fy;
   *strength = c[best];
+}
+
+/* co_clt_corr_fit at co_clt_corr_argmax */
+CO_HD void
+co_clt_corr_peak (const float *c, CoCltPeak method, float *dx, float *dy,
+    float *strength)
+{
+  co_clt_corr_fit (c, co_clt_corr_argmax (c), method, dx, dy, strength);
 }
 
 #ifdef __cplusplus

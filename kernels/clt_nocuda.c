@@ -52,3 +52,11 @@ co_clt_chain_bayer_cuda (const uint8_t * raw, int w, int h, int pitch,
 {
   return NO_CUDA;
 }
+
+int
+co_clt_correlate_cuda (const float *clt_a, const float *clt_b, int n_tiles,
+    float fat_zero, CoCltPeak method, float *corr, float *dx, float *dy,
+    float *strength, void *stream)
+{
+  return NO_CUDA;
+}

@@ -9,10 +9,17 @@
  * - shifts of pixels: one refinement (tile b's window moved by the first
  *   estimate, co_clt_forward_cpu's dx/dy) leaves a small residual;
  * - the transform back to pixels against a double-precision evaluation of
- *   its definition.
+ *   its definition;
+ * - (with a GPU) the CUDA kernel gives the C reference's bits, and its time
+ *   on the tiles of one 2592x1936 pair.
  */
 #include <math.h>
+#include <string.h>
 #include <glib.h>
+#include "config.h"
+#ifdef HAVE_CUDA
+#include <cuda_runtime.h>
+#endif
 #include "clt.h"
 #include "clt_corr.h"
 
@@ -274,12 +281,14 @@ test_pixels_definition (void)
 {
   GRand *r = g_rand_new_with_seed (3);
   float p[CO_CLT_COEFFS], c[CO_CLT_CORR * CO_CLT_CORR];
+  float cs[CO_CLT_BASIS], sn[CO_CLT_BASIS];
   double worst = 0;
   int n, sx, sy, kv, kh;
 
   for (n = 0; n < CO_CLT_COEFFS; n++)
     p[n] = (float) g_rand_double_range (r, -1, 1);
-  co_clt_corr_pixels (p, c);
+  co_clt_corr_basis (cs, sn);
+  co_clt_corr_pixels (p, cs, sn, c);
   for (sy = -7; sy <= 7; sy++)
     for (sx = -7; sx <= 7; sx++) {
       double v = 0;
@@ -300,6 +309,159 @@ test_pixels_definition (void)
   g_rand_free (r);
 }
 
+#ifdef HAVE_CUDA
+static void
+check_cuda (cudaError_t e, const char *what)
+{
+  if (e != cudaSuccess)
+    g_error ("%s: %s", what, cudaGetErrorString (e));
+}
+
+static float *
+to_device (const float *host, gsize n)
+{
+  void *d = NULL;
+  check_cuda (cudaMalloc (&d, n * sizeof (float)), "cudaMalloc");
+  if (host)
+    check_cuda (cudaMemcpy (d, host, n * sizeof (float),
+            cudaMemcpyHostToDevice), "upload");
+  return d;
+}
+
+static void
+from_device (float *host, const float *d, gsize n)
+{
+  check_cuda (cudaMemcpy (host, d, n * sizeof (float),
+          cudaMemcpyDeviceToHost), "download");
+}
+
+/* The CUDA kernel against the C reference, bit for bit: the tiles of a
+ * shifted texture pair, then random coefficients with an empty tile, an
+ * identical pair (a peak exactly at zero) and a tile of equal samples,
+ * with each peak method and fat zero, with and without the correlation
+ * tiles; and its time on the tiles of a 2592x1936 pair. */
+static void
+test_cuda_equals_c (void)
+{
+  const float fats[] = { 0.0f, 0.05f, 1.0f };
+  GRand *r = g_rand_new_with_seed (17);
+  Pair p;
+  int dev = 0, set, m, f;
+
+  if (cudaGetDeviceCount (&dev) != cudaSuccess || dev < 1) {
+    g_test_skip ("no usable CUDA device");
+    g_rand_free (r);
+    return;
+  }
+  pair_init (&p, 300, 0.37, -1.21);
+  for (set = 0; set < 2; set++) {
+    const int n = set == 0 ? p.n : 512;
+    const gsize nc = (gsize) n * CO_CLT_COEFFS, ncorr = (gsize) n * 225;
+    float *za = g_new (float, nc), *zb = g_new (float, nc);
+    float *corr_c = g_new (float, ncorr), *corr_g = g_new (float, ncorr);
+    float *res_c = g_new (float, 3 * n), *res_g = g_new (float, 3 * n);
+    float *d_a, *d_b, *d_corr, *d_res;
+    gsize k;
+
+    if (set == 0) {
+      memcpy (za, p.za, nc * sizeof (float));
+      memcpy (zb, p.zb, nc * sizeof (float));
+    } else {
+      for (k = 0; k < nc; k++) {
+        za[k] = (float) g_rand_double_range (r, -100, 100);
+        zb[k] = (float) g_rand_double_range (r, -100, 100);
+      }
+      memset (za, 0, CO_CLT_COEFFS * sizeof (float));     /* empty */
+      memset (zb, 0, CO_CLT_COEFFS * sizeof (float));
+      memcpy (zb + CO_CLT_COEFFS, za + CO_CLT_COEFFS,   /* identical */
+          CO_CLT_COEFFS * sizeof (float));
+      memset (za + 2 * CO_CLT_COEFFS, 0, CO_CLT_COEFFS * sizeof (float));
+      za[2 * CO_CLT_COEFFS] = 1.0f;     /* one frequency: flat samples */
+      memcpy (zb + 2 * CO_CLT_COEFFS, za + 2 * CO_CLT_COEFFS,
+          CO_CLT_COEFFS * sizeof (float));
+    }
+    d_a = to_device (za, nc);
+    d_b = to_device (zb, nc);
+    d_corr = to_device (NULL, ncorr);
+    d_res = to_device (NULL, 3 * n);
+    for (m = 0; m < 3; m++)
+      for (f = 0; f < 3; f++) {
+        const gboolean with_corr = (m + f) % 2 == 0;
+        co_clt_correlate_cpu (za, zb, n, fats[f], (CoCltPeak) m, corr_c,
+            res_c, res_c + n, res_c + 2 * n);
+        check_cuda (cudaMemset (d_res, 0xff, 3 * n * sizeof (float)),
+            "memset");
+        check_cuda ((cudaError_t) co_clt_correlate_cuda (d_a, d_b, n, fats[f],
+                (CoCltPeak) m, with_corr ? d_corr : NULL, d_res, d_res + n,
+                d_res + 2 * n, NULL), "correlate");
+        check_cuda (cudaDeviceSynchronize (), "sync");
+        from_device (res_g, d_res, 3 * n);
+        g_assert_cmpmem (res_g, 3 * n * sizeof (float), res_c,
+            3 * n * sizeof (float));
+        if (with_corr) {
+          from_device (corr_g, d_corr, ncorr);
+          g_assert_cmpmem (corr_g, ncorr * sizeof (float), corr_c,
+              ncorr * sizeof (float));
+        }
+      }
+    g_print ("set %d (%d tiles): CUDA = C, 3 methods x 3 fat zeros\n", set,
+        n);
+    cudaFree (d_a);
+    cudaFree (d_b);
+    cudaFree (d_corr);
+    cudaFree (d_res);
+    g_free (za);
+    g_free (zb);
+    g_free (corr_c);
+    g_free (corr_g);
+    g_free (res_c);
+    g_free (res_g);
+  }
+  pair_clear (&p);
+
+  {
+    /* the tiles of one 2592x1936 pair (co_clt_tiles), random coefficients */
+    int tx, ty, n, rep;
+    gsize nc;
+    float *host, *d_a, *d_b, *d_res, ms = 0;
+    cudaEvent_t e0, e1;
+
+    co_clt_tiles (2592, 1936, &tx, &ty);
+    n = tx * ty;
+    nc = (gsize) n * CO_CLT_COEFFS;
+    host = g_new (float, nc);
+    for (gsize k = 0; k < nc; k++)
+      host[k] = (float) g_rand_double_range (r, -100, 100);
+    d_a = to_device (host, nc);
+    for (gsize k = 0; k < nc; k++)
+      host[k] = (float) g_rand_double_range (r, -100, 100);
+    d_b = to_device (host, nc);
+    d_res = to_device (NULL, 3 * n);
+    check_cuda (cudaEventCreate (&e0), "event");
+    check_cuda (cudaEventCreate (&e1), "event");
+    for (rep = 0; rep < 2; rep++) {
+      check_cuda (cudaEventRecord (e0, NULL), "record");
+      for (int it = 0; it < 20; it++)
+        check_cuda ((cudaError_t) co_clt_correlate_cuda (d_a, d_b, n, 0.0f,
+                CO_CLT_PEAK_DIRICHLET, NULL, d_res, d_res + n, d_res + 2 * n,
+                NULL), "correlate");
+      check_cuda (cudaEventRecord (e1, NULL), "record");
+      check_cuda (cudaEventSynchronize (e1), "sync");
+      check_cuda (cudaEventElapsedTime (&ms, e0, e1), "elapsed");
+    }
+    g_print ("one pair of 2592x1936 (%d tiles): %.4f ms a pair\n", n,
+        ms / 20);
+    cudaEventDestroy (e0);
+    cudaEventDestroy (e1);
+    cudaFree (d_a);
+    cudaFree (d_b);
+    cudaFree (d_res);
+    g_free (host);
+  }
+  g_rand_free (r);
+}
+#endif
+
 int
 main (int argc, char **argv)
 {
@@ -308,5 +470,8 @@ main (int argc, char **argv)
   g_test_add_func ("/clt-correlate/identical", test_identical);
   g_test_add_func ("/clt-correlate/subpixel", test_subpixel);
   g_test_add_func ("/clt-correlate/refine", test_refine);
+#ifdef HAVE_CUDA
+  g_test_add_func ("/clt-correlate/cuda-equals-c", test_cuda_equals_c);
+#endif
   return g_test_run ();
 }

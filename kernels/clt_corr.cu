@@ -1,0 +1,108 @@
+/* cudaoptics — LGPL-2.1-or-later
+ *
+ * CUDA side of the CLT-domain phase correlation (clt_corr.h): one warp a
+ * tile, eight warps a block, each warp going on to further tiles so that
+ * the block's copy of the basis back to pixels is built once.  Lane l owns
+ * frequencies l and l + 32 of the cross-power; the mean modulus is added
+ * by shuffles in co_clt_sum64's tree order; the 120 sums across and 225
+ * down are dealt round the lanes; the argmax is a shuffle reduction that
+ * keeps the first of equal samples, as the C reference's scan does.
+ * Every value goes through clt_corr_math.h's functions, so the bits are
+ * the C side's.
+ */
+#include <cuda_runtime.h>
+#include "clt_corr.h"
+
+#define WARPS 8
+#define MAX_BLOCKS 2048
+
+namespace {
+
+__global__ void __launch_bounds__ (32 * WARPS)
+correlate_kernel (const float *clt_a, const float *clt_b, int n_tiles,
+    float fat_zero, int method, float *corr, float *dx, float *dy,
+    float *strength)
+{
+  __shared__ float cs[CO_CLT_BASIS], sn[CO_CLT_BASIS];
+  __shared__ float pp[WARPS][CO_CLT_COEFFS];
+  __shared__ float aa[WARPS][CO_CLT_N * CO_CLT_CORR];
+  __shared__ float bb[WARPS][CO_CLT_N * CO_CLT_CORR];
+  __shared__ float cc[WARPS][CO_CLT_CORR * CO_CLT_CORR];
+  const int w = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const unsigned all = 0xffffffffu;
+  float *p = pp[w], *a = aa[w], *b = bb[w], *c = cc[w];
+
+  for (int j = threadIdx.x; j < CO_CLT_BASIS; j += blockDim.x)
+    co_clt_corr_basis_at (j, cs, sn);
+  __syncthreads ();
+
+  /* whole warps from here: no block-wide barrier */
+  for (int i = blockIdx.x * WARPS + w; i < n_tiles; i += gridDim.x * WARPS) {
+    const float *za = clt_a + (size_t) i * CO_CLT_COEFFS;
+    const float *zb = clt_b + (size_t) i * CO_CLT_COEFFS;
+
+    /* the tree of co_clt_sum64: step 32 inside the lane, then shuffles */
+    float m = co_clt_corr_cross_at (za, zb, lane, p);
+    m += co_clt_corr_cross_at (za, zb, lane + 32, p);
+    for (int s = 16; s >= 1; s /= 2)
+      m += __shfl_down_sync (all, m, s);
+    const float mean = co_clt_corr_mean (__shfl_sync (all, m, 0));
+    co_clt_corr_norm_at (p, lane, fat_zero, mean);
+    co_clt_corr_norm_at (p, lane + 32, fat_zero, mean);
+    __syncwarp ();
+
+    for (int j = lane; j < CO_CLT_N * CO_CLT_CORR; j += 32)
+      co_clt_corr_across (p, cs, sn, j / CO_CLT_CORR, j % CO_CLT_CORR, &a[j],
+          &b[j]);
+    __syncwarp ();
+
+    /* each lane scans its samples in ascending order, so its own first
+     * maximum survives; ties between lanes go to the lower index */
+    float best_v = 0.0f;
+    int best = -1;
+    for (int j = lane; j < CO_CLT_CORR * CO_CLT_CORR; j += 32) {
+      const float v = co_clt_corr_down (a, b, cs, sn, j % CO_CLT_CORR,
+          j / CO_CLT_CORR);
+      c[j] = v;
+      if (best < 0 || v > best_v) {
+        best_v = v;
+        best = j;
+      }
+    }
+    for (int s = 16; s >= 1; s /= 2) {
+      const float ov = __shfl_down_sync (all, best_v, s);
+      const int oi = __shfl_down_sync (all, best, s);
+      if (ov > best_v || (ov == best_v && oi < best)) {
+        best_v = ov;
+        best = oi;
+      }
+    }
+    best = __shfl_sync (all, best, 0);
+    __syncwarp ();
+
+    if (corr)
+      for (int j = lane; j < CO_CLT_CORR * CO_CLT_CORR; j += 32)
+        corr[(size_t) i * CO_CLT_CORR * CO_CLT_CORR + j] = c[j];
+    if (lane == 0)
+      co_clt_corr_fit (c, best, (CoCltPeak) method, &dx[i], &dy[i],
+          &strength[i]);
+    __syncwarp ();              /* p, a, b, c are the next tile's */
+  }
+}
+
+}                               /* namespace */
+
+extern "C" int
+co_clt_correlate_cuda (const float *clt_a, const float *clt_b, int n_tiles,
+    float fat_zero, CoCltPeak method, float *corr, float *dx, float *dy,
+    float *strength, void *stream)
+{
+  int blocks = (n_tiles + WARPS - 1) / WARPS;
+
+  if (n_tiles <= 0)
+    return (int) cudaSuccess;
+  correlate_kernel <<< blocks < MAX_BLOCKS ? blocks : MAX_BLOCKS,
+      32 * WARPS, 0, (cudaStream_t) stream >>> (clt_a, clt_b, n_tiles,
+      fat_zero, (int) method, corr, dx, dy, strength);
+  return (int) cudaGetLastError ();
+}
