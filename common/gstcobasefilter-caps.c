@@ -238,8 +238,8 @@ co_cpu_only (GstCoBaseFilter * self)
   gboolean r;
 
   GST_OBJECT_LOCK (self);
-  r = self->priv->started ? self->active_backend == GST_CO_BACKEND_CPU :
-      self->priv->backend == GST_CO_BACKEND_CPU;
+  r = self->priv->started ? self->engine.active_backend == GST_CO_BACKEND_CPU :
+      self->engine.backend == GST_CO_BACKEND_CPU;
   GST_OBJECT_UNLOCK (self);
   return r;
 }
@@ -524,10 +524,10 @@ co_set_caps (GstBaseTransform * bt, GstCaps * incaps, GstCaps * outcaps)
   self->in_bayer = in_bayer;
   self->out_bayer = out_bayer;
   if (klass->set_info) {
-    pushed = self->device && gst_co_device_push (self->device);
+    pushed = self->engine.device && gst_co_device_push (self->engine.device);
     ok = klass->set_info (self, incaps, &in, outcaps, &out);
     if (pushed)
-      gst_co_device_pop (self->device);
+      gst_co_device_pop (self->engine.device);
   }
   /* whatever was built from the old caps is rebuilt before the next
    * frame, whichever field changed */

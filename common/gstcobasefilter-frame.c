@@ -187,9 +187,9 @@ copy_planes (GstCoBaseFilter * self, const CoFrame * dst, const CoFrame * src,
     cudaError_t err = dst->pitch[i] == src->pitch[i] ?
         /* one run of bytes (the padding of the last row left out) */
         cudaMemcpyAsync (dst->data[i], src->data[i], (size_t) src->pitch[i] *
-        (ph - 1) + row, kind, (cudaStream_t) self->stream) :
+        (ph - 1) + row, kind, (cudaStream_t) self->engine.stream) :
         cudaMemcpy2DAsync (dst->data[i], dst->pitch[i], src->data[i],
-        src->pitch[i], row, ph, kind, (cudaStream_t) self->stream);
+        src->pitch[i], row, ph, kind, (cudaStream_t) self->engine.stream);
     if (!GST_CO_CUDA_OK (self, err))
       return FALSE;
   }
@@ -201,7 +201,7 @@ copy_planes (GstCoBaseFilter * self, const CoFrame * dst, const CoFrame * src,
 static gboolean
 stream_wait (GstCoBaseFilter * self, gpointer a, gpointer b)
 {
-  cudaEvent_t ev = (cudaEvent_t) self->priv->event;
+  cudaEvent_t ev = (cudaEvent_t) self->engine.event;
 
   return GST_CO_CUDA_OK (self, cudaEventRecord (ev, (cudaStream_t) a)) &&
       GST_CO_CUDA_OK (self, cudaStreamWaitEvent ((cudaStream_t) b, ev, 0));
@@ -230,7 +230,7 @@ map_side (GstCoBaseFilter * self, int side, GstBuffer * buf,
   *foreign = NULL;
 #ifdef HAVE_GST_CUDA
   if (mem && gst_is_cuda_memory (mem)) {
-    if (GST_CUDA_MEMORY_CAST (mem)->context == self->priv->cuda_context) {
+    if (GST_CUDA_MEMORY_CAST (mem)->context == self->engine.cuda_context) {
 #ifdef CO_CUDA_STREAMS
       GstCudaStream *ms;
 #endif
@@ -242,9 +242,9 @@ map_side (GstCoBaseFilter * self, int side, GstBuffer * buf,
 #ifdef CO_CUDA_STREAMS
       ms = gst_cuda_memory_get_stream (GST_CUDA_MEMORY_CAST (mem));
       *ordered = ms != NULL;
-      if (ms && ms != self->priv->gst_stream) {
+      if (ms && ms != self->engine.gst_stream) {
         *foreign = gst_cuda_stream_get_handle (ms);
-        if (!stream_wait (self, *foreign, self->stream)) {
+        if (!stream_wait (self, *foreign, self->engine.stream)) {
           gst_video_frame_unmap (vf);
           return map_failed (self, side, "order");
         }
@@ -307,7 +307,7 @@ hold_input (GstCoBaseFilter * self, GstBuffer * inbuf)
 {
 #ifdef CO_CUDA_STREAMS
   if (self->priv->retire && co_retire_push (self->priv->retire, inbuf,
-          self->stream)) {
+          self->engine.stream)) {
     GST_TRACE_OBJECT (self, "input held");
     return TRUE;
   }
@@ -332,13 +332,13 @@ process_cuda (GstCoBaseFilter * self, GstBuffer * inbuf, GstBuffer * outbuf,
   gpointer in_foreign = NULL, out_foreign = NULL;
   cudaError_t err = cudaSuccess;
 
-  if (!gst_co_device_push (self->device)) {
+  if (!gst_co_device_push (self->engine.device)) {
     GST_ELEMENT_ERROR (self, LIBRARY, FAILED,
         ("Could not make the CUDA context current"), (NULL));
     return GST_FLOW_ERROR;
   }
   GST_TRACE_OBJECT (self, "context current");
-  self->priv->downloaded = FALSE;
+  self->engine.downloaded = FALSE;
   if (!ensure_built (self))
     goto done;
   in_mapped = map_side (self, 0, inbuf, &self->in_info, self->in_format,
@@ -372,9 +372,9 @@ process_cuda (GstCoBaseFilter * self, GstBuffer * inbuf, GstBuffer * outbuf,
 done:
 #ifdef CO_CUDA_STREAMS
   /* whoever uses these frames next on their own streams comes after us */
-  if (in_foreign && !stream_wait (self, self->stream, in_foreign))
+  if (in_foreign && !stream_wait (self, self->engine.stream, in_foreign))
     ret = GST_FLOW_ERROR;
-  if (out_foreign && !stream_wait (self, self->stream, out_foreign))
+  if (out_foreign && !stream_wait (self, self->engine.stream, out_foreign))
     ret = GST_FLOW_ERROR;
 #endif
   /* A frame leaves complete unless both its memories carry a stream (1.24+
@@ -385,9 +385,9 @@ done:
    * values attached on the host need no wait.  An error path always
    * waits. */
   GST_TRACE_OBJECT (self, "queued");
-  if (!out_ordered || self->priv->downloaded || ret != GST_FLOW_OK ||
+  if (!out_ordered || self->engine.downloaded || ret != GST_FLOW_OK ||
       self->priv->always_sync || (!in_ordered && !hold_input (self, inbuf)))
-    err = cudaStreamSynchronize ((cudaStream_t) self->stream);
+    err = cudaStreamSynchronize ((cudaStream_t) self->engine.stream);
   else
     err = cudaGetLastError ();
   GST_TRACE_OBJECT (self, "synchronised");
@@ -401,7 +401,7 @@ done:
     gst_video_frame_unmap (&out);
   if (in_mapped)
     gst_video_frame_unmap (&in);
-  gst_co_device_pop (self->device);
+  gst_co_device_pop (self->engine.device);
   return ret;
 }
 #endif
@@ -425,16 +425,16 @@ co_adopt_context (GstCoBaseFilter * self, GstBuffer * buf)
   gchar *why = NULL;
   gboolean ok;
 
-  if (!self->device || gst_buffer_n_memory (buf) < 1)
+  if (!self->engine.device || gst_buffer_n_memory (buf) < 1)
     return;
   mem = gst_buffer_peek_memory (buf, 0);
   if (!gst_is_cuda_memory (mem) ||
-      GST_CUDA_MEMORY_CAST (mem)->context == self->priv->cuda_context)
+      GST_CUDA_MEMORY_CAST (mem)->context == self->engine.cuda_context)
     return;
   ctx = GST_CUDA_MEMORY_CAST (mem)->context;
   g_object_get (ctx, "cuda-device-id", &dev_id, NULL);
   GST_OBJECT_LOCK (self);
-  want = self->priv->device_id;
+  want = self->engine.device_id;
   GST_OBJECT_UNLOCK (self);
   if (want >= 0 && want != dev_id)
     return;                     /* map_side warns and crosses the host */
@@ -445,7 +445,7 @@ co_adopt_context (GstCoBaseFilter * self, GstBuffer * buf)
   co_close_device (self);
   co_invalidate (self);
   GST_OBJECT_LOCK (self);
-  gst_object_replace ((GstObject **) & self->priv->cuda_context,
+  gst_object_replace ((GstObject **) & self->engine.cuda_context,
       GST_OBJECT (ctx));
   GST_OBJECT_UNLOCK (self);
   /* (tests: CO_FAULT_INJECT="adopting a context:1" fails it here, with
@@ -466,10 +466,10 @@ co_adopt_context (GstCoBaseFilter * self, GstBuffer * buf)
   incaps = gst_pad_get_current_caps (bt->sinkpad);
   outcaps = gst_pad_get_current_caps (bt->srcpad);
   ok = TRUE;
-  if (klass->set_info && incaps && outcaps && gst_co_device_push (self->device)) {
+  if (klass->set_info && incaps && outcaps && gst_co_device_push (self->engine.device)) {
     ok = klass->set_info (self, incaps, &self->in_info, outcaps,
         &self->out_info);
-    gst_co_device_pop (self->device);
+    gst_co_device_pop (self->engine.device);
   }
   gst_clear_caps (&incaps);
   gst_clear_caps (&outcaps);
@@ -514,7 +514,7 @@ run_frame (GstCoBaseFilter * self, GstBuffer * inbuf, GstBuffer * outbuf,
     return GST_FLOW_ERROR;
   view = analyse ? NULL : bayer_view (self, inbuf);
 #ifdef HAVE_CUDA
-  if (self->device)
+  if (self->engine.device)
     ret = process_cuda (self, view ? view : inbuf, outbuf, analyse, writes);
   else
 #endif

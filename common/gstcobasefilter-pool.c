@@ -39,9 +39,9 @@ make_pool (GstCoBaseFilter * self, GstCaps * caps, guint * size, guint min,
 
 #ifdef HAVE_GST_CUDA
   if (co_caps_is_cuda (caps, 0)) {
-    if (!self->priv->cuda_context)
+    if (!self->engine.cuda_context)
       return NULL;
-    pool = gst_cuda_buffer_pool_new (self->priv->cuda_context);
+    pool = gst_cuda_buffer_pool_new (self->engine.cuda_context);
   }
 #endif
   if (!pool)
@@ -53,13 +53,13 @@ make_pool (GstCoBaseFilter * self, GstCaps * caps, guint * size, guint min,
   gst_caps_unref (pcaps);
   gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
 #ifdef CO_CUDA_STREAMS
-  if (co_caps_is_cuda (caps, 0) && self->priv->gst_stream)
-    gst_buffer_pool_config_set_cuda_stream (config, self->priv->gst_stream);
+  if (co_caps_is_cuda (caps, 0) && self->engine.gst_stream)
+    gst_buffer_pool_config_set_cuda_stream (config, self->engine.gst_stream);
 #endif
-  if (!co_caps_is_cuda (caps, 0) && self->priv->host_alloc) {
+  if (!co_caps_is_cuda (caps, 0) && self->engine.host_alloc) {
     GstAllocationParams params;
     gst_allocation_params_init (&params);
-    gst_buffer_pool_config_set_allocator (config, self->priv->host_alloc,
+    gst_buffer_pool_config_set_allocator (config, self->engine.host_alloc,
         &params);
   }
   if (!gst_buffer_pool_set_config (pool, config)) {
@@ -99,7 +99,7 @@ co_propose_allocation (GstBaseTransform * bt, GstQuery * decide_query,
   if (!caps || !gst_co_info_from_caps (&info, &bayer, caps))
     return FALSE;
   if (gst_query_get_n_allocation_pools (query) == 0 &&
-      (!analyse || self->device)) {
+      (!analyse || self->engine.device)) {
     GstBufferPool *pool;
     size = (guint) info.size;
     pool = make_pool (self, caps, &size, 0, 0);
@@ -110,11 +110,11 @@ co_propose_allocation (GstBaseTransform * bt, GstQuery * decide_query,
     /* the allocator too: GstBaseSrc's decide_allocation sets the pool's
      * allocator to the query's first one, and without it the pool falls
      * back to system memory */
-    if (pool && self->priv->host_alloc && !co_caps_is_cuda (caps, 0) &&
+    if (pool && self->engine.host_alloc && !co_caps_is_cuda (caps, 0) &&
         gst_query_get_n_allocation_params (query) == 0) {
       GstAllocationParams params;
       gst_allocation_params_init (&params);
-      gst_query_add_allocation_param (query, self->priv->host_alloc,
+      gst_query_add_allocation_param (query, self->engine.host_alloc,
           &params);
     }
   }
@@ -191,12 +191,12 @@ co_decide_allocation (GstBaseTransform * bt, GstQuery * query)
 #ifdef HAVE_GST_CUDA
   /* a CUDA pool downstream is fine when it lives in our context */
   if (pool && co_caps_is_cuda (caps, 0) && GST_IS_CUDA_BUFFER_POOL (pool) &&
-      GST_CUDA_BUFFER_POOL (pool)->context == self->priv->cuda_context)
+      GST_CUDA_BUFFER_POOL (pool)->context == self->engine.cuda_context)
     keep = TRUE;
 #endif
   /* a plain pool is fine for the CPU backend; the CUDA backend wants pinned
    * memory to download into */
-  if (pool && !co_caps_is_cuda (caps, 0) && !self->priv->host_alloc)
+  if (pool && !co_caps_is_cuda (caps, 0) && !self->engine.host_alloc)
     keep = TRUE;
 
   if (keep) {

@@ -7,8 +7,8 @@
  *                            query ordering, pad info (Bayer included)
  *   gstcobasefilter-pool.c   pools, propose/decide allocation, metas that
  *                            survive, unit size
- *   gstcobasefilter-cuda.c   device, context sharing, memory for
- *                            subclasses, CUDA errors, fault injection
+ *   gstcobasefilter-cuda.c   the engine (gstcoengine.h: device, context,
+ *                            memory, CUDA errors) as the class's API
  *   gstcobasefilter-frame.c  mapping and staging of frames, context
  *                            adoption, the rebuild contract, per-frame
  *                            work
@@ -40,18 +40,11 @@ typedef struct _CoRetire CoRetire;
 
 struct _GstCoBaseFilterPrivate
 {
-  GstCoBackend backend;         /* properties, under the object lock */
-  gint device_id;
   gboolean started;             /* under the object lock and alloc_lock */
   GMutex alloc_lock;            /* an ALLOCATION query from upstream in
                                  * flight, against stop (gst_co_base_filter_query) */
   gboolean writes;              /* ANALYSE: process writes in place */
 
-  gpointer cuda_context;        /* GstCudaContext *, under the object lock */
-  GstAllocator *host_alloc;
-  gpointer gst_stream;          /* GstCudaStream * wrapping self->stream
-                                 * (1.24+), put on our pools' memory */
-  gpointer event;               /* cudaEvent_t ordering foreign streams */
   gboolean always_sync;         /* CO_SYNC_EVERY_FRAME set at start: the
                                  * 1.22 behaviour, for comparisons */
   CoRetire *retire;             /* inputs held for the device (1.24+) */
@@ -60,17 +53,12 @@ struct _GstCoBaseFilterPrivate
   gboolean dirty;               /* under the object lock */
   gboolean ready, caps_changed; /* streaming thread */
   gboolean unusable;            /* an adoption failed: every frame errs */
-  gboolean downloaded;          /* the frame read results back */
 
   CoFrame stage[2];             /* device frames for staged input, output */
   gpointer stage_mem[2];
   gsize stage_size[2];
   gboolean warned_context;
   gint warned_cuda_caps;         /* atomic: the CPU backend asked for CUDA memory */
-
-  /* test-only fault injection (CO_FAULT_INJECT), armed at start */
-  gchar *fault_step;
-  gint fault_nth, fault_seen;
 };
 
 /* caps */
@@ -95,15 +83,12 @@ gboolean  co_transform_meta (GstBaseTransform * bt, GstBuffer * outbuf,
 gboolean  co_get_unit_size (GstBaseTransform * bt, GstCaps * caps,
                             gsize * size);
 
-/* device and context */
+/* device (the engine, and the inputs held for it) */
 gboolean  co_open_device (GstCoBaseFilter * self, gint device_id,
                           gchar ** why);
 void      co_close_device (GstCoBaseFilter * self);
-void      co_drop_context (GstCoBaseFilter * self);
-void      co_set_context (GstElement * element, GstContext * context);
-gboolean  co_query_context (GstCoBaseFilter * self, GstQuery * query);
+void      co_hold_inputs_start (GstCoBaseFilter * self);
 void      co_adopt_context (GstCoBaseFilter * self, GstBuffer * buf);
-void      co_fault_arm (GstCoBaseFilter * self);
 
 /* frames */
 GstFlowReturn co_transform (GstBaseTransform * bt, GstBuffer * inbuf,

@@ -44,7 +44,7 @@ retire_thread (gpointer data)
 {
   CoRetire *r = data;
   GstCoBaseFilter *self = r->owner;
-  gboolean pushed = gst_co_device_push (self->device);
+  gboolean pushed = gst_co_device_push (self->engine.device);
 
   g_mutex_lock (&r->lock);
   for (;;) {
@@ -73,7 +73,7 @@ retire_thread (gpointer data)
   }
   g_mutex_unlock (&r->lock);
   if (pushed)
-    gst_co_device_pop (self->device);
+    gst_co_device_pop (self->engine.device);
   return NULL;
 }
 

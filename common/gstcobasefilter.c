@@ -24,38 +24,14 @@ GST_DEBUG_CATEGORY (gst_co_base_filter_debug);
 enum
 {
   PROP_0,
-  PROP_BACKEND,
-  PROP_DEVICE_ID,
-  PROP_ACTIVE_BACKEND,
+  PROP_ENGINE,                  /* backend, device-id, active-backend */
 };
-
-#define DEFAULT_BACKEND GST_CO_BACKEND_AUTO
-#define DEFAULT_DEVICE_ID -1
 
 #define gst_co_base_filter_parent_class parent_class
 G_DEFINE_ABSTRACT_TYPE_WITH_CODE (GstCoBaseFilter, gst_co_base_filter,
     GST_TYPE_BASE_TRANSFORM, G_ADD_PRIVATE (GstCoBaseFilter)
     GST_DEBUG_CATEGORY_INIT (gst_co_base_filter_debug, "cobasefilter", 0,
         "cudaoptics base filter"));
-
-GType
-gst_co_backend_get_type (void)
-{
-  static gsize type = 0;
-  static const GEnumValue values[] = {
-    {GST_CO_BACKEND_AUTO, "CUDA when a device is usable, else the CPU",
-        "auto"},
-    {GST_CO_BACKEND_CUDA, "CUDA (fail when no device is usable)", "cuda"},
-    {GST_CO_BACKEND_CPU, "CPU reference implementation", "cpu"},
-    {0, NULL, NULL},
-  };
-
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstCoBackend", values);
-    g_once_init_leave (&type, t);
-  }
-  return (GType) type;
-}
 
 /* ---- properties ---- */
 
@@ -65,19 +41,9 @@ gst_co_base_filter_set_property (GObject * object, guint prop_id,
 {
   GstCoBaseFilter *self = GST_CO_BASE_FILTER (object);
 
-  GST_OBJECT_LOCK (self);
-  switch (prop_id) {
-    case PROP_BACKEND:
-      self->priv->backend = g_value_get_enum (value);
-      break;
-    case PROP_DEVICE_ID:
-      self->priv->device_id = g_value_get_int (value);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-  GST_OBJECT_UNLOCK (self);
+  if (!gst_co_engine_set_property (&self->engine, prop_id - PROP_ENGINE,
+          value))
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
 }
 
 static void
@@ -86,22 +52,9 @@ gst_co_base_filter_get_property (GObject * object, guint prop_id,
 {
   GstCoBaseFilter *self = GST_CO_BASE_FILTER (object);
 
-  GST_OBJECT_LOCK (self);
-  switch (prop_id) {
-    case PROP_BACKEND:
-      g_value_set_enum (value, self->priv->backend);
-      break;
-    case PROP_DEVICE_ID:
-      g_value_set_int (value, self->priv->device_id);
-      break;
-    case PROP_ACTIVE_BACKEND:
-      g_value_set_enum (value, self->active_backend);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-  GST_OBJECT_UNLOCK (self);
+  if (!gst_co_engine_get_property (&self->engine, prop_id - PROP_ENGINE,
+          value))
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
 }
 
 void
@@ -125,7 +78,7 @@ gst_co_base_filter_set_writes (GstCoBaseFilter * self, gboolean writes)
 static void
 gst_co_base_filter_set_context (GstElement * element, GstContext * context)
 {
-  co_set_context (element, context);
+  gst_co_engine_set_context (&GST_CO_BASE_FILTER (element)->engine, context);
   GST_ELEMENT_CLASS (parent_class)->set_context (element, context);
 }
 
@@ -136,7 +89,7 @@ gst_co_base_filter_query (GstBaseTransform * bt, GstPadDirection direction,
   GstCoBaseFilter *self = GST_CO_BASE_FILTER (bt);
 
   if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT &&
-      co_query_context (self, query))
+      gst_co_engine_query_context (&self->engine, query))
     return TRUE;
   if (GST_QUERY_TYPE (query) == GST_QUERY_CAPS &&
       co_query_caps_sorted (bt, direction, query))
@@ -178,50 +131,15 @@ gst_co_base_filter_start (GstBaseTransform * bt)
 {
   GstCoBaseFilter *self = GST_CO_BASE_FILTER (bt);
   GstCoBaseFilterPrivate *priv = self->priv;
-  GstCoBackend backend;
-  gint device_id;
-  gchar *why = NULL;
 
-  GST_OBJECT_LOCK (self);
-  backend = priv->backend;
-  device_id = priv->device_id;
-  self->active_backend = GST_CO_BACKEND_CPU;
-  GST_OBJECT_UNLOCK (self);
-  co_fault_arm (self);
   priv->unusable = FALSE;
   co_invalidate (self);
   priv->always_sync = g_getenv ("CO_SYNC_EVERY_FRAME") != NULL;
-
-  if (GST_CO_BASE_FILTER_GET_CLASS (self)->host_only) {
-    if (backend == GST_CO_BACKEND_CUDA) {
-      GST_ELEMENT_ERROR (self, CORE, NOT_IMPLEMENTED,
-          ("backend=cuda was requested but %s has no CUDA path yet: use "
-              "backend=cpu or auto", G_OBJECT_TYPE_NAME (self)), (NULL));
-      return FALSE;
-    }
-    backend = GST_CO_BACKEND_CPU;
-  }
-  if (backend != GST_CO_BACKEND_CPU) {
-    if (co_open_device (self, device_id, &why)) {
-      GST_OBJECT_LOCK (self);
-      self->active_backend = GST_CO_BACKEND_CUDA;
-      GST_OBJECT_UNLOCK (self);
-      GST_INFO_OBJECT (self, "CUDA backend on device %d (%s)",
-          self->device->device_id, GST_STR_NULL (self->device->name));
-    } else if (backend == GST_CO_BACKEND_CUDA) {
-      GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
-          ("backend=cuda was requested but no CUDA device is usable: %s",
-              why), (NULL));
-      g_free (why);
-      co_drop_context (self);
-      return FALSE;
-    } else {
-      GST_ELEMENT_WARNING (self, RESOURCE, NOT_FOUND,
-          ("No usable CUDA device (%s): using the CPU backend", why), (NULL));
-      co_drop_context (self);
-    }
-    g_free (why);
-  }
+  if (!gst_co_engine_start (&self->engine,
+          GST_CO_BASE_FILTER_GET_CLASS (self)->host_only))
+    return FALSE;
+  if (self->engine.device)
+    co_hold_inputs_start (self);
   g_mutex_lock (&priv->alloc_lock);
   GST_OBJECT_LOCK (self);
   priv->started = TRUE;
@@ -229,7 +147,6 @@ gst_co_base_filter_start (GstBaseTransform * bt)
   g_mutex_unlock (&priv->alloc_lock);
   priv->warned_context = FALSE;
   g_atomic_int_set (&priv->warned_cuda_caps, 0);
-  g_object_notify (G_OBJECT (self), "active-backend");
   return TRUE;
 }
 
@@ -247,7 +164,7 @@ gst_co_base_filter_stop (GstBaseTransform * bt)
   g_mutex_unlock (&self->priv->alloc_lock);
   co_free_stages (self);
   co_close_device (self);
-  co_drop_context (self);
+  gst_co_engine_drop_context (&self->engine);
   return TRUE;
 }
 
@@ -257,8 +174,7 @@ gst_co_base_filter_dispose (GObject * object)
 {
   GstCoBaseFilter *self = GST_CO_BASE_FILTER (object);
 
-  co_drop_context (self);
-  g_clear_pointer (&self->priv->fault_step, g_free);
+  gst_co_engine_clear (&self->engine);
   G_OBJECT_CLASS (parent_class)->dispose (object);
 }
 
@@ -305,37 +221,7 @@ gst_co_base_filter_class_init (GstCoBaseFilterClass * klass)
   gobject_class->finalize = gst_co_base_filter_finalize;
   gobject_class->constructed = gst_co_base_filter_constructed;
 
-  /**
-   * GstCoBaseFilter:backend:
-   *
-   * Where frames are processed.  `auto` takes CUDA when a device is usable
-   * and otherwise the CPU reference (with one element warning); `cuda`
-   * fails to start without a device.  Both give the same pixels.
-   */
-  g_object_class_install_property (gobject_class, PROP_BACKEND,
-      g_param_spec_enum ("backend", "Backend",
-          "Processing backend: auto (CUDA if usable, else CPU), cuda or cpu",
-          GST_TYPE_CO_BACKEND, DEFAULT_BACKEND,
-          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_READY));
-  /**
-   * GstCoBaseFilter:device-id:
-   *
-   * -1 shares the pipeline's CUDA context (and takes the context of
-   * incoming CUDA memory, whatever its device); a device number pins the
-   * element to that device, frames from another crossing the host.
-   */
-  g_object_class_install_property (gobject_class, PROP_DEVICE_ID,
-      g_param_spec_int ("device-id", "Device ID",
-          "CUDA device to use (-1 = the pipeline's shared context, else "
-          "device 0)", -1, G_MAXINT16, DEFAULT_DEVICE_ID,
-          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_READY));
-  g_object_class_install_property (gobject_class, PROP_ACTIVE_BACKEND,
-      g_param_spec_enum ("active-backend", "Active backend",
-          "The backend in use once started (cuda or cpu)",
-          GST_TYPE_CO_BACKEND, GST_CO_BACKEND_CPU,
-          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  gst_co_engine_class_install_properties (gobject_class, PROP_ENGINE);
 
   element_class->set_context =
       GST_DEBUG_FUNCPTR (gst_co_base_filter_set_context);
@@ -386,7 +272,5 @@ gst_co_base_filter_init (GstCoBaseFilter * self)
 {
   self->priv = gst_co_base_filter_get_instance_private (self);
   g_mutex_init (&self->priv->alloc_lock);
-  self->priv->backend = DEFAULT_BACKEND;
-  self->priv->device_id = DEFAULT_DEVICE_ID;
-  self->active_backend = GST_CO_BACKEND_CPU;
+  gst_co_engine_init (&self->engine, GST_ELEMENT (self));
 }

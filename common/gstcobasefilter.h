@@ -17,20 +17,11 @@
 
 #include <gst/base/gstbasetransform.h>
 #include <gst/video/video.h>
-#include "gstcodevice.h"
+#include "gstcoengine.h"
+#include "gstcosettings.h"
 #include "co_frame.h"
 
 G_BEGIN_DECLS
-
-typedef enum
-{
-  GST_CO_BACKEND_AUTO = 0,
-  GST_CO_BACKEND_CUDA = 1,
-  GST_CO_BACKEND_CPU = 2,
-} GstCoBackend;
-
-#define GST_TYPE_CO_BACKEND (gst_co_backend_get_type ())
-GType gst_co_backend_get_type (void);
 
 /**
  * GstCoFilterMode:
@@ -71,50 +62,13 @@ struct _GstCoBaseFilter
   GstVideoInfo in_info, out_info;       /* a Bayer pad: GRAY8/GRAY16_LE */
   CoFormat in_format, out_format;
   CoBayer in_bayer, out_bayer;          /* CO_BAYER_NONE unless video/x-bayer */
-  GstCoBackend active_backend;  /* CUDA or CPU once started */
-  GstCoDevice *device;          /* NULL on the CPU backend */
-  gpointer stream;              /* cudaStream_t of this element */
+  /* engine.active_backend (CUDA or CPU once started), engine.device (NULL
+   * on the CPU backend), engine.stream (the cudaStream_t of this element) */
+  GstCoEngine engine;
 
   /*< private >*/
   GstCoBaseFilterPrivate *priv;
 };
-
-/**
- * GstCoSettingFlags:
- * @GST_CO_SETTING_FRAME: read from the snapshot of each frame: no rebuild
- * @GST_CO_SETTING_REBUILD: rebuild before the next frame
- * @GST_CO_SETTING_RESIZE: renegotiate (the output size follows it)
- * @GST_CO_SETTING_FLOAT: a double property held as a gfloat
- *
- * What a change of one setting does; the base applies it, the object lock
- * held for the write and released before any renegotiation.
- */
-typedef enum
-{
-  GST_CO_SETTING_FRAME = 0,
-  GST_CO_SETTING_REBUILD = 1 << 0,
-  GST_CO_SETTING_RESIZE = 1 << 1,
-  GST_CO_SETTING_FLOAT = 1 << 2,
-} GstCoSettingFlags;
-
-/**
- * GstCoSetting:
- * @pspec: the property (made in class_init; its id is its index + 1)
- * @offset: of its value in the element's settings struct (G_STRUCT_OFFSET)
- * @flags: what a change does
- * @gen: offset of a guint the base increments at every set (a file: read
- *   again when set again, gstcofilesetting.h), or -1
- *
- * One row of an element's settings table: the property, where its value
- * lives and what changing it does, declared once.
- */
-typedef struct
-{
-  GParamSpec *pspec;
-  gsize offset;
-  GstCoSettingFlags flags;
-  gssize gen;
-} GstCoSetting;
 
 struct _GstCoBaseFilterClass
 {
@@ -150,7 +104,7 @@ struct _GstCoBaseFilterClass
    * warning and a TRUE return that keeps the last good state. */
   gboolean      (*rebuild)  (GstCoBaseFilter * self, gboolean caps_changed);
   /* One frame.  With the CUDA backend, the device is pushed, both frames are
-   * device memory and work goes on self->stream (the base class syncs).
+   * device memory and work goes on self->engine.stream (the base class syncs).
    * With the CPU backend both are mapped host memory.  ANALYSE: @out is
    * NULL, or @in itself once the element asked to write. */
   GstFlowReturn (*process)  (GstCoBaseFilter * self, const CoFrame * in,
@@ -173,10 +127,6 @@ struct _GstCoBaseFilterClass
   GstFlowReturn (*finish)   (GstCoBaseFilter * self, GstBuffer * inbuf,
                              GstBuffer * outbuf);
 
-  /* The settings table (gst_co_base_filter_class_install_settings) */
-  const GstCoSetting *settings;
-  guint n_settings;
-  gsize settings_offset, settings_size;
   /* After a setting of the table was written, with the object lock held:
    * what else follows from it (a value that goes with it).  Optional. */
   void          (*setting_changed) (GstCoBaseFilter * self, guint prop_id);
@@ -209,13 +159,6 @@ gboolean gst_co_base_filter_get_setting (GObject * object, guint prop_id,
 void     gst_co_base_filter_snapshot (GstCoBaseFilter * self, gpointer dst);
 void     gst_co_base_filter_snapshot_clear (GstCoBaseFilter * self,
     gpointer snap);
-
-/* Property flags of the family: a live property is read by the next frame
- * (GST_PARAM_MUTABLE_PLAYING); an animatable one also follows control
- * sources, which the base class syncs before every frame. */
-#define GST_CO_PARAM_LIVE (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | \
-    GST_PARAM_MUTABLE_PLAYING)
-#define GST_CO_PARAM_ANIM (GST_CO_PARAM_LIVE | GST_PARAM_CONTROLLABLE)
 
 /* The largest frame side the family takes (the remapping elements: the
  * table's CO_REMAP_MAX_SIZE, smaller) */
@@ -279,7 +222,7 @@ void     gst_co_base_filter_free   (GstCoBaseFilter * self, gpointer mem);
 gboolean gst_co_base_filter_ensure (GstCoBaseFilter * self, gpointer * mem,
                                     gsize * cur_size, gsize size);
 /* Host memory for results read back on the host: pinned and written by
- * cudaMemcpyAsync on self->stream (CUDA backend), plain on the CPU backend.
+ * cudaMemcpyAsync on self->engine.stream (CUDA backend), plain on the CPU backend.
  * Complete when finish runs. */
 gpointer gst_co_base_filter_alloc_host (GstCoBaseFilter * self, gsize size);
 /* One frame's results as memory applications may keep after the frame
@@ -293,7 +236,7 @@ GstMemory *gst_co_base_filter_alloc_results (GstCoBaseFilter * self,
 void     gst_co_base_filter_free_host  (GstCoBaseFilter * self, gpointer mem);
 /* Host to memory of gst_co_base_filter_alloc, and back (into
  * gst_co_base_filter_alloc_host's memory, complete when finish runs): on
- * self->stream with the CUDA backend (the device pushed, as in process and
+ * self->engine.stream with the CUDA backend (the device pushed, as in process and
  * set_info; a pageable source is staged by the driver), memcpy on the CPU
  * backend.  FALSE after posting an element error naming @what. */
 gboolean gst_co_base_filter_upload   (GstCoBaseFilter * self, gpointer dst,

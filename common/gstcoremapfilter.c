@@ -154,7 +154,7 @@ build_from_cpu_map (GstCoRemapFilter * self, GstCoRemapFilterClass * klass,
         priv->map[g], x, 2 * n * sizeof (gfloat), "uploading the map") &&
         gst_co_base_filter_cuda_ok (base, co_lut_from_map_cuda (lut, g,
             priv->map[g], (gfloat *) priv->map[g] + n, pl->pitch,
-            base->stream), "building the LUT");
+            base->engine.stream), "building the LUT");
   }
   g_free (x);
   return ok;
@@ -176,7 +176,7 @@ build_from_cuda_map (GstCoRemapFilter * self, GstCoRemapFilterClass * klass,
   x = priv->map[g];
   return klass->map_cuda (self, lut, g, x, x + n, pl->pitch) &&
       gst_co_base_filter_cuda_ok (base, co_lut_from_map_cuda (lut, g, x,
-          x + n, pl->pitch, base->stream), "building the LUT");
+          x + n, pl->pitch, base->engine.stream), "building the LUT");
 }
 
 gboolean
@@ -281,7 +281,7 @@ gst_co_remap_filter_process (GstCoBaseFilter * base, const CoFrame * in,
     return GST_FLOW_OK;
   }
   return gst_co_base_filter_cuda_ok (base, co_remap_cuda (lut, in, out,
-          priv->border, base->stream), "remapping") ? GST_FLOW_OK :
+          priv->border, base->engine.stream), "remapping") ? GST_FLOW_OK :
       GST_FLOW_ERROR;
 }
 

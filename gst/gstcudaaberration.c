@@ -505,9 +505,9 @@ gst_cuda_aberration_process (GstCoBaseFilter * base, const CoFrame * in,
     e = co_clt_chain_bayer_cuda (in->data[0], w, h, in->pitch[0], bps,
         self->scale, bayer, self->roi, self->dx, self->dy, self->nodes,
         self->grid_w, self->grid_h, self->stride, self->colours, fp, rw,
-        base->stream);
+        base->engine.stream);
     if (!e)
-      e = co_clt_pack_cuda (planes, rw, self->roi, out, base->stream);
+      e = co_clt_pack_cuda (planes, rw, self->roi, out, base->engine.stream);
     return gst_co_base_filter_cuda_ok (base, e, "correcting a frame") ?
         GST_FLOW_OK : GST_FLOW_ERROR;
   }

@@ -303,7 +303,7 @@ gst_cuda_foveate_process (GstCoBaseFilter * base, const CoFrame * in,
 
   if (gst_co_base_filter_on_cuda (base))
     return gst_co_base_filter_cuda_ok (base, co_fovea_cuda (&self->fovea, in,
-            out, base->stream), "foveating a frame") ? GST_FLOW_OK :
+            out, base->engine.stream), "foveating a frame") ? GST_FLOW_OK :
         GST_FLOW_ERROR;
   if (co_fovea_cpu (&self->fovea, in, out) != 0) {
     GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT, ("Out of memory "

@@ -485,7 +485,7 @@ gst_cuda_lens_distort_build_lut (GstCoRemapFilter * remap, const CoLut * lut)
     return gst_co_remap_filter_build_from_maps (remap, lut);
   if (gst_co_base_filter_on_cuda (base)) {
     if (!gst_co_base_filter_cuda_ok (base, co_lens_build_lut_cuda (p, lut,
-                base->stream), "building the LUT"))
+                base->engine.stream), "building the LUT"))
       return FALSE;
   } else {
     co_lens_build_lut_cpu (p, lut);
@@ -516,7 +516,7 @@ gst_cuda_lens_distort_remap (GstCoRemapFilter * remap, const CoLut * lut,
     return GST_FLOW_OK;
   }
   return gst_co_base_filter_cuda_ok (base, co_lens_remap_cuda (&self->params,
-          lut, in, out, border, base->stream), "remapping") ? GST_FLOW_OK :
+          lut, in, out, border, base->engine.stream), "remapping") ? GST_FLOW_OK :
       GST_FLOW_ERROR;
 }
 

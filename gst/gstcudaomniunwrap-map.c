@@ -358,7 +358,7 @@ gst_cuda_omni_unwrap_map_cuda (GstCoRemapFilter * remap, const CoLut * lut,
     sv->valid = 0;
     return ok && gst_co_base_filter_cuda_ok (base,
         co_omni_ground_cuda (&self->view, &self->window, pl->width,
-            pl->height, scale, x, y, pitch, sv->dev, base->stream),
+            pl->height, scale, x, y, pitch, sv->dev, base->engine.stream),
         "solving the ground view") && check_flag (self, sv->dev);
   }
   t = map_columns (self, pl, g);
@@ -388,7 +388,7 @@ gst_cuda_omni_unwrap_map_cuda (GstCoRemapFilter * remap, const CoLut * lut,
         gst_co_base_filter_cuda_ok (base, co_omni_solve_cuda (&self->window,
             &self->view, (const gdouble *) (dev + n_rho), t->n_ax, pl->height,
             scale, (gfloat *) dev, (gint *) (dev + n_rho + n_ax),
-            base->stream), "solving the mirror model") &&
+            base->engine.stream), "solving the mirror model") &&
         check_flag (self, (const gint *) (dev + n_rho + n_ax));
     sv->valid = ok ? SOLVED_DEVICE : 0;
   } else if (ok) {
@@ -396,7 +396,7 @@ gst_cuda_omni_unwrap_map_cuda (GstCoRemapFilter * remap, const CoLut * lut,
   }
   ok = ok && gst_co_base_filter_cuda_ok (base, co_omni_fill_cuda
       (&self->view, (const gfloat *) dev, t->n_ax, self->dev_trig, pl->width,
-          pl->height, scale, x, y, pitch, base->stream),
+          pl->height, scale, x, y, pitch, base->engine.stream),
       "filling the unwrap map");
   return ok;
 }

@@ -781,12 +781,12 @@ gst_cuda_sh_centroid_process (GstCoBaseFilter * base, const CoFrame * in,
     marks.rx = self->dref_x;
     marks.ry = self->dref_y;
     if (!gst_co_base_filter_cuda_ok (base, co_sh_cuda (&self->dgrid,
-                self->dwhy, in, &self->dres, base->stream),
+                self->dwhy, in, &self->dres, base->engine.stream),
             "measuring centroids"))
       return GST_FLOW_ERROR;
     GST_TRACE_OBJECT (self, "measurement queued");
     if (out && !gst_co_base_filter_cuda_ok (base,
-            co_sh_overlay_cuda (&self->dgrid, &marks, out, base->stream),
+            co_sh_overlay_cuda (&self->dgrid, &marks, out, base->engine.stream),
             "drawing the overlay"))
       return GST_FLOW_ERROR;
     /* one read-back of every result: finish reads them after the frame's

@@ -44,7 +44,7 @@ test_filter_process (GstCoBaseFilter * base, const CoFrame * in,
 {
   int y;
 
-  if (base->active_backend != GST_CO_BACKEND_CPU)
+  if (base->engine.active_backend != GST_CO_BACKEND_CPU)
     return GST_FLOW_NOT_SUPPORTED;
   for (y = 0; y < in->height; y++) {
     const uint8_t *s = in->data[0] + (size_t) y * in->pitch[0];

@@ -79,9 +79,9 @@ test_scale_get_output_size (GstCoBaseFilter * base, const GstVideoInfo * in,
 static GstFlowReturn
 test_scale_process (GstCoBaseFilter * base, const CoFrame * in, CoFrame * out)
 {
-  if (base->device)
+  if (base->engine.device)
     return gst_co_base_filter_cuda_ok (base, mo_scale_cuda (in, out,
-            base->stream), "scaling") ? GST_FLOW_OK : GST_FLOW_ERROR;
+            base->engine.stream), "scaling") ? GST_FLOW_OK : GST_FLOW_ERROR;
   FOR_EACH_PX (out, mo_scale_px (in, out, x, y));
   return GST_FLOW_OK;
 }
@@ -137,9 +137,9 @@ test_rgba_process (GstCoBaseFilter * base, const CoFrame * in, CoFrame * out)
   if (in->bayer != base->in_bayer || (out->format != CO_FORMAT_RGBA &&
           out->format != CO_FORMAT_RGBA64_LE))
     return GST_FLOW_NOT_NEGOTIATED;
-  if (base->device)
+  if (base->engine.device)
     return gst_co_base_filter_cuda_ok (base, mo_to_rgba_cuda (in, out,
-            base->stream), "converting") ? GST_FLOW_OK : GST_FLOW_ERROR;
+            base->engine.stream), "converting") ? GST_FLOW_OK : GST_FLOW_ERROR;
   FOR_EACH_PX (out, mo_to_rgba_px (in, out, x, y));
   return GST_FLOW_OK;
 }
@@ -217,7 +217,7 @@ test_mean_process (GstCoBaseFilter * base, const CoFrame * in, CoFrame * out)
   TestMean *self = (TestMean *) base;
   gint y;
 
-  if (!base->device) {
+  if (!base->engine.device) {
     self->cpu_sum = 0;
     for (y = 0; y < in->height; y++)
       self->cpu_sum += mo_row_sum (in, y);
@@ -234,17 +234,17 @@ test_mean_process (GstCoBaseFilter * base, const CoFrame * in, CoFrame * out)
           sizeof (guint64)))
     return GST_FLOW_ERROR;
   if (!gst_co_base_filter_cuda_ok (base, cudaMemsetAsync (self->dev_sum, 0,
-              sizeof (guint64), (cudaStream_t) base->stream), "clearing") ||
+              sizeof (guint64), (cudaStream_t) base->engine.stream), "clearing") ||
       !gst_co_base_filter_cuda_ok (base, mo_sum_cuda (in, self->dev_sum,
-              base->stream), "summing") ||
+              base->engine.stream), "summing") ||
       !gst_co_base_filter_cuda_ok (base, cudaMemcpyAsync (self->host_sum,
               self->dev_sum, sizeof (guint64), cudaMemcpyDeviceToHost,
-              (cudaStream_t) base->stream), "reading back"))
+              (cudaStream_t) base->engine.stream), "reading back"))
     return GST_FLOW_ERROR;
   /* the overlay after the sum, on the same stream */
   if (out && !gst_co_base_filter_cuda_ok (base, cudaMemsetAsync (out->data[0],
               255, out->width * co_pix_bpp (co_format_plane_kind (out->format,
-                      0)), (cudaStream_t) base->stream), "drawing"))
+                      0)), (cudaStream_t) base->engine.stream), "drawing"))
     return GST_FLOW_ERROR;
 #endif
   return GST_FLOW_OK;
@@ -256,7 +256,7 @@ test_mean_finish (GstCoBaseFilter * base, GstBuffer * inbuf,
     GstBuffer * outbuf)
 {
   TestMean *self = (TestMean *) base;
-  guint64 sum = base->device ? *self->host_sum : self->cpu_sum;
+  guint64 sum = base->engine.device ? *self->host_sum : self->cpu_sum;
   gsize n = (gsize) GST_VIDEO_INFO_WIDTH (&base->in_info) *
       GST_VIDEO_INFO_HEIGHT (&base->in_info) *
       GST_VIDEO_INFO_COMP_PSTRIDE (&base->in_info, 0);

@@ -1,0 +1,251 @@
+/* cudaoptics — LGPL-2.1-or-later
+ *
+ * GstCoSettings (gstcosettings.h): the settings table of any element of the
+ * family, kept per class type.
+ */
+#include "gstcosettings.h"
+
+#include <string.h>
+
+typedef struct
+{
+  GstCoSetting *rows;
+  guint n;
+  gsize offset, size;
+  GstCoSettingsHooks hooks;
+} Table;
+
+static GQuark
+table_quark (void)
+{
+  static GQuark q;
+
+  if (!q)
+    q = g_quark_from_static_string ("gst-co-settings-table");
+  return q;
+}
+
+/* The table of @object's class or its nearest ancestor's */
+static const Table *
+table_of (GObject * object)
+{
+  GType t;
+
+  for (t = G_OBJECT_TYPE (object); t; t = g_type_parent (t)) {
+    const Table *tab = g_type_get_qdata (t, table_quark ());
+    if (tab)
+      return tab;
+  }
+  return NULL;
+}
+
+static const GstCoSetting *
+row_of (GObject * object, guint prop_id, gpointer * field)
+{
+  const Table *tab = table_of (object);
+  const GstCoSetting *row;
+
+  if (!tab || prop_id < 1 || prop_id > tab->n)
+    return NULL;
+  row = &tab->rows[prop_id - 1];
+  *field = (guint8 *) object + tab->offset + row->offset;
+  return row;
+}
+
+/* The value of @row's type at @field from @value (object lock held) */
+static void
+store (const GstCoSetting * row, gpointer field, const GValue * value)
+{
+  GType t = G_PARAM_SPEC_VALUE_TYPE (row->pspec);
+
+  if (t == G_TYPE_DOUBLE && (row->flags & GST_CO_SETTING_FLOAT))
+    *(gfloat *) field = (gfloat) g_value_get_double (value);
+  else if (t == G_TYPE_DOUBLE)
+    *(gdouble *) field = g_value_get_double (value);
+  else if (t == G_TYPE_INT)
+    *(gint *) field = g_value_get_int (value);
+  else if (t == G_TYPE_UINT)
+    *(guint *) field = g_value_get_uint (value);
+  else if (t == G_TYPE_BOOLEAN)
+    *(gboolean *) field = g_value_get_boolean (value);
+  else if (G_TYPE_IS_ENUM (t))
+    *(gint *) field = g_value_get_enum (value);
+  else if (t == G_TYPE_STRING) {
+    g_free (*(gchar **) field);
+    *(gchar **) field = g_value_dup_string (value);
+  } else
+    g_assert_not_reached ();
+}
+
+static void
+load (const GstCoSetting * row, gconstpointer field, GValue * value)
+{
+  GType t = G_PARAM_SPEC_VALUE_TYPE (row->pspec);
+
+  if (t == G_TYPE_DOUBLE && (row->flags & GST_CO_SETTING_FLOAT))
+    g_value_set_double (value, *(const gfloat *) field);
+  else if (t == G_TYPE_DOUBLE)
+    g_value_set_double (value, *(const gdouble *) field);
+  else if (t == G_TYPE_INT)
+    g_value_set_int (value, *(const gint *) field);
+  else if (t == G_TYPE_UINT)
+    g_value_set_uint (value, *(const guint *) field);
+  else if (t == G_TYPE_BOOLEAN)
+    g_value_set_boolean (value, *(const gboolean *) field);
+  else if (G_TYPE_IS_ENUM (t))
+    g_value_set_enum (value, *(const gint *) field);
+  else if (t == G_TYPE_STRING)
+    g_value_set_string (value, *(gchar * const *) field);
+  else
+    g_assert_not_reached ();
+}
+
+gboolean
+gst_co_settings_set (GObject * object, guint prop_id, const GValue * value)
+{
+  const Table *tab = table_of (object);
+  gpointer field;
+  const GstCoSetting *row = row_of (object, prop_id, &field);
+  GValue old = G_VALUE_INIT;
+  gboolean changed;
+
+  if (!row)
+    return FALSE;
+  g_value_init (&old, G_PARAM_SPEC_VALUE_TYPE (row->pspec));
+  GST_OBJECT_LOCK (object);
+  load (row, field, &old);
+  /* a control source sets its values every frame: only a change (or a
+   * file set again, to be read again) rebuilds or renegotiates */
+  changed = g_param_values_cmp (row->pspec, &old, value) != 0 ||
+      row->gen >= 0;
+  store (row, field, value);
+  if (row->gen >= 0)
+    (*(guint *) ((guint8 *) object + tab->offset + row->gen))++;
+  if (tab->hooks.changed)
+    tab->hooks.changed (object, prop_id);
+  if (changed && (row->flags & (GST_CO_SETTING_REBUILD |
+              GST_CO_SETTING_RESIZE)) && tab->hooks.mark_dirty)
+    tab->hooks.mark_dirty (object);
+  GST_OBJECT_UNLOCK (object);
+  g_value_unset (&old);
+  /* outside the lock: renegotiation takes locks of its own */
+  if (changed && (row->flags & GST_CO_SETTING_RESIZE) &&
+      tab->hooks.renegotiate)
+    tab->hooks.renegotiate (object);
+  return TRUE;
+}
+
+gboolean
+gst_co_settings_get (GObject * object, guint prop_id, GValue * value)
+{
+  gpointer field;
+  const GstCoSetting *row = row_of (object, prop_id, &field);
+
+  if (!row)
+    return FALSE;
+  GST_OBJECT_LOCK (object);
+  load (row, field, value);
+  GST_OBJECT_UNLOCK (object);
+  return TRUE;
+}
+
+static void
+set_property (GObject * object, guint prop_id, const GValue * value,
+    GParamSpec * pspec)
+{
+  if (!gst_co_settings_set (object, prop_id, value))
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+}
+
+static void
+get_property (GObject * object, guint prop_id, GValue * value,
+    GParamSpec * pspec)
+{
+  if (!gst_co_settings_get (object, prop_id, value))
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+}
+
+void
+gst_co_settings_install (GObjectClass * klass, gsize instance_offset,
+    gsize size, const GstCoSetting * settings, guint n,
+    const GstCoSettingsHooks * hooks)
+{
+  Table *tab = g_new0 (Table, 1);
+  guint i;
+
+  /* lives as long as the class: classes of a plugin are never freed */
+  tab->rows = g_new (GstCoSetting, n);
+  memcpy (tab->rows, settings, sizeof (GstCoSetting) * n);
+  tab->n = n;
+  tab->offset = instance_offset;
+  tab->size = size;
+  if (hooks)
+    tab->hooks = *hooks;
+  g_type_set_qdata (G_OBJECT_CLASS_TYPE (klass), table_quark (), tab);
+  klass->set_property = set_property;
+  klass->get_property = get_property;
+  for (i = 0; i < n; i++)
+    g_object_class_install_property (klass, i + 1, settings[i].pspec);
+}
+
+void
+gst_co_settings_init_instance (GObject * object)
+{
+  const Table *tab = table_of (object);
+  guint i;
+
+  for (i = 0; tab && i < tab->n; i++) {
+    const GstCoSetting *row = &tab->rows[i];
+    GValue v = G_VALUE_INIT;
+    g_value_init (&v, G_PARAM_SPEC_VALUE_TYPE (row->pspec));
+    g_param_value_set_default (row->pspec, &v);
+    store (row, (guint8 *) object + tab->offset + row->offset, &v);
+    g_value_unset (&v);
+  }
+}
+
+/* The strings of the settings at @base */
+static void
+free_strings (const Table * tab, gpointer base, gboolean dup)
+{
+  guint i;
+
+  for (i = 0; tab && i < tab->n; i++) {
+    const GstCoSetting *row = &tab->rows[i];
+    gchar **str = (gchar **) ((guint8 *) base + row->offset);
+    if (G_PARAM_SPEC_VALUE_TYPE (row->pspec) != G_TYPE_STRING)
+      continue;
+    if (dup)
+      *str = g_strdup (*str);
+    else
+      g_clear_pointer (str, g_free);
+  }
+}
+
+void
+gst_co_settings_snapshot (GObject * object, gpointer dst)
+{
+  const Table *tab = table_of (object);
+
+  if (!tab)
+    return;
+  GST_OBJECT_LOCK (object);
+  memcpy (dst, (guint8 *) object + tab->offset, tab->size);
+  free_strings (tab, dst, TRUE);
+  GST_OBJECT_UNLOCK (object);
+}
+
+void
+gst_co_settings_snapshot_clear (GObject * object, gpointer snap)
+{
+  free_strings (table_of (object), snap, FALSE);
+}
+
+void
+gst_co_settings_finalize (GObject * object)
+{
+  const Table *tab = table_of (object);
+
+  if (tab)
+    free_strings (tab, (guint8 *) object + tab->offset, FALSE);
+}

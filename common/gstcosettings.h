@@ -1,0 +1,94 @@
+/* cudaoptics — LGPL-2.1-or-later
+ *
+ * GstCoSettings: an element's properties declared once, as a table
+ * (GstCoSetting rows), for any base class of the family.  Every write
+ * takes the object lock, marks a rebuild or renegotiates as the row says
+ * (the renegotiation outside the lock, as videoflip does), and a snapshot
+ * for the streaming thread is one call.  The base classes wrap it
+ * (gst_co_base_filter_class_install_settings...).
+ */
+#ifndef __GST_CO_SETTINGS_H__
+#define __GST_CO_SETTINGS_H__
+
+#include <gst/gst.h>
+
+G_BEGIN_DECLS
+
+/**
+ * GstCoSettingFlags:
+ * @GST_CO_SETTING_FRAME: read from the snapshot of each frame: no rebuild
+ * @GST_CO_SETTING_REBUILD: rebuild before the next frame
+ * @GST_CO_SETTING_RESIZE: renegotiate (the output size follows it)
+ * @GST_CO_SETTING_FLOAT: a double property held as a gfloat
+ *
+ * What a change of one setting does; the base applies it, the object lock
+ * held for the write and released before any renegotiation.
+ */
+typedef enum
+{
+  GST_CO_SETTING_FRAME = 0,
+  GST_CO_SETTING_REBUILD = 1 << 0,
+  GST_CO_SETTING_RESIZE = 1 << 1,
+  GST_CO_SETTING_FLOAT = 1 << 2,
+} GstCoSettingFlags;
+
+/**
+ * GstCoSetting:
+ * @pspec: the property (made in class_init; its id is its index + 1)
+ * @offset: of its value in the element's settings struct (G_STRUCT_OFFSET)
+ * @flags: what a change does
+ * @gen: offset of a guint the base increments at every set (a file: read
+ *   again when set again, gstcofilesetting.h), or -1
+ *
+ * One row of an element's settings table: the property, where its value
+ * lives and what changing it does, declared once.
+ */
+typedef struct
+{
+  GParamSpec *pspec;
+  gsize offset;
+  GstCoSettingFlags flags;
+  gssize gen;
+} GstCoSetting;
+
+/* Property flags of the family: a live property is read by the next frame
+ * (GST_PARAM_MUTABLE_PLAYING); an animatable one also follows control
+ * sources, which the base class syncs before every frame. */
+#define GST_CO_PARAM_LIVE (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | \
+    GST_PARAM_MUTABLE_PLAYING)
+#define GST_CO_PARAM_ANIM (GST_CO_PARAM_LIVE | GST_PARAM_CONTROLLABLE)
+
+/* What a base class does when a row's flags ask for it, and the element's
+ * own hook; @changed and @mark_dirty run with the object lock held,
+ * @renegotiate outside it.  Any may be NULL. */
+typedef struct
+{
+  void (*changed) (GObject * object, guint prop_id);
+  void (*mark_dirty) (GObject * object);
+  void (*renegotiate) (GObject * object);
+} GstCoSettingsHooks;
+
+/* Installs the rows' pspecs (ids 1..n) on @klass, points its set/get_property
+ * at the table and keeps the table for @klass's type and its subtypes.
+ * @instance_offset: of the settings struct in the instance; @size: its
+ * size.  @settings and @hooks are copied. */
+void     gst_co_settings_install (GObjectClass * klass, gsize instance_offset,
+    gsize size, const GstCoSetting * settings, guint n,
+    const GstCoSettingsHooks * hooks);
+/* For an element's own set/get_property: TRUE when @prop_id is the
+ * table's, and done. */
+gboolean gst_co_settings_set (GObject * object, guint prop_id,
+    const GValue * value);
+gboolean gst_co_settings_get (GObject * object, guint prop_id,
+    GValue * value);
+/* The pspecs' defaults into a new instance (constructed) */
+void     gst_co_settings_init_instance (GObject * object);
+/* The live settings' strings, at finalize */
+void     gst_co_settings_finalize (GObject * object);
+/* A copy of the settings struct taken under the object lock, its strings
+ * duplicated; gst_co_settings_snapshot_clear frees them. */
+void     gst_co_settings_snapshot (GObject * object, gpointer dst);
+void     gst_co_settings_snapshot_clear (GObject * object, gpointer snap);
+
+G_END_DECLS
+#endif
