@@ -1,16 +1,11 @@
 /* cudaoptics — LGPL-2.1-or-later
  *
  * GstCoBaseFilter, frames: each buffer mapped where the active backend can
- * read it, the subclass's process on the two frames (or on the one frame
- * of an analysing element), the copy back to host memory where needed, the
- * host's wait for the device where the frame's memory needs one (at most
- * one per frame), and the finish step after it.
- *
- * Memory paths with the CUDA backend, per buffer:
- * - memory:CUDAMemory of our context: used in place (GST_MAP_CUDA);
- * - our pool's pinned memory: copied asynchronously on the element's stream
- *   (discrete GPUs) or read in place through its device alias (integrated);
- * - any other host memory: copied once through a device staging frame.
+ * read it (gst_co_engine_map_frame says how), the subclass's process on
+ * the two frames (or on the one frame of an analysing element), the copy
+ * back to host memory where needed, the host's wait for the device where
+ * the frame's memory needs one (at most one per frame), and the finish
+ * step after it.
  */
 #include "gstcobasefilter-private.h"
 
@@ -22,40 +17,13 @@
 
 #define GST_CAT_DEFAULT gst_co_base_filter_debug
 
-typedef enum
-{
-  SIDE_CUDA,                    /* GstCudaMemory, used in place */
-  SIDE_MAPPED,                  /* our host memory, device alias */
-  SIDE_STAGED,                  /* copied through a device staging frame */
-} SideKind;
-
-static void
-frame_from_video (const GstVideoFrame * vf, CoFormat format, CoBayer bayer,
-    CoFrame * f)
-{
-  guint i;
-
-  memset (f, 0, sizeof (*f));
-  f->format = format;
-  f->bayer = bayer;
-  f->width = GST_VIDEO_FRAME_WIDTH (vf);
-  f->height = GST_VIDEO_FRAME_HEIGHT (vf);
-  for (i = 0; i < GST_VIDEO_FRAME_N_PLANES (vf) && i < CO_MAX_PLANES; i++) {
-    f->data[i] = GST_VIDEO_FRAME_PLANE_DATA (vf, i);
-    f->pitch[i] = GST_VIDEO_FRAME_PLANE_STRIDE (vf, i);
-  }
-}
-
 void
 co_free_stages (GstCoBaseFilter * self)
 {
   int i;
 
-  for (i = 0; i < 2; i++) {
-    gst_co_base_filter_free (self, self->priv->stage_mem[i]);
-    self->priv->stage_mem[i] = NULL;
-    self->priv->stage_size[i] = 0;
-  }
+  for (i = 0; i < 2; i++)
+    gst_co_stage_free (&self->engine, &self->priv->stage[i]);
 }
 
 static gboolean
@@ -119,7 +87,7 @@ process_cpu (GstCoBaseFilter * self, GstBuffer * inbuf, GstBuffer * outbuf,
     map_failed (self, 0, "map");
     return GST_FLOW_ERROR;
   }
-  frame_from_video (&in, self->in_format, self->in_bayer, &fin);
+  gst_co_frame_from_video (&in, self->in_format, self->in_bayer, &fin);
   if (analyse) {
     ret = klass->process (self, &fin, writes ? &fin : NULL);
     gst_video_frame_unmap (&in);
@@ -130,7 +98,7 @@ process_cpu (GstCoBaseFilter * self, GstBuffer * inbuf, GstBuffer * outbuf,
     map_failed (self, 1, "map");
     return GST_FLOW_ERROR;
   }
-  frame_from_video (&out, self->out_format, self->out_bayer, &fout);
+  gst_co_frame_from_video (&out, self->out_format, self->out_bayer, &fout);
   ret = klass->process (self, &fin, &fout);
   gst_video_frame_unmap (&out);
   gst_video_frame_unmap (&in);
@@ -138,167 +106,6 @@ process_cpu (GstCoBaseFilter * self, GstBuffer * inbuf, GstBuffer * outbuf,
 }
 
 #ifdef HAVE_CUDA
-/* Lays out a device staging frame for @host's format and size, one
- * allocation: rows as long as @host's where they are 4-byte aligned (each
- * plane is then one contiguous copy, far faster than a 2D one from
- * pageable memory), else aligned to 256 bytes as cudaMallocPitch would. */
-static gboolean
-ensure_stage (GstCoBaseFilter * self, int side, const CoFrame * host)
-{
-  GstCoBaseFilterPrivate *priv = self->priv;
-  CoFrame *f = &priv->stage[side];
-  const CoFormat format = host->format;
-  const int w = host->width, h = host->height;
-  gsize offsets[CO_MAX_PLANES], total = 0;
-  int i;
-
-  for (i = 0; i < co_format_n_planes (format); i++) {
-    int pw, ph;
-    co_plane_size (w, h, co_format_plane_shift (format, i), &pw, &ph);
-    f->pitch[i] = host->pitch[i] % 4 == 0 ? host->pitch[i] :
-        GST_ROUND_UP_N (pw * co_pix_bpp (co_format_plane_kind (format, i)),
-        256);
-    offsets[i] = total;
-    total += GST_ROUND_UP_N ((gsize) f->pitch[i] * ph, 256);
-  }
-  if (!gst_co_base_filter_ensure (self, &priv->stage_mem[side],
-          &priv->stage_size[side], total))
-    return FALSE;
-  for (i = 0; i < co_format_n_planes (format); i++)
-    f->data[i] = (uint8_t *) priv->stage_mem[side] + offsets[i];
-  f->width = w;
-  f->height = h;
-  f->format = format;
-  return TRUE;
-}
-
-static gboolean
-copy_planes (GstCoBaseFilter * self, const CoFrame * dst, const CoFrame * src,
-    enum cudaMemcpyKind kind)
-{
-  int i;
-
-  for (i = 0; i < co_format_n_planes (src->format); i++) {
-    int pw, ph;
-    co_plane_size (src->width, src->height,
-        co_format_plane_shift (src->format, i), &pw, &ph);
-    size_t row = (size_t) pw * co_pix_bpp (co_format_plane_kind (src->format,
-            i));
-    cudaError_t err = dst->pitch[i] == src->pitch[i] ?
-        /* one run of bytes (the padding of the last row left out) */
-        cudaMemcpyAsync (dst->data[i], src->data[i], (size_t) src->pitch[i] *
-        (ph - 1) + row, kind, (cudaStream_t) self->engine.stream) :
-        cudaMemcpy2DAsync (dst->data[i], dst->pitch[i], src->data[i],
-        src->pitch[i], row, ph, kind, (cudaStream_t) self->engine.stream);
-    if (!GST_CO_CUDA_OK (self, err))
-      return FALSE;
-  }
-  return TRUE;
-}
-
-#ifdef CO_CUDA_STREAMS
-/* @b waits on the device for the work queued on @a so far. */
-static gboolean
-stream_wait (GstCoBaseFilter * self, gpointer a, gpointer b)
-{
-  cudaEvent_t ev = (cudaEvent_t) self->engine.event;
-
-  return GST_CO_CUDA_OK (self, cudaEventRecord (ev, (cudaStream_t) a)) &&
-      GST_CO_CUDA_OK (self, cudaStreamWaitEvent ((cudaStream_t) b, ev, 0));
-}
-#endif
-
-/* Maps @buf for the device and gives the frame the kernels will use; the
- * staging frame of @side (0 input, 1 output) when it must be copied.  Read
- * access uploads.  *ordered: the memory carries a CUDA stream (1.24+), so
- * its users order their work after ours on the device; *foreign: that
- * stream when it is not ours (our stream then waits for it here, and it
- * waits for ours after the frame).  Every failure has posted its element
- * error. */
-static gboolean
-map_side (GstCoBaseFilter * self, int side, GstBuffer * buf,
-    GstVideoInfo * info, CoFormat format, CoBayer bayer, GstMapFlags flags,
-    GstVideoFrame * vf, CoFrame * dev, SideKind * kind, gboolean * ordered,
-    gpointer * foreign)
-{
-  GstMemory *mem = gst_buffer_n_memory (buf) == 1 ?
-      gst_buffer_peek_memory (buf, 0) : NULL;
-  CoFrame host;
-  int i;
-
-  *ordered = FALSE;
-  *foreign = NULL;
-#ifdef HAVE_GST_CUDA
-  if (mem && gst_is_cuda_memory (mem)) {
-    if (GST_CUDA_MEMORY_CAST (mem)->context == self->engine.cuda_context) {
-#ifdef CO_CUDA_STREAMS
-      GstCudaStream *ms;
-#endif
-      /* the map queues any pending upload on the memory's own stream */
-      if (!gst_video_frame_map (vf, info, buf, flags | GST_MAP_CUDA))
-        return map_failed (self, side, "map");
-      frame_from_video (vf, format, bayer, dev);
-      *kind = SIDE_CUDA;
-#ifdef CO_CUDA_STREAMS
-      ms = gst_cuda_memory_get_stream (GST_CUDA_MEMORY_CAST (mem));
-      *ordered = ms != NULL;
-      if (ms && ms != self->engine.gst_stream) {
-        *foreign = gst_cuda_stream_get_handle (ms);
-        if (!stream_wait (self, *foreign, self->engine.stream)) {
-          gst_video_frame_unmap (vf);
-          return map_failed (self, side, "order");
-        }
-      }
-#endif
-      return TRUE;
-    }
-    /* an output buffer from the pool of a context just given up is
-     * expected once after an adoption: no warning for it */
-    if (!self->priv->warned_context && !side) {
-      GST_ELEMENT_WARNING (self, STREAM, FAILED,
-          ("CUDA memory from another CUDA context: frames go through host "
-              "memory (slow); give the elements one context or one "
-              "device-id"), (NULL));
-      self->priv->warned_context = TRUE;
-    }
-  }
-#endif
-  if (!gst_video_frame_map (vf, info, buf, flags))
-    return map_failed (self, side, "map");
-  frame_from_video (vf, format, bayer, &host);
-  if (mem && gst_co_host_memory_device_ptr (mem, host.data[0])) {
-    *dev = host;
-    for (i = 0; i < co_format_n_planes (format); i++)
-      dev->data[i] = gst_co_host_memory_device_ptr (mem, host.data[i]);
-    *kind = SIDE_MAPPED;
-    return TRUE;
-  }
-  *kind = SIDE_STAGED;
-  GST_TRACE_OBJECT (self, "host frame mapped, staging");
-  /* an allocation failure has posted its own error */
-  if (ensure_stage (self, side, &host)) {
-    *dev = self->priv->stage[side];
-    dev->bayer = bayer;
-    if (!(flags & GST_MAP_READ) ||
-        copy_planes (self, dev, &host, cudaMemcpyHostToDevice))
-      return TRUE;
-    map_failed (self, side, "upload");
-  }
-  gst_video_frame_unmap (vf);
-  return FALSE;
-}
-
-/* The staged frame back to the host buffer it stands for. */
-static gboolean
-download (GstCoBaseFilter * self, GstVideoFrame * vf, CoFormat format,
-    const CoFrame * dev)
-{
-  CoFrame host;
-
-  frame_from_video (vf, format, CO_BAYER_NONE, &host);
-  return copy_planes (self, &host, dev, cudaMemcpyDeviceToHost);
-}
-
 /* An input without a stream, into an output that carries ours: the output
  * needs no host wait, the input only to stay out of its pool until the
  * device has read it (gstcobasefilter-retire.c).  FALSE: wait instead. */
@@ -325,7 +132,7 @@ process_cuda (GstCoBaseFilter * self, GstBuffer * inbuf, GstBuffer * outbuf,
   GstCoBaseFilterClass *klass = GST_CO_BASE_FILTER_GET_CLASS (self);
   GstVideoFrame in, out;
   CoFrame din, dout;
-  SideKind kin, kout = SIDE_CUDA;
+  GstCoSideKind kin, kout = GST_CO_SIDE_CUDA;
   GstFlowReturn ret = GST_FLOW_ERROR;
   gboolean in_mapped = FALSE, out_mapped = FALSE;
   gboolean in_ordered = FALSE, out_ordered = FALSE;
@@ -341,9 +148,10 @@ process_cuda (GstCoBaseFilter * self, GstBuffer * inbuf, GstBuffer * outbuf,
   self->engine.downloaded = FALSE;
   if (!ensure_built (self))
     goto done;
-  in_mapped = map_side (self, 0, inbuf, &self->in_info, self->in_format,
-      self->in_bayer, writes ? GST_MAP_READWRITE : GST_MAP_READ, &in, &din,
-      &kin, &in_ordered, &in_foreign);
+  in_mapped = gst_co_engine_map_frame (&self->engine, &self->priv->stage[0],
+      inbuf, &self->in_info, self->in_format, self->in_bayer,
+      writes ? GST_MAP_READWRITE : GST_MAP_READ, "input",
+      &self->priv->warned_context, &in, &din, &kin, &in_ordered, &in_foreign);
   if (!in_mapped)
     goto done;
   /* TRACE marks the frame's stages with GStreamer's timestamps (latency
@@ -353,28 +161,34 @@ process_cuda (GstCoBaseFilter * self, GstBuffer * inbuf, GstBuffer * outbuf,
     GST_LOG_OBJECT (self, "analysing %d%s", kin, writes ? ", writing" : "");
     out_ordered = in_ordered;
     ret = klass->process (self, &din, writes ? &din : NULL);
-    if (ret == GST_FLOW_OK && writes && kin == SIDE_STAGED &&
-        !download (self, &in, self->in_format, &din))
+    if (ret == GST_FLOW_OK && writes && kin == GST_CO_SIDE_STAGED &&
+        !gst_co_engine_download_frame (&self->engine, &in, self->in_format, &din))
       ret = GST_FLOW_ERROR;
     goto done;
   }
-  out_mapped = map_side (self, 1, outbuf, &self->out_info, self->out_format,
-      self->out_bayer, GST_MAP_WRITE, &out, &dout, &kout, &out_ordered,
+  /* an output buffer from the pool of a context just given up is
+   * expected once after an adoption: no warning for it */
+  out_mapped = gst_co_engine_map_frame (&self->engine, &self->priv->stage[1],
+      outbuf, &self->out_info, self->out_format, self->out_bayer,
+      GST_MAP_WRITE, "output", NULL, &out, &dout, &kout, &out_ordered,
       &out_foreign);
   if (!out_mapped)
     goto done;
   GST_LOG_OBJECT (self, "in %d out %d", kin, kout);
   ret = klass->process (self, &din, &dout);
-  if (ret == GST_FLOW_OK && kout == SIDE_STAGED &&
-      !download (self, &out, self->out_format, &dout))
+  if (ret == GST_FLOW_OK && kout == GST_CO_SIDE_STAGED &&
+      !gst_co_engine_download_frame (&self->engine, &out, self->out_format,
+          &dout))
     ret = GST_FLOW_ERROR;
 
 done:
 #ifdef CO_CUDA_STREAMS
   /* whoever uses these frames next on their own streams comes after us */
-  if (in_foreign && !stream_wait (self, self->engine.stream, in_foreign))
+  if (in_foreign && !gst_co_engine_stream_wait (&self->engine,
+          self->engine.stream, in_foreign))
     ret = GST_FLOW_ERROR;
-  if (out_foreign && !stream_wait (self, self->engine.stream, out_foreign))
+  if (out_foreign && !gst_co_engine_stream_wait (&self->engine,
+          self->engine.stream, out_foreign))
     ret = GST_FLOW_ERROR;
 #endif
   /* A frame leaves complete unless both its memories carry a stream (1.24+

@@ -54,9 +54,7 @@ struct _GstCoBaseFilterPrivate
   gboolean ready, caps_changed; /* streaming thread */
   gboolean unusable;            /* an adoption failed: every frame errs */
 
-  CoFrame stage[2];             /* device frames for staged input, output */
-  gpointer stage_mem[2];
-  gsize stage_size[2];
+  GstCoStage stage[2];          /* device frames for staged input, output */
   gboolean warned_context;
   gint warned_cuda_caps;         /* atomic: the CPU backend asked for CUDA memory */
 };

@@ -12,7 +12,9 @@
 #define __GST_CO_ENGINE_H__
 
 #include <gst/gst.h>
+#include <gst/video/video.h>
 #include "gstcodevice.h"
+#include "co_frame.h"
 
 G_BEGIN_DECLS
 
@@ -94,6 +96,51 @@ gboolean gst_co_engine_upload   (GstCoEngine * e, gpointer dst,
 gboolean gst_co_engine_download (GstCoEngine * e, gpointer dst,
     gconstpointer src, gsize size, const gchar * what);
 gboolean gst_co_engine_sync     (GstCoEngine * e, const gchar * what);
+
+/* ---- frames (gstcoengine-frame.c) ---- */
+
+/* How a buffer reached the device */
+typedef enum
+{
+  GST_CO_SIDE_CUDA,             /* GstCudaMemory of our context, in place */
+  GST_CO_SIDE_MAPPED,           /* our pinned host memory, device alias */
+  GST_CO_SIDE_STAGED,           /* copied through a device staging frame */
+} GstCoSideKind;
+
+/* A device frame a host buffer is copied through (one per pad) */
+typedef struct
+{
+  CoFrame frame;
+  gpointer mem;
+  gsize size;
+} GstCoStage;
+
+/* The planes of a mapped video frame as a CoFrame */
+void     gst_co_frame_from_video (const GstVideoFrame * vf, CoFormat format,
+    CoBayer bayer, CoFrame * f);
+void     gst_co_stage_free      (GstCoEngine * e, GstCoStage * stage);
+/* Maps @buf for the device (the device pushed) and gives the frame the
+ * kernels will use: CUDA memory of our context in place, our pinned memory
+ * through its device alias, anything else copied through @stage (read
+ * access uploads, on the stream).  *ordered: the memory carries a CUDA
+ * stream (1.24+), so its users order their work after ours on the device;
+ * *foreign: that stream when it is not ours (our stream waits for it here;
+ * make it wait for ours once the frame's work is queued,
+ * gst_co_engine_stream_wait).  *@warned: CUDA memory of another context
+ * warned about once (NULL: never warn).  @what names the frame in errors
+ * ("input", "sink_1"...); every failure has posted its element error. */
+gboolean gst_co_engine_map_frame (GstCoEngine * e, GstCoStage * stage,
+    GstBuffer * buf, GstVideoInfo * info, CoFormat format, CoBayer bayer,
+    GstMapFlags flags, const gchar * what, gboolean * warned,
+    GstVideoFrame * vf, CoFrame * dev, GstCoSideKind * kind,
+    gboolean * ordered, gpointer * foreign);
+/* A staged frame @dev back to the host frame @vf it stands for (on the
+ * stream) */
+gboolean gst_co_engine_download_frame (GstCoEngine * e, GstVideoFrame * vf,
+    CoFormat format, const CoFrame * dev);
+/* Stream @b waits on the device for the work queued on @a so far (1.24+;
+ * TRUE elsewhere) */
+gboolean gst_co_engine_stream_wait (GstCoEngine * e, gpointer a, gpointer b);
 
 G_END_DECLS
 #endif
