@@ -164,16 +164,13 @@ gst_co_base_filter_class_add_template (GstElementClass * klass,
       media_type, formats, NULL);
 }
 
-void
-gst_co_base_filter_class_add_template_list (GstElementClass * klass,
-    GstPadDirection direction, gint max_size, const gchar * media_type,
-    const gchar * formats, ...)
+static GstCaps *
+template_caps_valist (gint max_size, const gchar * media_type,
+    const gchar * formats, va_list args)
 {
   GstCaps *sys = gst_caps_new_empty (), *caps = gst_caps_new_empty ();
-  va_list args;
   guint i;
 
-  va_start (args, formats);
   while (media_type) {
     gchar *str = g_strdup_printf ("%s, format=(string)%s, "
         "width=(int)[1, %d], height=(int)[1, %d], "
@@ -187,7 +184,6 @@ gst_co_base_filter_class_add_template_list (GstElementClass * klass,
     if (media_type)
       formats = va_arg (args, const gchar *);
   }
-  va_end (args);
 #ifdef HAVE_GST_CUDA
   for (i = 0; i < gst_caps_get_size (sys); i++) {
     GstStructure *cuda = cuda_memory_structure (gst_caps_get_structure (sys,
@@ -200,6 +196,33 @@ gst_co_base_filter_class_add_template_list (GstElementClass * klass,
   (void) i;
 #endif
   gst_caps_append (caps, sys);
+  return caps;
+}
+
+GstCaps *
+gst_co_template_caps (gint max_size, const gchar * media_type,
+    const gchar * formats, ...)
+{
+  GstCaps *caps;
+  va_list args;
+
+  va_start (args, formats);
+  caps = template_caps_valist (max_size, media_type, formats, args);
+  va_end (args);
+  return caps;
+}
+
+void
+gst_co_base_filter_class_add_template_list (GstElementClass * klass,
+    GstPadDirection direction, gint max_size, const gchar * media_type,
+    const gchar * formats, ...)
+{
+  GstCaps *caps;
+  va_list args;
+
+  va_start (args, formats);
+  caps = template_caps_valist (max_size, media_type, formats, args);
+  va_end (args);
 
   gst_element_class_add_pad_template (klass,
       gst_pad_template_new (direction == GST_PAD_SINK ? "sink" : "src",

@@ -192,6 +192,11 @@ void     gst_co_base_filter_class_add_template_list (GstElementClass * klass,
                                                      const gchar * formats,
                                                      ...) G_GNUC_NULL_TERMINATED;
 
+/* The caps of a template of several media types (as above), in both memory
+ * domains: for pads the class helpers above do not make (request pads). */
+GstCaps *gst_co_template_caps (gint max_size, const gchar * media_type,
+                               const gchar * formats, ...) G_GNUC_NULL_TERMINATED;
+
 /* The settings changed so that rebuild must run before the next frame.
  * Call with the object lock held (from a property setter). */
 void     gst_co_base_filter_mark_dirty (GstCoBaseFilter * self);

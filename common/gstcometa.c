@@ -13,6 +13,7 @@
 static const gchar *const family_kinds[] = {
   "GstCoFoveaGaze",             /* cudafoveate: the fixation a frame used */
   "GstCoShCentroids",           /* cudashcentroid: centroids, slopes */
+  "GstCoCltCorrelation",        /* cudacltcorrelate: shifts per tile */
   NULL,
 };
 

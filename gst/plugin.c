@@ -9,6 +9,7 @@
 #include "gstcudafoveate.h"
 #include "gstcudashcentroid.h"
 #include "gstcudaaberration.h"
+#include "gstcudacltcorrelate.h"
 #include "gstcometa.h"
 
 /* Every element registers whether or not a GPU is present: the backend is
@@ -24,6 +25,7 @@ plugin_init (GstPlugin * plugin)
   ok &= gst_cuda_foveate_register (plugin);
   ok &= gst_cuda_sh_centroid_register (plugin);
   ok &= gst_cuda_aberration_register (plugin);
+  ok &= gst_cuda_clt_correlate_register (plugin);
   return ok;
 }
 

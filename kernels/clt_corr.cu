@@ -90,7 +90,27 @@ correlate_kernel (const float *clt_a, const float *clt_b, int n_tiles,
   }
 }
 
+__global__ void
+plane_kernel (CoFrame in, float *plane)
+{
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+
+  if (x < in.width && y < in.height)
+    plane[(size_t) y * in.width + x] = co_clt_corr_sample (&in, x, y);
+}
+
 }                               /* namespace */
+
+extern "C" int
+co_clt_corr_plane_cuda (const CoFrame * in, float *plane, void *stream)
+{
+  const dim3 block (32, 8);
+  const dim3 grid ((in->width + 31) / 32, (in->height + 7) / 8);
+
+  plane_kernel <<< grid, block, 0, (cudaStream_t) stream >>> (*in, plane);
+  return (int) cudaGetLastError ();
+}
 
 extern "C" int
 co_clt_correlate_cuda (const float *clt_a, const float *clt_b, int n_tiles,

@@ -20,8 +20,13 @@ extern "C" {
 void co_clt_correlate_cpu (const float *clt_a, const float *clt_b,
     int n_tiles, float fat_zero, CoCltPeak method, float *corr, float *dx,
     float *dy, float *strength);
+/* The grey plane of @in (GRAY8 or GRAY16_LE, co_clt_corr_sample) into
+ * @plane, width floats a row */
+void co_clt_corr_plane_cpu (const CoFrame * in, float *plane);
+
 /* The same on the device, on @stream (a cudaStream_t): every pointer device
- * memory, the C reference's bits; returns the launch's cudaError_t. */
+ * memory, the C reference's bits; they return the launch's cudaError_t. */
+int co_clt_corr_plane_cuda (const CoFrame * in, float *plane, void *stream);
 int co_clt_correlate_cuda (const float *clt_a, const float *clt_b,
     int n_tiles, float fat_zero, CoCltPeak method, float *corr, float *dx,
     float *dy, float *strength, void *stream);

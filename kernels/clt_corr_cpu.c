@@ -4,6 +4,7 @@
  */
 #include <stdint.h>
 #include "clt_corr.h"
+#include "remap.h"              /* CO_PARALLEL_MIN_PIXELS */
 
 void
 co_clt_correlate_cpu (const float *clt_a, const float *clt_b, int n_tiles,
@@ -23,5 +24,19 @@ co_clt_correlate_cpu (const float *clt_a, const float *clt_b, int n_tiles,
         clt_b + (size_t) i * CO_CLT_COEFFS, fat_zero, p);
     co_clt_corr_pixels (p, cs, sn, out);
     co_clt_corr_peak (out, method, &dx[i], &dy[i], &strength[i]);
+  }
+}
+
+void
+co_clt_corr_plane_cpu (const CoFrame * in, float *plane)
+{
+  int y;
+
+#pragma omp parallel for schedule(static) \
+    if ((int64_t) in->width * in->height >= CO_PARALLEL_MIN_PIXELS)
+  for (y = 0; y < in->height; y++) {
+    int x;
+    for (x = 0; x < in->width; x++)
+      plane[(size_t) y * in->width + x] = co_clt_corr_sample (in, x, y);
   }
 }

@@ -45,6 +45,18 @@ typedef enum
   CO_CLT_PEAK_CENTROID = 2,     /* centroid of the 3x3 positive part */
 } CoCltPeak;
 
+/* The grey value of pixel (x, y) of a GRAY8 or GRAY16_LE frame, 0..1: the
+ * plane the correlation's transforms read */
+CO_HD float
+co_clt_corr_sample (const CoFrame * f, int x, int y)
+{
+  const uint8_t *row = f->data[0] + (size_t) y * f->pitch[0];
+
+  return f->format == CO_FORMAT_GRAY16_LE ?
+      (float) (row[2 * x] | row[2 * x + 1] << 8) * (1.0f / 65535.0f) :
+      (float) row[x] * (1.0f / 255.0f);
+}
+
 /* cos (pi m / 16), m = 0..8, as literals */
 CO_HD float
 co_clt_cos16_first (int m)

@@ -60,3 +60,9 @@ co_clt_correlate_cuda (const float *clt_a, const float *clt_b, int n_tiles,
 {
   return NO_CUDA;
 }
+
+int
+co_clt_corr_plane_cuda (const CoFrame * in, float *plane, void *stream)
+{
+  return NO_CUDA;
+}

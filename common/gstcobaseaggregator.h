@@ -1,0 +1,130 @@
+/* cudaoptics — LGPL-2.1-or-later
+ *
+ * GstCoBaseAggregator: the family's base for elements with several inputs
+ * (cudacltcorrelate: one camera per pad), on GstAggregator.  It embeds the
+ * same device layer as GstCoBaseFilter (GstCoEngine: backend, device,
+ * context, stream, memory, errors) and the same settings table
+ * (gstcosettings.h), and owns what is its own: request sink pads
+ * (GstCoAggregatorPad) whose caps are parsed and checked against each
+ * other, frames of one instant matched by running time, every pad's frame
+ * mapped where the backend reads it, the rebuild contract, and the one
+ * host wait per output.  A subclass sees the matched frames, all on the
+ * device (CUDA) or all on the host (CPU), and gives the buffer to push.
+ */
+#ifndef __GST_CO_BASE_AGGREGATOR_H__
+#define __GST_CO_BASE_AGGREGATOR_H__
+
+#include <gst/base/gstaggregator.h>
+#include "gstcobasefilter.h"
+
+G_BEGIN_DECLS
+
+#define GST_TYPE_CO_AGGREGATOR_PAD (gst_co_aggregator_pad_get_type ())
+G_DECLARE_FINAL_TYPE (GstCoAggregatorPad, gst_co_aggregator_pad, GST,
+    CO_AGGREGATOR_PAD, GstAggregatorPad)
+
+struct _GstCoAggregatorPad
+{
+  GstAggregatorPad parent;
+
+  /*< public: read-only, valid while streaming >*/
+  gboolean configured;          /* caps received and accepted */
+  GstVideoInfo info;            /* a Bayer pad: GRAY8/GRAY16_LE */
+  CoFormat format;
+  CoBayer bayer;
+  guint index;                  /* N of sink_N */
+
+  /*< private >*/
+  GstCoStage stage;
+  gboolean warned_context;
+};
+
+#define GST_TYPE_CO_BASE_AGGREGATOR            (gst_co_base_aggregator_get_type ())
+#define GST_CO_BASE_AGGREGATOR(obj)            (G_TYPE_CHECK_INSTANCE_CAST ((obj), GST_TYPE_CO_BASE_AGGREGATOR, GstCoBaseAggregator))
+#define GST_CO_BASE_AGGREGATOR_CLASS(klass)    (G_TYPE_CHECK_CLASS_CAST ((klass), GST_TYPE_CO_BASE_AGGREGATOR, GstCoBaseAggregatorClass))
+#define GST_CO_BASE_AGGREGATOR_GET_CLASS(obj)  (G_TYPE_INSTANCE_GET_CLASS ((obj), GST_TYPE_CO_BASE_AGGREGATOR, GstCoBaseAggregatorClass))
+#define GST_IS_CO_BASE_AGGREGATOR(obj)         (G_TYPE_CHECK_INSTANCE_TYPE ((obj), GST_TYPE_CO_BASE_AGGREGATOR))
+
+typedef struct _GstCoBaseAggregator GstCoBaseAggregator;
+typedef struct _GstCoBaseAggregatorClass GstCoBaseAggregatorClass;
+typedef struct _GstCoBaseAggregatorPrivate GstCoBaseAggregatorPrivate;
+
+struct _GstCoBaseAggregator
+{
+  GstAggregator parent;
+
+  /*< protected: read-only for subclasses, valid while streaming >*/
+  GstCoEngine engine;
+  /* the pads of the instant being processed, by index (process, finish) */
+  GstCoAggregatorPad **pads;
+  guint n_pads;
+
+  /*< private >*/
+  GstCoBaseAggregatorPrivate *priv;
+};
+
+struct _GstCoBaseAggregatorClass
+{
+  GstAggregatorClass parent_class;
+
+  /* set in class_init */
+  gboolean host_only;           /* no CUDA path (yet) */
+  guint max_pads;               /* 0: any number */
+
+  /* A pad's caps, parsed into it and already of the same size as the
+   * others: refuse what the element cannot work on (post an element
+   * error, return FALSE).  Optional. */
+  gboolean      (*set_info)  (GstCoBaseAggregator * self,
+                              GstCoAggregatorPad * pad);
+  /* The output caps once every pad is configured (@downstream: what the
+   * peer accepts, to intersect with); NULL: not yet. */
+  GstCaps *     (*src_caps)  (GstCoBaseAggregator * self,
+                              GstCaps * downstream);
+  /* As GstCoBaseFilter's: what the frames need, built from the settings
+   * and every pad's caps, before the first frame, after any pad's caps
+   * changed (@caps_changed) and after gst_co_base_aggregator_mark_dirty. */
+  gboolean      (*rebuild)   (GstCoBaseAggregator * self,
+                              gboolean caps_changed);
+  /* The matched frames of one instant: @frames[i] and @inbufs[i] of
+   * self->pads[i], on the device (work on self->engine.stream, the base
+   * waits once after) or mapped on the host.  *@outbuf: the buffer to push
+   * (its timestamps are set by the base), or NULL for none this time. */
+  GstFlowReturn (*process)   (GstCoBaseAggregator * self,
+                              GstBuffer * const *inbufs,
+                              const CoFrame * frames, guint n,
+                              GstBuffer ** outbuf);
+  /* After the wait: results read back are readable; attach metas, post
+   * messages.  Optional. */
+  GstFlowReturn (*finish)    (GstCoBaseAggregator * self,
+                              GstBuffer * outbuf);
+  /* Free everything allocated for the active backend (device pushed) */
+  void          (*release)   (GstCoBaseAggregator * self);
+  /* After a setting of the table was written (object lock held) */
+  void          (*setting_changed) (GstCoBaseAggregator * self,
+                                    guint prop_id);
+
+  gpointer _reserved[GST_PADDING];
+};
+
+GType gst_co_base_aggregator_get_type (void);
+
+/* The request sink pad template (sink_%u) of the given caps
+ * (gst_co_template_caps) */
+void     gst_co_base_aggregator_class_add_sink_template (GstElementClass *
+    klass, GstCaps * caps);
+/* The element's settings table (gstcosettings.h): a rebuild row marks a
+ * rebuild before the next frame, a resize row renegotiates the source pad */
+void     gst_co_base_aggregator_class_install_settings (
+    GstCoBaseAggregatorClass * klass, gsize instance_offset, gsize size,
+    const GstCoSetting * settings, guint n);
+void     gst_co_base_aggregator_snapshot (GstCoBaseAggregator * self,
+    gpointer dst);
+void     gst_co_base_aggregator_snapshot_clear (GstCoBaseAggregator * self,
+    gpointer snap);
+/* Call with the object lock held (a property setter) */
+void     gst_co_base_aggregator_mark_dirty (GstCoBaseAggregator * self);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (GstCoBaseAggregator, gst_object_unref)
+
+G_END_DECLS
+#endif

@@ -1,0 +1,706 @@
+/* cudaoptics — LGPL-2.1-or-later */
+/**
+ * SECTION:element-cudacltcorrelate
+ * @title: cudacltcorrelate
+ *
+ * Sub-pixel phase correlation, tile by tile, in the complex lapped
+ * transform domain of the tile processor (Filippov 2018, the step after
+ * `cudaaberration`'s): every 16x16 tile of a frame, stepped by 8 pixels,
+ * is transformed, and for each pair of inputs the normalised cross-power
+ * of the two tiles goes back to a 15x15 correlation whose peak, fitted
+ * with the correlation's own kernel, gives the shift of the second
+ * input's content against the first's to a few hundredths of a pixel.
+ *
+ * Inputs are request pads `sink_0`, `sink_1`... (the cameras of a rig,
+ * frames matched by running time, #GstCoBaseAggregator:max-skew), grey
+ * (GRAY8, GRAY16_LE), in system or CUDA memory, all of one size.  With
+ * #GstCudaCltCorrelate:mode `temporal` one input is correlated with its
+ * previous frame (or a kept reference): per-tile flow.
+ *
+ * Each output buffer is `sink_0`'s frame with a `GstCoCltCorrelation`
+ * result (and, with #GstCudaCltCorrelate:post-messages, an element
+ * message of the same structure): `tiles-x`, `tiles-y`, `tile-step` (8:
+ * tile (tx, ty) is centred on the pixel corner (8 tx, 8 ty)), `pairs`
+ * (e.g. "0-1,0-2": the inputs' numbers; "ref-0" in temporal mode),
+ * `shift-x`, `shift-y`, `strength` (GBytes of little-endian floats, pair
+ * after pair, tiles row by row), `timestamp`, `frame`.  A shift is where
+ * the second input's content lies against the first's (pixels, x right,
+ * y down); strength is the correlation's peak (1: identical tiles).
+ *
+ * ## Example launch lines
+ * |[
+ * gst-launch-1.0 -m cudacltcorrelate name=c ! fakesink \
+ *   videotestsrc pattern=snow num-buffers=3 ! video/x-raw,format=GRAY8,width=320,height=240 ! c.sink_0 \
+ *   videotestsrc pattern=snow num-buffers=3 ! video/x-raw,format=GRAY8,width=320,height=240 ! c.sink_1
+ * ]|
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <stdio.h>
+#include <string.h>
+#include "gstcudacltcorrelate.h"
+#include "gstcometa.h"
+#include "clt.h"
+#include "clt_corr.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_cuda_clt_correlate_debug);
+#define GST_CAT_DEFAULT gst_cuda_clt_correlate_debug
+
+#define RESULT_KIND "GstCoCltCorrelation"
+#define MAX_SIZE 16384
+#define MAX_INPUTS 16
+
+typedef enum
+{
+  CORR_PAIRS = 0,
+  CORR_TEMPORAL = 1,
+} CorrMode;
+
+typedef enum
+{
+  REF_PREVIOUS = 0,
+  REF_KEEP = 1,
+} CorrReference;
+
+/* two inputs, by position in the base's pads */
+typedef struct
+{
+  guint a, b;
+} Pair;
+
+typedef struct
+{
+  gint mode;
+  gchar *pairs;
+  gfloat fat_zero;
+  gint peak;
+  gint reference;
+  gboolean post_messages;
+} Settings;
+
+struct _GstCudaCltCorrelate
+{
+  GstCoBaseAggregator parent;
+
+  Settings settings;            /* the properties (settings table) */
+
+  /* built by rebuild, streaming thread */
+  Settings snap;                /* of the frame being processed */
+  gint w, h, tiles_x, tiles_y, n_tiles;
+  gint mode;
+  guint n_inputs;
+  Pair *pairs;
+  guint n_pairs;
+  gchar *pairs_text;            /* the results' "pairs" */
+  gpointer plane, clt, res;     /* device (CUDA) or host (CPU) */
+  gsize plane_size, clt_size, res_size;
+  /* temporal: slot of the reference CLT (0 or 1), and whether it holds one */
+  gint ref_slot;
+  gboolean have_ref;
+
+  /* one frame's results, from process to finish */
+  GstMemory *results;
+  guint results_pairs;
+  guint64 frames;
+};
+
+#define gst_cuda_clt_correlate_parent_class parent_class
+G_DEFINE_TYPE (GstCudaCltCorrelate, gst_cuda_clt_correlate,
+    GST_TYPE_CO_BASE_AGGREGATOR);
+
+enum
+{
+  PROP_0,
+  PROP_MODE,
+  PROP_PAIRS,
+  PROP_FAT_ZERO,
+  PROP_PEAK,
+  PROP_REFERENCE,
+  PROP_POST_MESSAGES,
+};
+
+#define GST_TYPE_CO_CORR_MODE (co_corr_mode_get_type ())
+static GType
+co_corr_mode_get_type (void)
+{
+  static gsize type = 0;
+  static const GEnumValue values[] = {
+    {CORR_PAIRS, "Pairs of inputs (the cameras of a rig)", "pairs"},
+    {CORR_TEMPORAL, "One input against its previous frame (flow)",
+        "temporal"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type, g_enum_register_static ("GstCoCorrMode",
+            values));
+  return (GType) type;
+}
+
+#define GST_TYPE_CO_CORR_PEAK (co_corr_peak_get_type ())
+static GType
+co_corr_peak_get_type (void)
+{
+  static gsize type = 0;
+  static const GEnumValue values[] = {
+    {CO_CLT_PEAK_DIRICHLET, "The correlation's own kernel fitted to the "
+          "peak and its larger neighbour (most accurate)", "dirichlet"},
+    {CO_CLT_PEAK_PARABOLA, "A parabola per axis through three samples",
+        "parabola"},
+    {CO_CLT_PEAK_CENTROID, "Centroid of the positive 3x3 around the peak",
+        "centroid"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type, g_enum_register_static ("GstCoCorrPeak",
+            values));
+  return (GType) type;
+}
+
+#define GST_TYPE_CO_CORR_REFERENCE (co_corr_reference_get_type ())
+static GType
+co_corr_reference_get_type (void)
+{
+  static gsize type = 0;
+  static const GEnumValue values[] = {
+    {REF_PREVIOUS, "Each frame against the one before", "previous"},
+    {REF_KEEP, "Every frame against the reference held when this was set "
+          "(the first frame, if set before it)", "keep"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type, g_enum_register_static ("GstCoCorrReference",
+            values));
+  return (GType) type;
+}
+
+/* ---- pairs ---- */
+
+/* "all", or "a-b,c-d" of sink pad numbers, into positions among @pads;
+ * NULL and *why on a bad list */
+static Pair *
+parse_pairs (const gchar * text, GstCoAggregatorPad ** pads, guint n,
+    guint * n_pairs, gchar ** label, gchar ** why)
+{
+  Pair *out = NULL;
+  GString *lab = g_string_new (NULL);
+  guint i, j, k = 0;
+
+  *n_pairs = 0;
+  if (!text || !*text || g_ascii_strcasecmp (text, "all") == 0) {
+    out = g_new (Pair, n * (n - 1) / 2 + 1);
+    for (i = 0; i < n; i++)
+      for (j = i + 1; j < n; j++) {
+        out[k].a = i;
+        out[k].b = j;
+        g_string_append_printf (lab, "%s%u-%u", k ? "," : "", pads[i]->index,
+            pads[j]->index);
+        k++;
+      }
+  } else {
+    gchar **items = g_strsplit (text, ",", -1);
+    out = g_new (Pair, g_strv_length (items) + 1);
+    for (i = 0; items[i]; i++) {
+      guint a, b, pa = n, pb = n, m;
+      gchar *s = g_strstrip (items[i]);
+      if (sscanf (s, "%u-%u", &a, &b) != 2 || a == b) {
+        *why = g_strdup_printf ("\"%s\" is not a pair of two different "
+            "input numbers (e.g. 0-1)", s);
+        break;
+      }
+      for (m = 0; m < n; m++) {
+        if (pads[m]->index == a)
+          pa = m;
+        if (pads[m]->index == b)
+          pb = m;
+      }
+      if (pa == n || pb == n) {
+        *why = g_strdup_printf ("pair %u-%u names an input that does not "
+            "exist (sink_%u)", a, b, pa == n ? a : b);
+        break;
+      }
+      out[k].a = pa;
+      out[k].b = pb;
+      g_string_append_printf (lab, "%s%u-%u", k ? "," : "", a, b);
+      k++;
+    }
+    g_strfreev (items);
+    if (*why) {
+      g_free (out);
+      g_string_free (lab, TRUE);
+      return NULL;
+    }
+  }
+  *n_pairs = k;
+  *label = g_string_free (lab, FALSE);
+  return out;
+}
+
+/* ---- the base's steps ---- */
+
+static gboolean
+gst_cuda_clt_correlate_set_info (GstCoBaseAggregator * base,
+    GstCoAggregatorPad * pad)
+{
+  if (pad->bayer != CO_BAYER_NONE || (pad->format != CO_FORMAT_GRAY8 &&
+          pad->format != CO_FORMAT_GRAY16_LE)) {
+    GST_ELEMENT_ERROR (base, CORE, NEGOTIATION, ("%s: only grey frames "
+            "(GRAY8, GRAY16_LE) are correlated", GST_PAD_NAME (pad)), (NULL));
+    return FALSE;
+  }
+  if (GST_VIDEO_INFO_WIDTH (&pad->info) < 16 ||
+      GST_VIDEO_INFO_HEIGHT (&pad->info) < 16) {
+    GST_ELEMENT_ERROR (base, CORE, NEGOTIATION, ("%s: %dx%d is smaller than "
+            "one 16x16 tile", GST_PAD_NAME (pad),
+            GST_VIDEO_INFO_WIDTH (&pad->info),
+            GST_VIDEO_INFO_HEIGHT (&pad->info)), (NULL));
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* Output: sink_0's frames, as they came */
+static GstCaps *
+gst_cuda_clt_correlate_src_caps (GstCoBaseAggregator * base,
+    GstCaps * downstream)
+{
+  GstCaps *caps = NULL, *ret;
+  GList *l;
+  GstPad *first = NULL;
+  guint best = G_MAXUINT;
+
+  GST_OBJECT_LOCK (base);
+  for (l = GST_ELEMENT (base)->sinkpads; l; l = l->next)
+    if (GST_CO_AGGREGATOR_PAD (l->data)->index < best) {
+      best = GST_CO_AGGREGATOR_PAD (l->data)->index;
+      first = l->data;
+    }
+  if (first)
+    gst_object_ref (first);
+  GST_OBJECT_UNLOCK (base);
+  if (!first)
+    return NULL;
+  caps = gst_pad_get_current_caps (first);
+  gst_object_unref (first);
+  if (!caps)
+    return NULL;
+  ret = downstream ? gst_caps_intersect (downstream, caps) :
+      gst_caps_ref (caps);
+  gst_caps_unref (caps);
+  return ret;
+}
+
+static void
+free_buffers (GstCudaCltCorrelate * self)
+{
+  GstCoEngine *e = &GST_CO_BASE_AGGREGATOR (self)->engine;
+
+  gst_co_engine_free (e, self->plane);
+  gst_co_engine_free (e, self->clt);
+  gst_co_engine_free (e, self->res);
+  self->plane = self->clt = self->res = NULL;
+  self->plane_size = self->clt_size = self->res_size = 0;
+}
+
+static gboolean
+gst_cuda_clt_correlate_rebuild (GstCoBaseAggregator * base,
+    gboolean caps_changed)
+{
+  GstCudaCltCorrelate *self = GST_CUDA_CLT_CORRELATE (base);
+  GstCoEngine *e = &base->engine;
+  Settings s;
+  gchar *why = NULL, *label = NULL;
+  Pair *pairs = NULL;
+  guint n_pairs = 0, slots;
+  gboolean ok = FALSE;
+
+  gst_co_base_aggregator_snapshot (base, &s);
+  if (base->n_pads > MAX_INPUTS) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("%u inputs: at most %d are "
+            "correlated", base->n_pads, MAX_INPUTS), (NULL));
+    goto done;
+  }
+  if (s.mode == CORR_TEMPORAL && base->n_pads != 1) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("mode=temporal correlates "
+            "one input with its own frames, but there are %u inputs",
+            base->n_pads), (NULL));
+    goto done;
+  }
+  if (s.mode == CORR_PAIRS) {
+    if (base->n_pads < 2) {
+      GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("mode=pairs needs at "
+              "least two inputs (request sink_0 and sink_1), or use "
+              "mode=temporal for one"), (NULL));
+      goto done;
+    }
+    pairs = parse_pairs (s.pairs, base->pads, base->n_pads, &n_pairs, &label,
+        &why);
+    if (!pairs) {
+      GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, ("Bad pairs: %s", why),
+          (NULL));
+      goto done;
+    }
+  } else {
+    label = g_strdup_printf ("ref-%u", base->pads[0]->index);
+  }
+
+  self->w = GST_VIDEO_INFO_WIDTH (&base->pads[0]->info);
+  self->h = GST_VIDEO_INFO_HEIGHT (&base->pads[0]->info);
+  co_clt_tiles (self->w, self->h, &self->tiles_x, &self->tiles_y);
+  self->n_tiles = self->tiles_x * self->tiles_y;
+  /* a CLT per input; temporal: the reference and the new frame */
+  slots = s.mode == CORR_TEMPORAL ? 2 : base->n_pads;
+  if (caps_changed || self->mode != s.mode || self->n_inputs != base->n_pads)
+    self->have_ref = FALSE;
+  if (!gst_co_engine_ensure (e, &self->plane, &self->plane_size,
+          sizeof (gfloat) * self->w * self->h) ||
+      !gst_co_engine_ensure (e, &self->clt, &self->clt_size,
+          sizeof (gfloat) * CO_CLT_COEFFS * self->n_tiles * slots) ||
+      (e->device && !gst_co_engine_ensure (e, &self->res, &self->res_size,
+              sizeof (gfloat) * 3 * self->n_tiles * MAX (n_pairs, 1))))
+    goto done;
+  self->mode = s.mode;
+  self->n_inputs = base->n_pads;
+  g_free (self->pairs);
+  self->pairs = pairs;
+  self->n_pairs = s.mode == CORR_TEMPORAL ? 1 : n_pairs;
+  pairs = NULL;
+  g_free (self->pairs_text);
+  self->pairs_text = label;
+  label = NULL;
+  GST_INFO_OBJECT (self, "%dx%d: %dx%d tiles, pairs %s", self->w, self->h,
+      self->tiles_x, self->tiles_y, self->pairs_text);
+  ok = TRUE;
+
+done:
+  g_free (why);
+  g_free (label);
+  g_free (pairs);
+  gst_co_base_aggregator_snapshot_clear (base, &s);
+  return ok;
+}
+
+static gboolean
+forward (GstCudaCltCorrelate * self, const CoFrame * in, gfloat * clt)
+{
+  GstCoEngine *e = &GST_CO_BASE_AGGREGATOR (self)->engine;
+
+  if (!e->device) {
+    co_clt_corr_plane_cpu (in, self->plane);
+    co_clt_forward_cpu (self->plane, self->w, self->h, self->w, NULL, NULL,
+        clt);
+    return TRUE;
+  }
+  return gst_co_engine_cuda_ok (e, co_clt_corr_plane_cuda (in, self->plane,
+          e->stream), "reading a frame") &&
+      gst_co_engine_cuda_ok (e, co_clt_forward_cuda (self->plane, self->w,
+          self->h, self->w, NULL, NULL, clt, e->stream), "transforming tiles");
+}
+
+/* Pair @p of the frame: @a against @b into the results (CPU) or the
+ * device's (CUDA), laid out as all pairs' shift-x, then shift-y, then
+ * strength */
+static gboolean
+correlate (GstCudaCltCorrelate * self, const gfloat * a, const gfloat * b,
+    guint p, guint n_pairs, gfloat * host)
+{
+  GstCoEngine *e = &GST_CO_BASE_AGGREGATOR (self)->engine;
+  const gsize n = self->n_tiles;
+  gfloat *r = e->device ? self->res : host;
+
+  if (!e->device) {
+    co_clt_correlate_cpu (a, b, n, self->snap.fat_zero,
+        (CoCltPeak) self->snap.peak, NULL, r + p * n, r + (n_pairs + p) * n,
+        r + (2 * n_pairs + p) * n);
+    return TRUE;
+  }
+  return gst_co_engine_cuda_ok (e, co_clt_correlate_cuda (a, b, n,
+          self->snap.fat_zero, (CoCltPeak) self->snap.peak, NULL, r + p * n,
+          r + (n_pairs + p) * n, r + (2 * n_pairs + p) * n, e->stream),
+      "correlating tiles");
+}
+
+static GstFlowReturn
+gst_cuda_clt_correlate_process (GstCoBaseAggregator * base,
+    GstBuffer * const *inbufs, const CoFrame * frames, guint n,
+    GstBuffer ** outbuf)
+{
+  GstCudaCltCorrelate *self = GST_CUDA_CLT_CORRELATE (base);
+  GstCoEngine *e = &base->engine;
+  const gsize coeffs = (gsize) CO_CLT_COEFFS * self->n_tiles;
+  gfloat *clt = self->clt, *host = NULL;
+  GstMapInfo map;
+  guint p, n_pairs = 0;
+  gboolean ok = TRUE;
+
+  gst_co_base_aggregator_snapshot_clear (base, &self->snap);
+  gst_co_base_aggregator_snapshot (base, &self->snap);
+  *outbuf = gst_buffer_ref (inbufs[0]);
+
+  if (self->mode == CORR_TEMPORAL) {
+    const gint cur = 1 - self->ref_slot;
+    ok = forward (self, &frames[0], clt + cur * coeffs);
+    n_pairs = ok && self->have_ref ? 1 : 0;
+  } else {
+    for (p = 0; ok && p < n; p++)
+      ok = forward (self, &frames[p], clt + p * coeffs);
+    n_pairs = self->n_pairs;
+  }
+  if (!ok)
+    return GST_FLOW_ERROR;
+  self->results_pairs = n_pairs;
+  if (n_pairs == 0)
+    goto temporal_slots;        /* the first frame: nothing to compare */
+
+  self->results = gst_co_engine_alloc_results (e,
+      sizeof (gfloat) * 3 * self->n_tiles * n_pairs);
+  if (!self->results)
+    return GST_FLOW_ERROR;
+  if (!gst_memory_map (self->results, &map, GST_MAP_WRITE)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("Could not map the results' "
+            "memory"), (NULL));
+    return GST_FLOW_ERROR;
+  }
+  host = (gfloat *) map.data;
+  if (self->mode == CORR_TEMPORAL) {
+    ok = correlate (self, clt + self->ref_slot * coeffs,
+        clt + (1 - self->ref_slot) * coeffs, 0, 1, host);
+  } else {
+    for (p = 0; ok && p < n_pairs; p++)
+      ok = correlate (self, clt + self->pairs[p].a * coeffs,
+          clt + self->pairs[p].b * coeffs, p, n_pairs, host);
+  }
+  if (ok && e->device)
+    ok = gst_co_engine_download (e, host, self->res,
+        sizeof (gfloat) * 3 * self->n_tiles * n_pairs, "reading results");
+  gst_memory_unmap (self->results, &map);
+  if (!ok)
+    return GST_FLOW_ERROR;
+
+temporal_slots:
+  if (self->mode == CORR_TEMPORAL) {
+    /* the new frame becomes the reference, unless one is kept */
+    if (!self->have_ref || self->snap.reference == REF_PREVIOUS)
+      self->ref_slot = 1 - self->ref_slot;
+    self->have_ref = TRUE;
+  }
+  return GST_FLOW_OK;
+}
+
+static GstFlowReturn
+gst_cuda_clt_correlate_finish (GstCoBaseAggregator * base, GstBuffer * outbuf)
+{
+  GstCudaCltCorrelate *self = GST_CUDA_CLT_CORRELATE (base);
+  const gsize f = sizeof (gfloat) * self->n_tiles * self->results_pairs;
+  GBytes *whole, *sx, *sy, *st;
+  GstStructure *s;
+
+  if (!self->results) {
+    self->frames++;
+    return GST_FLOW_OK;
+  }
+  if (G_BYTE_ORDER == G_BIG_ENDIAN) {
+    GstMapInfo map;
+    if (gst_memory_map (self->results, &map, GST_MAP_READWRITE)) {
+      guint32 *v = (guint32 *) map.data;
+      gsize i;
+      for (i = 0; i < map.size / 4; i++)
+        v[i] = GUINT32_TO_LE (v[i]);
+      gst_memory_unmap (self->results, &map);
+    }
+  }
+  /* the frame's block itself goes to the buffer: no copy */
+  whole = gst_co_bytes_from_memory (self->results);
+  self->results = NULL;
+  if (!whole) {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("Could not map the results' "
+            "memory"), (NULL));
+    return GST_FLOW_ERROR;
+  }
+  sx = g_bytes_new_from_bytes (whole, 0, f);
+  sy = g_bytes_new_from_bytes (whole, f, f);
+  st = g_bytes_new_from_bytes (whole, 2 * f, f);
+  g_bytes_unref (whole);
+  s = gst_co_buffer_add_results (outbuf, RESULT_KIND);
+  if (s) {
+    gst_structure_set (s, "mode", G_TYPE_STRING,
+        self->mode == CORR_TEMPORAL ? "temporal" : "pairs",
+        "tiles-x", G_TYPE_INT, self->tiles_x, "tiles-y", G_TYPE_INT,
+        self->tiles_y, "tile-step", G_TYPE_INT, 8,
+        "pairs", G_TYPE_STRING, self->pairs_text,
+        "shift-x", G_TYPE_BYTES, sx, "shift-y", G_TYPE_BYTES, sy,
+        "strength", G_TYPE_BYTES, st,
+        "timestamp", G_TYPE_UINT64, (guint64) GST_BUFFER_PTS (outbuf),
+        "frame", G_TYPE_UINT64, self->frames, NULL);
+    if (self->snap.post_messages)
+      gst_element_post_message (GST_ELEMENT (self),
+          gst_message_new_element (GST_OBJECT (self), gst_structure_copy (s)));
+  }
+  g_bytes_unref (sx);
+  g_bytes_unref (sy);
+  g_bytes_unref (st);
+  self->frames++;
+  return GST_FLOW_OK;
+}
+
+static void
+gst_cuda_clt_correlate_release (GstCoBaseAggregator * base)
+{
+  GstCudaCltCorrelate *self = GST_CUDA_CLT_CORRELATE (base);
+
+  free_buffers (self);
+  if (self->results) {
+    gst_memory_unref (self->results);
+    self->results = NULL;
+  }
+  self->have_ref = FALSE;
+  self->frames = 0;
+}
+
+static gboolean
+gst_cuda_clt_correlate_flush (GstAggregator * agg)
+{
+  GstCudaCltCorrelate *self = GST_CUDA_CLT_CORRELATE (agg);
+
+  /* a seek: the previous frame is no neighbour of the next */
+  self->have_ref = FALSE;
+  return GST_AGGREGATOR_CLASS (parent_class)->flush ?
+      GST_AGGREGATOR_CLASS (parent_class)->flush (agg) : TRUE;
+}
+
+static void
+gst_cuda_clt_correlate_finalize (GObject * object)
+{
+  GstCudaCltCorrelate *self = GST_CUDA_CLT_CORRELATE (object);
+
+  g_free (self->pairs);
+  g_free (self->pairs_text);
+  g_free (self->snap.pairs);
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+static void
+gst_cuda_clt_correlate_class_init (GstCudaCltCorrelateClass * klass)
+{
+  GObjectClass *oc = G_OBJECT_CLASS (klass);
+  GstElementClass *ec = GST_ELEMENT_CLASS (klass);
+  GstAggregatorClass *ac = GST_AGGREGATOR_CLASS (klass);
+  GstCoBaseAggregatorClass *bc = GST_CO_BASE_AGGREGATOR_CLASS (klass);
+  GstCaps *caps;
+  const GstCoSetting settings[] = {
+    /**
+     * GstCudaCltCorrelate:mode:
+     *
+     * `pairs` correlates the inputs two by two (#GstCudaCltCorrelate:pairs);
+     * `temporal` correlates one input's frames with the previous one (or a
+     * kept reference, #GstCudaCltCorrelate:reference): flow per tile.
+     */
+    {g_param_spec_enum ("mode", "Mode",
+            "pairs: inputs two by two; temporal: one input against its "
+            "previous frame", GST_TYPE_CO_CORR_MODE, CORR_PAIRS,
+            GST_CO_PARAM_LIVE), G_STRUCT_OFFSET (Settings, mode),
+        GST_CO_SETTING_REBUILD, -1},
+    /**
+     * GstCudaCltCorrelate:pairs:
+     *
+     * `all` (every two inputs, in order), or a list of input numbers such
+     * as `0-1,2-3,0-2` (the N of sink_N): each pair gives the shift of the
+     * second's content against the first's.
+     */
+    {g_param_spec_string ("pairs", "Pairs",
+            "Pairs of inputs to correlate: \"all\" or e.g. \"0-1,0-2\"",
+            "all", GST_CO_PARAM_LIVE), G_STRUCT_OFFSET (Settings, pairs),
+        GST_CO_SETTING_REBUILD, -1},
+    /**
+     * GstCudaCltCorrelate:fat-zero:
+     *
+     * Added to each frequency's magnitude before it is normalised, as a
+     * fraction of the tile's mean: 0 is pure phase correlation (sharpest
+     * on clean tiles); larger values favour strong frequencies over noise.
+     */
+    {g_param_spec_double ("fat-zero", "Fat zero",
+            "Regulariser of the normalisation, times the tile's mean "
+            "magnitude (0 = pure phase)", 0.0, 100.0, 0.0, GST_CO_PARAM_ANIM),
+          G_STRUCT_OFFSET (Settings, fat_zero),
+        GST_CO_SETTING_FRAME | GST_CO_SETTING_FLOAT, -1},
+    /**
+     * GstCudaCltCorrelate:peak:
+     *
+     * How the sub-pixel peak is found: `dirichlet` fits the correlation's
+     * own kernel (a few hundredths of a pixel on textured tiles);
+     * `parabola` and `centroid` are the usual estimators, for comparison.
+     */
+    {g_param_spec_enum ("peak", "Peak", "Sub-pixel peak estimator",
+            GST_TYPE_CO_CORR_PEAK, CO_CLT_PEAK_DIRICHLET, GST_CO_PARAM_LIVE),
+          G_STRUCT_OFFSET (Settings, peak), GST_CO_SETTING_FRAME, -1},
+    /**
+     * GstCudaCltCorrelate:reference:
+     *
+     * Temporal mode: `previous` correlates each frame with the one before
+     * it; `keep` holds the reference it has when set (the first frame if
+     * set from the start), for drift against a fixed view.
+     */
+    {g_param_spec_enum ("reference", "Reference",
+            "Temporal mode: each frame against the previous one, or keep "
+            "the reference", GST_TYPE_CO_CORR_REFERENCE, REF_PREVIOUS,
+            GST_CO_PARAM_LIVE), G_STRUCT_OFFSET (Settings, reference),
+        GST_CO_SETTING_FRAME, -1},
+    /**
+     * GstCudaCltCorrelate:post-messages:
+     *
+     * Post each frame's results as an element message too.
+     */
+    {g_param_spec_boolean ("post-messages", "Post messages",
+            "Post each frame's results as an element message", FALSE,
+            GST_CO_PARAM_LIVE), G_STRUCT_OFFSET (Settings, post_messages),
+        GST_CO_SETTING_FRAME, -1},
+  };
+
+  GST_DEBUG_CATEGORY_INIT (gst_cuda_clt_correlate_debug, "cudacltcorrelate",
+      0, "cudaoptics CLT phase correlation");
+  gst_co_base_aggregator_class_install_settings (bc,
+      G_STRUCT_OFFSET (GstCudaCltCorrelate, settings), sizeof (Settings),
+      settings, G_N_ELEMENTS (settings));
+  oc->finalize = gst_cuda_clt_correlate_finalize;
+
+  gst_co_base_filter_class_set_metadata (ec, "CUDA CLT phase correlation",
+      "Filter/Analyzer/Video",
+      "Sub-pixel shift per tile between cameras or frames, by phase "
+      "correlation in the tile processor's lapped transform domain");
+  caps = gst_co_template_caps (MAX_SIZE, "video/x-raw", "{ GRAY8, GRAY16_LE }",
+      NULL);
+  gst_co_base_aggregator_class_add_sink_template (ec, caps);
+  gst_element_class_add_pad_template (ec,
+      gst_pad_template_new_with_gtype ("src", GST_PAD_SRC, GST_PAD_ALWAYS,
+          caps, GST_TYPE_AGGREGATOR_PAD));
+  gst_caps_unref (caps);
+
+  ac->flush = gst_cuda_clt_correlate_flush;
+  bc->max_pads = MAX_INPUTS;
+  bc->set_info = gst_cuda_clt_correlate_set_info;
+  bc->src_caps = gst_cuda_clt_correlate_src_caps;
+  bc->rebuild = gst_cuda_clt_correlate_rebuild;
+  bc->process = gst_cuda_clt_correlate_process;
+  bc->finish = gst_cuda_clt_correlate_finish;
+  bc->release = gst_cuda_clt_correlate_release;
+
+  gst_type_mark_as_plugin_api (GST_TYPE_CO_CORR_MODE, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_CO_CORR_PEAK, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_CO_CORR_REFERENCE, 0);
+}
+
+static void
+gst_cuda_clt_correlate_init (GstCudaCltCorrelate * self)
+{
+}
+
+gboolean
+gst_cuda_clt_correlate_register (GstPlugin * plugin)
+{
+  return gst_element_register (plugin, "cudacltcorrelate", GST_RANK_NONE,
+      GST_TYPE_CUDA_CLT_CORRELATE);
+}

@@ -1,0 +1,547 @@
+/* cudaoptics — LGPL-2.1-or-later
+ *
+ * cudacltcorrelate in pipelines: known sub-pixel shifts between inputs and
+ * between frames, timestamps without partners, bad input, live settings,
+ * and (with a GPU) CUDA giving the CPU's bytes, from system and from CUDA
+ * memory.
+ */
+#include <math.h>
+#include <string.h>
+#include <gst/check/gstcheck.h>
+#include <gst/app/gstappsrc.h>
+#include <gst/app/gstappsink.h>
+#include "gstcodevice.h"
+#include "../../include/cudaoptics/co-results.h"
+
+#define W 192
+#define H 144
+#define WAVES 300
+
+typedef struct
+{
+  double ux[WAVES], uy[WAVES], a[WAVES], ph[WAVES];
+} Texture;
+
+static void
+texture_init (Texture * t, guint32 seed)
+{
+  GRand *r = g_rand_new_with_seed (seed);
+  int m;
+
+  /* broadband over the disc of 0.45 cycles a pixel */
+  for (m = 0; m < WAVES; m++) {
+    double f = 0.45 * sqrt (g_rand_double (r)),
+        th = g_rand_double_range (r, 0, 2 * G_PI);
+    t->ux[m] = f * cos (th);
+    t->uy[m] = f * sin (th);
+    t->a[m] = g_rand_double_range (r, 1, 3);
+    t->ph[m] = g_rand_double_range (r, 0, 2 * G_PI);
+  }
+  g_rand_free (r);
+}
+
+/* GRAY16_LE: the texture moved by (dx, dy) */
+static GstBuffer *
+render (const Texture * t, double dx, double dy)
+{
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, (gsize) W * H * 2, NULL);
+  GstMapInfo map;
+  int x, y, m;
+
+  gst_buffer_map (buf, &map, GST_MAP_WRITE);
+  for (y = 0; y < H; y++)
+    for (x = 0; x < W; x++) {
+      double v = 0;
+      for (m = 0; m < WAVES; m++)
+        v += t->a[m] * cos (2 * G_PI * (t->ux[m] * (x - dx) + t->uy[m] *
+                (y - dy)) + t->ph[m]);
+      v = CLAMP (32768 + 700 * v, 0, 65535);
+      GST_WRITE_UINT16_LE (map.data + 2 * (y * W + x), (guint16) lrint (v));
+    }
+  gst_buffer_unmap (buf, &map);
+  return buf;
+}
+
+typedef struct
+{
+  GstElement *pipe, *corr, *sink;
+  GstElement *src[4];
+  gint n;
+} Rig;
+
+/* appsrc ! [cudaupload !] cudacltcorrelate (@props) ! appsink, @n inputs
+ * of @format w x h */
+static void
+rig_start (Rig * r, gint n, const gchar * props, const gchar * format,
+    gint w, gint h, gboolean cuda_memory)
+{
+  GString *d = g_string_new (NULL);
+  gint i;
+
+  g_string_printf (d, "cudacltcorrelate name=c %s ! appsink name=out "
+      "sync=false", props);
+  for (i = 0; i < n; i++)
+    g_string_append_printf (d, " appsrc name=s%d format=time caps=video/x-raw,"
+        "format=%s,width=%d,height=%d,framerate=30/1 ! %s c.sink_%d", i,
+        format, w, h, cuda_memory ? "cudaupload ! "
+        "video/x-raw(memory:CUDAMemory) !" : "", i);
+  r->pipe = gst_parse_launch (d->str, NULL);
+  fail_unless (r->pipe != NULL, "%s", d->str);
+  g_string_free (d, TRUE);
+  r->corr = gst_bin_get_by_name (GST_BIN (r->pipe), "c");
+  r->sink = gst_bin_get_by_name (GST_BIN (r->pipe), "out");
+  r->n = n;
+  for (i = 0; i < n; i++) {
+    gchar name[8];
+    g_snprintf (name, sizeof (name), "s%d", i);
+    r->src[i] = gst_bin_get_by_name (GST_BIN (r->pipe), name);
+  }
+  gst_element_set_state (r->pipe, GST_STATE_PLAYING);
+}
+
+static void
+rig_push (Rig * r, gint i, GstBuffer * buf, gint frame)
+{
+  buf = gst_buffer_copy (buf);
+  GST_BUFFER_PTS (buf) = gst_util_uint64_scale (frame, GST_SECOND, 30);
+  GST_BUFFER_DURATION (buf) = gst_util_uint64_scale (1, GST_SECOND, 30);
+  fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC (r->src[i]),
+          buf), GST_FLOW_OK);
+}
+
+/* The results of the next output (a copy; NULL: no results on it), or
+ * *eos */
+static GstStructure *
+rig_pull (Rig * r, gboolean * eos)
+{
+  GstSample *s = gst_app_sink_try_pull_sample (GST_APP_SINK (r->sink),
+      10 * GST_SECOND);
+  const GstStructure *st;
+  GstStructure *copy = NULL;
+
+  *eos = s == NULL;
+  if (!s)
+    return NULL;
+  st = gst_co_buffer_get_results (gst_sample_get_buffer (s),
+      "GstCoCltCorrelation");
+  if (st)
+    copy = gst_structure_copy (st);
+  gst_sample_unref (s);
+  return copy;
+}
+
+/* the first error or warning on the bus, or NULL */
+static gchar *
+rig_message (Rig * r, GstMessageType type)
+{
+  GstBus *bus = gst_element_get_bus (r->pipe);
+  GstMessage *m = gst_bus_timed_pop_filtered (bus, 5 * GST_SECOND,
+      type | GST_MESSAGE_EOS);
+  gchar *text = NULL;
+
+  if (m && GST_MESSAGE_TYPE (m) != GST_MESSAGE_EOS) {
+    GError *e = NULL;
+    if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR)
+      gst_message_parse_error (m, &e, NULL);
+    else
+      gst_message_parse_warning (m, &e, NULL);
+    text = g_strdup (e->message);
+    g_error_free (e);
+  }
+  if (m)
+    gst_message_unref (m);
+  gst_object_unref (bus);
+  return text;
+}
+
+static void
+rig_eos (Rig * r)
+{
+  gint i;
+
+  for (i = 0; i < r->n; i++)
+    gst_app_src_end_of_stream (GST_APP_SRC (r->src[i]));
+}
+
+static void
+rig_stop (Rig * r)
+{
+  gint i;
+
+  gst_element_set_state (r->pipe, GST_STATE_NULL);
+  for (i = 0; i < r->n; i++)
+    gst_object_unref (r->src[i]);
+  gst_object_unref (r->corr);
+  gst_object_unref (r->sink);
+  gst_object_unref (r->pipe);
+}
+
+/* Pair @p's shifts and strengths, as floats */
+static const gfloat *
+field (const GstStructure * s, const gchar * name, gint p, gint * n)
+{
+  const GValue *v = gst_structure_get_value (s, name);
+  gint tx = 0, ty = 0;
+  gsize size;
+  const gfloat *f;
+
+  fail_unless (v != NULL && G_VALUE_HOLDS (v, G_TYPE_BYTES), "%s", name);
+  fail_unless (gst_structure_get_int (s, "tiles-x", &tx));
+  fail_unless (gst_structure_get_int (s, "tiles-y", &ty));
+  f = g_bytes_get_data (g_value_get_boxed (v), &size);
+  *n = tx * ty;
+  fail_unless (size >= (gsize) (p + 1) * *n * sizeof (gfloat));
+  return f + (gsize) p ** n;
+}
+
+/* RMS error of pair @p's interior tiles against (ex, ey); their mean
+ * strength into *strength */
+static gdouble
+rms_error (const GstStructure * s, gint p, gdouble ex, gdouble ey,
+    gdouble * strength)
+{
+  gint n, tx = 0, ty = 0, i, cnt = 0;
+  const gfloat *x = field (s, "shift-x", p, &n), *y = field (s, "shift-y", p,
+      &n), *st = field (s, "strength", p, &n);
+  gdouble e = 0, m = 0;
+
+  gst_structure_get_int (s, "tiles-x", &tx);
+  gst_structure_get_int (s, "tiles-y", &ty);
+  for (i = 0; i < n; i++) {
+    const gint cx = i % tx, cy = i / tx;
+    if (cx < 2 || cy < 2 || cx >= tx - 2 || cy >= ty - 2)
+      continue;
+    e += (x[i] - ex) * (x[i] - ex) + (y[i] - ey) * (y[i] - ey);
+    m += st[i];
+    cnt++;
+  }
+  if (strength)
+    *strength = m / cnt;
+  return sqrt (e / cnt);
+}
+
+/* Three cameras with known sub-pixel offsets: every pair of "all", in
+ * order, measures the difference of its two offsets. */
+GST_START_TEST (test_pairs_known_shift)
+{
+  const gdouble off[3][2] = { {0, 0}, {0.31, -0.22}, {-0.18, 0.41} };
+  Texture t;
+  GstBuffer *img[3];
+  Rig r;
+  GstStructure *s;
+  gboolean eos;
+  const gchar *pairs;
+  gint i, p, a[3] = { 0, 0, 1 }, b[3] = { 1, 2, 2 };
+
+  texture_init (&t, 5);
+  for (i = 0; i < 3; i++)
+    img[i] = render (&t, off[i][0], off[i][1]);
+  rig_start (&r, 3, "backend=cpu", "GRAY16_LE", W, H, FALSE);
+  for (i = 0; i < 3; i++)
+    rig_push (&r, i, img[i], 0);
+  s = rig_pull (&r, &eos);
+  fail_unless (s != NULL);
+  pairs = gst_structure_get_string (s, "pairs");
+  fail_unless_equals_string (pairs, "0-1,0-2,1-2");
+  for (p = 0; p < 3; p++) {
+    gdouble str, e = rms_error (s, p, off[b[p]][0] - off[a[p]][0],
+        off[b[p]][1] - off[a[p]][1], &str);
+    GST_INFO ("pair %d-%d: RMS error %.4f px, mean strength %.3f", a[p], b[p],
+        e, str);
+    fail_unless (e < 0.1, "pair %d-%d: RMS error %.3f px", a[p], b[p], e);
+    fail_unless (str > 0.3);
+  }
+  gst_structure_free (s);
+  rig_eos (&r);
+  s = rig_pull (&r, &eos);
+  fail_unless (eos && s == NULL);
+  rig_stop (&r);
+  for (i = 0; i < 3; i++)
+    gst_buffer_unref (img[i]);
+}
+
+GST_END_TEST;
+
+/* One input against its previous frame, then against a kept reference:
+ * a pan of 0.2 px a frame */
+GST_START_TEST (test_temporal)
+{
+  Texture t;
+  Rig r;
+  gboolean eos;
+  gint k, ref;
+
+  texture_init (&t, 9);
+  for (ref = 0; ref < 2; ref++) {
+    rig_start (&r, 1, ref ? "mode=temporal reference=keep" : "mode=temporal",
+        "GRAY16_LE", W, H, FALSE);
+    for (k = 0; k < 4; k++) {
+      GstBuffer *img = render (&t, 0.2 * k, -0.1 * k);
+      GstStructure *s;
+      rig_push (&r, 0, img, k);
+      gst_buffer_unref (img);
+      s = rig_pull (&r, &eos);
+      fail_unless (!eos);
+      if (k == 0) {
+        fail_unless (s == NULL, "the first frame has nothing to compare to");
+      } else {
+        const gdouble n = ref ? k : 1;
+        gdouble e = rms_error (s, 0, 0.2 * n, -0.1 * n, NULL);
+        GST_INFO ("%s, frame %d: RMS error %.4f px", ref ? "keep" :
+            "previous", k, e);
+        fail_unless (e < 0.1, "frame %d: RMS error %.3f", k, e);
+        fail_unless_equals_string (gst_structure_get_string (s, "pairs"),
+            "ref-0");
+        fail_unless_equals_string (gst_structure_get_string (s, "mode"),
+            "temporal");
+        gst_structure_free (s);
+      }
+    }
+    rig_eos (&r);
+    rig_pull (&r, &eos);
+    fail_unless (eos);
+    rig_stop (&r);
+  }
+}
+
+GST_END_TEST;
+
+/* A camera that misses a frame: the other's frame of that instant is
+ * dropped with one warning, the rest are matched, nothing hangs. */
+GST_START_TEST (test_unmatched)
+{
+  Texture t;
+  GstBuffer *img;
+  Rig r;
+  gboolean eos;
+  gint k, outs = 0;
+  gchar *warning;
+
+  texture_init (&t, 2);
+  img = render (&t, 0, 0);
+  rig_start (&r, 2, "", "GRAY16_LE", W, H, FALSE);
+  for (k = 0; k < 4; k++) {
+    rig_push (&r, 0, img, k);
+    if (k != 1)
+      rig_push (&r, 1, img, k);
+  }
+  rig_eos (&r);
+  for (;;) {
+    GstStructure *s = rig_pull (&r, &eos);
+    if (eos)
+      break;
+    fail_unless (s != NULL);
+    outs++;
+    gst_structure_free (s);
+  }
+  fail_unless_equals_int (outs, 3);
+  warning = rig_message (&r, GST_MESSAGE_WARNING);
+  /* the CPU fallback may warn first on a machine without a GPU */
+  while (warning && strstr (warning, "CUDA")) {
+    g_free (warning);
+    warning = rig_message (&r, GST_MESSAGE_WARNING);
+  }
+  fail_unless (warning && strstr (warning, "without a partner"), "%s",
+      GST_STR_NULL (warning));
+  g_free (warning);
+  rig_stop (&r);
+  gst_buffer_unref (img);
+}
+
+GST_END_TEST;
+
+/* What cannot be correlated is an error that says why, never a hang. */
+GST_START_TEST (test_bad_input)
+{
+  const struct
+  {
+    gint n;
+    const gchar *props;
+    gint w1;                    /* sink_1's width */
+    gint h;
+    const gchar *expect;
+  } cases[] = {
+    {2, "", W + 8, H, "same size"},
+    {2, "mode=temporal", W, H, "one input"},
+    {1, "", W, H, "two inputs"},
+    {2, "pairs=0-5", W, H, "does not exist"},
+    {2, "pairs=zero-one", W, H, "not a pair"},
+    {2, "pairs=1-1", W, H, "not a pair"},
+    {2, "", 12, 12, "smaller than one"},
+  };
+  Texture t;
+  guint c;
+
+  texture_init (&t, 4);
+  for (c = 0; c < G_N_ELEMENTS (cases); c++) {
+    Rig r;
+    GString *d = g_string_new (NULL);
+    GstBus *bus;
+    GstMessage *m;
+    GError *e = NULL;
+    gint i;
+
+    g_string_printf (d, "cudacltcorrelate name=c %s ! fakesink",
+        cases[c].props);
+    for (i = 0; i < cases[c].n; i++)
+      g_string_append_printf (d, " videotestsrc num-buffers=2 ! "
+          "video/x-raw,format=GRAY8,width=%d,height=%d ! c.sink_%d",
+          i == 1 ? cases[c].w1 : (cases[c].w1 < 16 ? cases[c].w1 : W),
+          cases[c].h, i);
+    r.pipe = gst_parse_launch (d->str, NULL);
+    fail_unless (r.pipe != NULL);
+    gst_element_set_state (r.pipe, GST_STATE_PLAYING);
+    bus = gst_element_get_bus (r.pipe);
+    m = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND,
+        GST_MESSAGE_ERROR | GST_MESSAGE_EOS);
+    fail_unless (m && GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR,
+        "%s: no error", d->str);
+    gst_message_parse_error (m, &e, NULL);
+    GST_INFO ("%s: %s", cases[c].props, e->message);
+    fail_unless (strstr (e->message, cases[c].expect), "%s: \"%s\"", d->str,
+        e->message);
+    g_error_free (e);
+    gst_message_unref (m);
+    gst_object_unref (bus);
+    gst_element_set_state (r.pipe, GST_STATE_NULL);
+    gst_object_unref (r.pipe);
+    g_string_free (d, TRUE);
+  }
+}
+
+GST_END_TEST;
+
+/* Settings changed while PLAYING apply from the next frame: the pairs
+ * (swapped: the shift's sign flips), the peak estimator, the fat zero. */
+GST_START_TEST (test_live_properties)
+{
+  Texture t;
+  GstBuffer *a, *b;
+  Rig r;
+  gboolean eos;
+  GstStructure *s;
+  gdouble e;
+
+  texture_init (&t, 7);
+  a = render (&t, 0, 0);
+  b = render (&t, 0.3, 0.1);
+  rig_start (&r, 2, "pairs=0-1", "GRAY16_LE", W, H, FALSE);
+  rig_push (&r, 0, a, 0);
+  rig_push (&r, 1, b, 0);
+  s = rig_pull (&r, &eos);
+  fail_unless (rms_error (s, 0, 0.3, 0.1, NULL) < 0.1);
+  gst_structure_free (s);
+
+  g_object_set (r.corr, "pairs", "1-0", NULL);
+  rig_push (&r, 0, a, 1);
+  rig_push (&r, 1, b, 1);
+  s = rig_pull (&r, &eos);
+  fail_unless_equals_string (gst_structure_get_string (s, "pairs"), "1-0");
+  fail_unless (rms_error (s, 0, -0.3, -0.1, NULL) < 0.1);
+  gst_structure_free (s);
+
+  gst_util_set_object_arg (G_OBJECT (r.corr), "peak", "parabola");
+  g_object_set (r.corr, "fat-zero", 0.5, NULL);
+  rig_push (&r, 0, a, 2);
+  rig_push (&r, 1, b, 2);
+  s = rig_pull (&r, &eos);
+  e = rms_error (s, 0, -0.3, -0.1, NULL);
+  GST_INFO ("parabola, fat zero 0.5: RMS error %.3f", e);
+  fail_unless (e < 0.3 && e > 0.01);
+  gst_structure_free (s);
+  rig_eos (&r);
+  rig_stop (&r);
+  gst_buffer_unref (a);
+  gst_buffer_unref (b);
+}
+
+GST_END_TEST;
+
+static GstStructure *
+one_frame (const gchar * props, gint n, GstBuffer ** img, gboolean cuda_mem)
+{
+  Rig r;
+  gboolean eos;
+  GstStructure *s;
+  gint i;
+
+  rig_start (&r, n, props, "GRAY16_LE", W, H, cuda_mem);
+  for (i = 0; i < n; i++)
+    rig_push (&r, i, img[i], 0);
+  s = rig_pull (&r, &eos);
+  rig_eos (&r);
+  rig_stop (&r);
+  return s;
+}
+
+static void
+assert_same (const GstStructure * a, const GstStructure * b,
+    const gchar * what)
+{
+  const gchar *f[] = { "shift-x", "shift-y", "strength" };
+  guint i;
+
+  fail_unless (a && b, "%s: no results", what);
+  for (i = 0; i < G_N_ELEMENTS (f); i++) {
+    GBytes *x = g_value_get_boxed (gst_structure_get_value (a, f[i]));
+    GBytes *y = g_value_get_boxed (gst_structure_get_value (b, f[i]));
+    fail_unless (g_bytes_equal (x, y), "%s: %s differs", what, f[i]);
+  }
+}
+
+/* CUDA gives the CPU's bytes: three inputs in system memory and in CUDA
+ * memory, each peak method, with a fat zero; temporal too. */
+GST_START_TEST (test_cuda_equals_cpu)
+{
+  const gchar *props[] = { "", "peak=parabola fat-zero=0.3",
+    "peak=centroid pairs=2-0,1-2"
+  };
+  Texture t;
+  GstBuffer *img[3];
+  gchar *why = NULL;
+  guint i, c;
+
+  if (!gst_co_cuda_probe (-1, &why)) {
+    GST_INFO ("no CUDA (%s): skipped", why);
+    g_free (why);
+    return;
+  }
+  texture_init (&t, 12);
+  for (i = 0; i < 3; i++)
+    img[i] = render (&t, 0.4 * i - 0.3, 0.7 - 0.5 * i);
+  for (c = 0; c < G_N_ELEMENTS (props); c++)
+    for (i = 0; i < 2; i++) {
+      gchar *cpu = g_strdup_printf ("backend=cpu %s", props[c]);
+      gchar *cuda = g_strdup_printf ("backend=cuda %s", props[c]);
+      GstStructure *a = one_frame (cpu, 3, img, FALSE);
+      GstStructure *b = one_frame (cuda, 3, img, i == 1);
+      assert_same (a, b, props[c]);
+      gst_structure_free (a);
+      gst_structure_free (b);
+      g_free (cpu);
+      g_free (cuda);
+    }
+  for (i = 0; i < 3; i++)
+    gst_buffer_unref (img[i]);
+}
+
+GST_END_TEST;
+
+static Suite *
+cudacltcorrelate_suite (void)
+{
+  Suite *s = suite_create ("cudacltcorrelate");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_set_timeout (tc, 300);
+  tcase_add_test (tc, test_pairs_known_shift);
+  tcase_add_test (tc, test_temporal);
+  tcase_add_test (tc, test_unmatched);
+  tcase_add_test (tc, test_bad_input);
+  tcase_add_test (tc, test_live_properties);
+  tcase_add_test (tc, test_cuda_equals_cpu);
+  return s;
+}
+
+GST_CHECK_MAIN (cudacltcorrelate);
