@@ -12,8 +12,10 @@
  * input's content against the first's to a few hundredths of a pixel.
  *
  * Inputs are request pads `sink_0`, `sink_1`... (the cameras of a rig,
- * frames matched by running time, #GstCoBaseAggregator:max-skew), grey
- * (GRAY8, GRAY16_LE), in system or CUDA memory, all of one size.  With
+ * frames matched by running time, #GstCoBaseAggregator:max-skew), all of
+ * one size: grey (GRAY8, GRAY16_LE) in system memory, or the luma of NV12
+ * and I420 (what the NVDEC decoders give) and of RGBA, BGRA, RGBx, BGRx, in
+ * system or CUDA memory.  With
  * #GstCudaCltCorrelate:mode `temporal` one input is correlated with its
  * previous frame (or a kept reference): per-tile flow.
  *
@@ -51,6 +53,9 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_clt_correlate_debug);
 #define RESULT_KIND "GstCoCltCorrelation"
 #define MAX_SIZE 16384
 #define MAX_INPUTS 16
+/* grey, the luma plane of what decoders give, or luma from RGB: the last
+ * ones also in CUDA memory (GstCudaMemory holds no grey formats) */
+#define FORMATS "{ GRAY8, GRAY16_LE, NV12, I420, RGBA, BGRA, RGBx, BGRx }"
 
 typedef enum
 {
@@ -246,10 +251,13 @@ static gboolean
 gst_cuda_clt_correlate_set_info (GstCoBaseAggregator * base,
     GstCoAggregatorPad * pad)
 {
-  if (pad->bayer != CO_BAYER_NONE || (pad->format != CO_FORMAT_GRAY8 &&
-          pad->format != CO_FORMAT_GRAY16_LE)) {
-    GST_ELEMENT_ERROR (base, CORE, NEGOTIATION, ("%s: only grey frames "
-            "(GRAY8, GRAY16_LE) are correlated", GST_PAD_NAME (pad)), (NULL));
+  /* the template's formats; a Bayer mosaic is not (yet) */
+  if (pad->bayer != CO_BAYER_NONE || pad->format == CO_FORMAT_UNKNOWN ||
+      pad->format == CO_FORMAT_RGB) {
+    GST_ELEMENT_ERROR (base, CORE, NEGOTIATION, ("%s: %s frames are not "
+            "correlated", GST_PAD_NAME (pad), pad->bayer != CO_BAYER_NONE ?
+            "Bayer" : gst_video_format_to_string (GST_VIDEO_INFO_FORMAT
+                (&pad->info))), (NULL));
     return FALSE;
   }
   if (GST_VIDEO_INFO_WIDTH (&pad->info) < 16 ||
@@ -671,8 +679,7 @@ gst_cuda_clt_correlate_class_init (GstCudaCltCorrelateClass * klass)
       "Filter/Analyzer/Video",
       "Sub-pixel shift per tile between cameras or frames, by phase "
       "correlation in the tile processor's lapped transform domain");
-  caps = gst_co_template_caps (MAX_SIZE, "video/x-raw", "{ GRAY8, GRAY16_LE }",
-      NULL);
+  caps = gst_co_template_caps (MAX_SIZE, "video/x-raw", FORMATS, NULL);
   gst_co_base_aggregator_class_add_sink_template (ec, caps);
   gst_element_class_add_pad_template (ec,
       gst_pad_template_new_with_gtype ("src", GST_PAD_SRC, GST_PAD_ALWAYS,

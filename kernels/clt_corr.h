@@ -20,7 +20,7 @@ extern "C" {
 void co_clt_correlate_cpu (const float *clt_a, const float *clt_b,
     int n_tiles, float fat_zero, CoCltPeak method, float *corr, float *dx,
     float *dy, float *strength);
-/* The grey plane of @in (GRAY8 or GRAY16_LE, co_clt_corr_sample) into
+/* The grey plane of @in (co_clt_corr_sample says of which formats) into
  * @plane, width floats a row */
 void co_clt_corr_plane_cpu (const CoFrame * in, float *plane);
 

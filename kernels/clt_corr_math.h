@@ -45,16 +45,30 @@ typedef enum
   CO_CLT_PEAK_CENTROID = 2,     /* centroid of the 3x3 positive part */
 } CoCltPeak;
 
-/* The grey value of pixel (x, y) of a GRAY8 or GRAY16_LE frame, 0..1: the
- * plane the correlation's transforms read */
+/* The grey value of pixel (x, y) of a frame, 0..1: the plane the
+ * correlation's transforms read.  GRAY8, GRAY16_LE, the luma plane of NV12
+ * and I420 (what decoders give in CUDA memory), and the luma (BT.601
+ * weights) of RGBA, BGRA, RGBx, BGRx. */
 CO_HD float
 co_clt_corr_sample (const CoFrame * f, int x, int y)
 {
   const uint8_t *row = f->data[0] + (size_t) y * f->pitch[0];
 
-  return f->format == CO_FORMAT_GRAY16_LE ?
-      (float) (row[2 * x] | row[2 * x + 1] << 8) * (1.0f / 65535.0f) :
-      (float) row[x] * (1.0f / 255.0f);
+  switch (f->format) {
+    case CO_FORMAT_GRAY16_LE:
+      return (float) (row[2 * x] | row[2 * x + 1] << 8) *
+          (1.0f / 65535.0f);
+    case CO_FORMAT_RGBA:
+    case CO_FORMAT_RGBX:
+      return (0.299f * (float) row[4 * x] + 0.587f * (float) row[4 * x + 1] +
+          0.114f * (float) row[4 * x + 2]) * (1.0f / 255.0f);
+    case CO_FORMAT_BGRA:
+    case CO_FORMAT_BGRX:
+      return (0.299f * (float) row[4 * x + 2] + 0.587f * (float) row[4 * x +
+              1] + 0.114f * (float) row[4 * x]) * (1.0f / 255.0f);
+    default:
+      return (float) row[x] * (1.0f / 255.0f);
+  }
 }
 
 /* cos (pi m / 16), m = 0..8, as literals */

@@ -56,6 +56,8 @@ run () {   # TOOL NAME PROGRAM [ENV=VALUE...]
 run memcheck check-cudashcentroid tests/check/check-cudashcentroid
 run memcheck check-cudaaberration tests/check/check-cudaaberration
 run memcheck check-cudaomniunwrap tests/check/check-cudaomniunwrap
+run memcheck check-cudacltcorrelate tests/check/check-cudacltcorrelate
+run racecheck test-clt-correlate tests/test-clt-correlate
 run memcheck check-cudafoveate tests/check/check-cudafoveate
 run memcheck check-cudalensdistort-gpu tests/check/check-cudalensdistort-gpu CK_RUN_CASE=gpu
 run memcheck test-shcentroid tests/test-shcentroid

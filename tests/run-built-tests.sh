@@ -12,9 +12,9 @@ export CK_FORK=no CK_DEFAULT_TIMEOUT=900
 export CO_TEST_DATA_DIR="$root/tests/data" CO_SAMPLES_DIR="$root/pipelines/samples"
 logs=${OUT:-/tmp}
 pass=0 fail=0 skip=0
-for t in tests/test-lut tests/test-remap tests/test-camera tests/test-remapfilter tests/test-omni tests/test-circle tests/test-foveate tests/test-ssim tests/test-calibration tests/test-shcentroid tests/test-clt tests/test-clt-kernels tests/check/check-cudalensdistort \
+for t in tests/test-lut tests/test-remap tests/test-camera tests/test-remapfilter tests/test-omni tests/test-circle tests/test-foveate tests/test-ssim tests/test-calibration tests/test-shcentroid tests/test-clt tests/test-clt-kernels tests/test-clt-correlate tests/check/check-cudalensdistort \
          tests/check/check-churn tests/check/check-faults tests/check/check-basefilter \
-         tests/check/check-modes tests/check/check-cudaomniunwrap tests/check/check-cudafoveate tests/check/check-cudashcentroid tests/check/check-cudaaberration tests/check/check-cudalensdistort-gpu \
+         tests/check/check-modes tests/check/check-cudaomniunwrap tests/check/check-cudafoveate tests/check/check-cudashcentroid tests/check/check-cudaaberration tests/check/check-cudacltcorrelate tests/check/check-cudalensdistort-gpu \
          tests/check/check-conformance tests/check/check-conformance:cuda; do
   # PROGRAM:cuda runs PROGRAM --backend=cuda (the conformance suite on CUDA)
   args=()

@@ -76,7 +76,7 @@ bench_pin_frames (GstAppSrc * src)
 }
 
 /* The next frame, or end of stream once @limit frames went. */
-static void
+static G_GNUC_UNUSED void
 bench_push (GstAppSrc * src)
 {
   GstBuffer *b;

@@ -40,11 +40,12 @@ texture_init (Texture * t, guint32 seed)
   g_rand_free (r);
 }
 
-/* GRAY16_LE: the texture moved by (dx, dy) */
+/* GRAY16_LE (or GRAY8 when @bytes is 1): the texture moved by (dx, dy) */
 static GstBuffer *
-render (const Texture * t, double dx, double dy)
+render_bytes (const Texture * t, double dx, double dy, gint bytes)
 {
-  GstBuffer *buf = gst_buffer_new_allocate (NULL, (gsize) W * H * 2, NULL);
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, (gsize) W * H * bytes,
+      NULL);
   GstMapInfo map;
   int x, y, m;
 
@@ -56,10 +57,19 @@ render (const Texture * t, double dx, double dy)
         v += t->a[m] * cos (2 * G_PI * (t->ux[m] * (x - dx) + t->uy[m] *
                 (y - dy)) + t->ph[m]);
       v = CLAMP (32768 + 700 * v, 0, 65535);
-      GST_WRITE_UINT16_LE (map.data + 2 * (y * W + x), (guint16) lrint (v));
+      if (bytes == 1)
+        map.data[y * W + x] = (guint8) (lrint (v) >> 8);
+      else
+        GST_WRITE_UINT16_LE (map.data + 2 * (y * W + x), (guint16) lrint (v));
     }
   gst_buffer_unmap (buf, &map);
   return buf;
+}
+
+static GstBuffer *
+render (const Texture * t, double dx, double dy)
+{
+  return render_bytes (t, dx, dy, 2);
 }
 
 typedef struct
@@ -83,8 +93,8 @@ rig_start (Rig * r, gint n, const gchar * props, const gchar * format,
   for (i = 0; i < n; i++)
     g_string_append_printf (d, " appsrc name=s%d format=time caps=video/x-raw,"
         "format=%s,width=%d,height=%d,framerate=30/1 ! %s c.sink_%d", i,
-        format, w, h, cuda_memory ? "cudaupload ! "
-        "video/x-raw(memory:CUDAMemory) !" : "", i);
+        format, w, h, cuda_memory ? "videoconvert ! video/x-raw,format=NV12 "
+        "! cudaupload ! video/x-raw(memory:CUDAMemory) !" : "", i);
   r->pipe = gst_parse_launch (d->str, NULL);
   fail_unless (r->pipe != NULL, "%s", d->str);
   g_string_free (d, TRUE);
@@ -458,17 +468,25 @@ GST_START_TEST (test_live_properties)
 GST_END_TEST;
 
 static GstStructure *
-one_frame (const gchar * props, gint n, GstBuffer ** img, gboolean cuda_mem)
+one_frame (const gchar * props, gint n, GstBuffer ** img,
+    const gchar * format, gboolean cuda_mem)
 {
   Rig r;
   gboolean eos;
   GstStructure *s;
   gint i;
 
-  rig_start (&r, n, props, "GRAY16_LE", W, H, cuda_mem);
+  rig_start (&r, n, props, format, W, H, cuda_mem);
   for (i = 0; i < n; i++)
     rig_push (&r, i, img[i], 0);
   s = rig_pull (&r, &eos);
+  if (!s) {
+    gchar *e = rig_message (&r, GST_MESSAGE_ERROR);
+    /* stopped first: a failure must not leave a pipeline running */
+    rig_stop (&r);
+    fail_unless (s != NULL, "%s%s: no results (%s)", props,
+        cuda_mem ? " from CUDA memory" : "", GST_STR_NULL (e));
+  }
   rig_eos (&r);
   rig_stop (&r);
   return s;
@@ -489,15 +507,16 @@ assert_same (const GstStructure * a, const GstStructure * b,
   }
 }
 
-/* CUDA gives the CPU's bytes: three inputs in system memory and in CUDA
- * memory, each peak method, with a fat zero; temporal too. */
+/* CUDA gives the CPU's bytes: three inputs in system memory (GRAY16_LE)
+ * and in CUDA memory (NV12 from GRAY8, whose luma it is: GstCudaMemory
+ * holds no grey format), each peak method, with a fat zero. */
 GST_START_TEST (test_cuda_equals_cpu)
 {
   const gchar *props[] = { "", "peak=parabola fat-zero=0.3",
     "peak=centroid pairs=2-0,1-2"
   };
   Texture t;
-  GstBuffer *img[3];
+  GstBuffer *img[2][3];
   gchar *why = NULL;
   guint i, c;
 
@@ -507,22 +526,28 @@ GST_START_TEST (test_cuda_equals_cpu)
     return;
   }
   texture_init (&t, 12);
-  for (i = 0; i < 3; i++)
-    img[i] = render (&t, 0.4 * i - 0.3, 0.7 - 0.5 * i);
+  for (i = 0; i < 3; i++) {
+    img[0][i] = render (&t, 0.4 * i - 0.3, 0.7 - 0.5 * i);
+    img[1][i] = render_bytes (&t, 0.4 * i - 0.3, 0.7 - 0.5 * i, 1);
+  }
   for (c = 0; c < G_N_ELEMENTS (props); c++)
     for (i = 0; i < 2; i++) {
+      const gchar *format = i ? "GRAY8" : "GRAY16_LE";
       gchar *cpu = g_strdup_printf ("backend=cpu %s", props[c]);
       gchar *cuda = g_strdup_printf ("backend=cuda %s", props[c]);
-      GstStructure *a = one_frame (cpu, 3, img, FALSE);
-      GstStructure *b = one_frame (cuda, 3, img, i == 1);
+      GstStructure *a = one_frame (cpu, 3, img[i], format, FALSE);
+      GstStructure *b = one_frame (cuda, 3, img[i], format, i == 1);
+      GST_INFO ("%s%s: CUDA = CPU", props[c], i ? " (CUDA memory)" : "");
       assert_same (a, b, props[c]);
       gst_structure_free (a);
       gst_structure_free (b);
       g_free (cpu);
       g_free (cuda);
     }
-  for (i = 0; i < 3; i++)
-    gst_buffer_unref (img[i]);
+  for (i = 0; i < 3; i++) {
+    gst_buffer_unref (img[0][i]);
+    gst_buffer_unref (img[1][i]);
+  }
 }
 
 GST_END_TEST;

@@ -1,0 +1,314 @@
+/* cudaoptics — LGPL-2.1-or-later
+ *
+ * bench-correlate: cudacltcorrelate's targets (issue 32) on the GPU, in one
+ * process (stdout unbuffered, line by line): the kernels alone (a quad of 2592x1936 cameras: the forward
+ * transform of 4 planes, then all 6 pairs correlated; 1080p temporal: one
+ * frame's plane, forward and one correlation), beside the device copy that
+ * gives the bandwidth floor, then the element in a pipeline on frames in
+ * CUDA memory (4 inputs, all pairs; 1 input, temporal), whose time per
+ * output less the kernels' is the aggregator's own per-frame cost.
+ *   bench-correlate [--quick]
+ * Exit status: 0 ok, 1 CUDA or pipeline error, 2 no device or plugin.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+#include <cuda_runtime_api.h>
+#include "clt.h"
+#include "clt_corr.h"
+#include "bench-cuda.h"
+#include "bench-app.h"
+
+#define CHECK(call) do { cudaError_t e_ = (cudaError_t) (call); \
+    if (e_ != cudaSuccess) { fprintf (stderr, "%s:%d: %s: %s\n", __FILE__, \
+          __LINE__, #call, cudaGetErrorString (e_)); exit (1); } } while (0)
+
+static int
+cmpf (const void *a, const void *b)
+{
+  float x = *(const float *) a, y = *(const float *) b;
+  return x < y ? -1 : x > y;
+}
+
+/* median of @reps timings (ms) of @n_iter calls of @fn on the default
+ * stream */
+typedef void (*Work) (gpointer data);
+static float
+time_ms (Work fn, gpointer data, int reps, int n_iter)
+{
+  cudaEvent_t a, b;
+  float *v = g_new (float, reps), m;
+  int r, i;
+
+  CHECK (cudaEventCreate (&a));
+  CHECK (cudaEventCreate (&b));
+  fn (data);                    /* warm */
+  for (r = 0; r < reps; r++) {
+    CHECK (cudaEventRecord (a, 0));
+    for (i = 0; i < n_iter; i++)
+      fn (data);
+    CHECK (cudaEventRecord (b, 0));
+    CHECK (cudaEventSynchronize (b));
+    CHECK (cudaEventElapsedTime (&v[r], a, b));
+    v[r] /= n_iter;
+  }
+  qsort (v, reps, sizeof (float), cmpf);
+  m = v[reps / 2];
+  g_free (v);
+  cudaEventDestroy (a);
+  cudaEventDestroy (b);
+  return m;
+}
+
+typedef struct
+{
+  int w, h, n_cam, n_tiles;
+  CoFrame frame[4];             /* GRAY8 on the device */
+  float *plane, *clt, *res;
+} Rig;
+
+static void
+rig_init (Rig * r, int w, int h, int n_cam)
+{
+  GRand *rnd = g_rand_new_with_seed (1);
+  guint8 *host = g_malloc ((size_t) w * h);
+  int tx, ty, c, i;
+
+  memset (r, 0, sizeof (*r));
+  r->w = w;
+  r->h = h;
+  r->n_cam = n_cam;
+  co_clt_tiles (w, h, &tx, &ty);
+  r->n_tiles = tx * ty;
+  for (c = 0; c < n_cam; c++) {
+    /* texture: smooth waves and noise, never flat */
+    for (i = 0; i < w * h; i++)
+      host[i] = (guint8) CLAMP (128 + 60 * sin ((i % w) * 0.21 + c) *
+          cos ((i / w) * 0.17) + g_rand_int_range (rnd, -40, 40), 0, 255);
+    r->frame[c].format = CO_FORMAT_GRAY8;
+    r->frame[c].width = w;
+    r->frame[c].height = h;
+    r->frame[c].pitch[0] = w;
+    CHECK (cudaMalloc ((void **) &r->frame[c].data[0], (size_t) w * h));
+    CHECK (cudaMemcpy (r->frame[c].data[0], host, (size_t) w * h,
+            cudaMemcpyHostToDevice));
+  }
+  CHECK (cudaMalloc ((void **) &r->plane, sizeof (float) * w * h));
+  CHECK (cudaMalloc ((void **) &r->clt, sizeof (float) * CO_CLT_COEFFS *
+          r->n_tiles * MAX (n_cam, 2)));
+  CHECK (cudaMalloc ((void **) &r->res, sizeof (float) * 3 * r->n_tiles *
+          6));
+  g_free (host);
+  g_rand_free (rnd);
+}
+
+static void
+rig_clear (Rig * r)
+{
+  int c;
+
+  for (c = 0; c < r->n_cam; c++)
+    cudaFree (r->frame[c].data[0]);
+  cudaFree (r->plane);
+  cudaFree (r->clt);
+  cudaFree (r->res);
+}
+
+static void
+forward_all (gpointer data)
+{
+  Rig *r = data;
+  int c;
+
+  for (c = 0; c < r->n_cam; c++) {
+    CHECK (co_clt_corr_plane_cuda (&r->frame[c], r->plane, NULL));
+    CHECK (co_clt_forward_cuda (r->plane, r->w, r->h, r->w, NULL, NULL,
+            r->clt + (size_t) c * CO_CLT_COEFFS * r->n_tiles, NULL));
+  }
+}
+
+static void
+correlate_all (gpointer data)
+{
+  Rig *r = data;
+  const size_t n = r->n_tiles, z = CO_CLT_COEFFS * n;
+  int a, b, p = 0;
+
+  for (a = 0; a < r->n_cam; a++)
+    for (b = a + 1; b < r->n_cam; b++, p++)
+      CHECK (co_clt_correlate_cuda (r->clt + a * z, r->clt + b * z, n, 0.0f,
+              CO_CLT_PEAK_DIRICHLET, NULL, r->res + p * n, r->res + (6 + p) *
+              n, r->res + (12 + p) * n, NULL));
+}
+
+/* one temporal frame: plane, forward into slot 1, slot 0 against it */
+static void
+temporal_frame (gpointer data)
+{
+  Rig *r = data;
+  const size_t n = r->n_tiles;
+
+  CHECK (co_clt_corr_plane_cuda (&r->frame[0], r->plane, NULL));
+  CHECK (co_clt_forward_cuda (r->plane, r->w, r->h, r->w, NULL, NULL,
+          r->clt + CO_CLT_COEFFS * n, NULL));
+  CHECK (co_clt_correlate_cuda (r->clt, r->clt + CO_CLT_COEFFS * n, n, 0.0f,
+          CO_CLT_PEAK_DIRICHLET, NULL, r->res, r->res + n, r->res + 2 * n,
+          NULL));
+}
+
+/* ---- the element ---- */
+
+static guint64 pushed_by[4];
+
+static void
+need_data (GstAppSrc * src, guint length, gpointer data)
+{
+  const gint k = GPOINTER_TO_INT (data);
+  GstBuffer *b;
+
+  if (pushed_by[k] >= limit) {
+    gst_app_src_end_of_stream (src);
+    return;
+  }
+  /* each camera its own frame of the set */
+  b = gst_buffer_copy (frames[(pushed_by[k] + 3 * k) % N_FRAMES]);
+  GST_BUFFER_PTS (b) = pushed_by[k] * GST_SECOND / 1000;
+  GST_BUFFER_DURATION (b) = GST_SECOND / 1000;
+  pushed_by[k]++;
+  gst_app_src_push_buffer (src, b);
+}
+
+/* seconds for @n outputs of cudacltcorrelate with @n_in inputs */
+static gdouble
+run_element (gint n_in, const gchar * props, guint64 n)
+{
+  GString *d = g_string_new (NULL);
+  GstElement *pipe;
+  GstBus *bus;
+  GstMessage *m;
+  gint64 t0;
+  gdouble ret = -1;
+  gint k;
+
+  g_string_printf (d, "cudacltcorrelate name=el backend=cuda %s ! "
+      "fakesink sync=false", props);
+  for (k = 0; k < n_in; k++)
+    g_string_append_printf (d, " appsrc name=s%d format=time ! el.sink_%d", k,
+        k);
+  pipe = gst_parse_launch (d->str, NULL);
+  if (!pipe) {
+    g_printerr ("no pipeline: %s\n", d->str);
+    exit (2);
+  }
+  bus = gst_element_get_bus (pipe);
+  gst_bus_set_sync_handler (bus, bench_give_context, NULL, NULL);
+  limit = n;
+  for (k = 0; k < n_in; k++) {
+    gchar name[8];
+    GstElement *src;
+    g_snprintf (name, sizeof (name), "s%d", k);
+    src = gst_bin_get_by_name (GST_BIN (pipe), name);
+    g_object_set (src, "caps", frame_caps, NULL);
+    g_signal_connect (src, "need-data", G_CALLBACK (need_data),
+        GINT_TO_POINTER (k));
+    pushed_by[k] = 0;
+    gst_object_unref (src);
+  }
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  t0 = g_get_monotonic_time ();
+  m = gst_bus_timed_pop_filtered (bus, 300 * GST_SECOND, GST_MESSAGE_EOS |
+      GST_MESSAGE_ERROR);
+  if (m && GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS)
+    ret = (g_get_monotonic_time () - t0) / 1e6;
+  else if (m) {
+    GError *e = NULL;
+    gst_message_parse_error (m, &e, NULL);
+    g_printerr ("ERROR: %s\n", e->message);
+    g_error_free (e);
+  }
+  gst_clear_message (&m);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (pipe);
+  g_string_free (d, TRUE);
+  return ret;
+}
+
+/* ms per output: the difference of two runs, so start-up cancels */
+static gdouble
+element_ms (gint n_in, const gchar * props, guint64 few, guint64 many)
+{
+  gdouble a = run_element (n_in, props, few);
+  gdouble b = run_element (n_in, props, many);
+
+  if (a < 0 || b < 0)
+    exit (1);
+  return (b - a) * 1e3 / (many - few);
+}
+
+int
+main (int argc, char **argv)
+{
+  const gboolean quick = argc > 1 && strcmp (argv[1], "--quick") == 0;
+  const int reps = quick ? 5 : 21;
+  int dev = 0;
+  struct cudaDeviceProp prop;
+  Rig quad, hd;
+  float fwd, corr, temporal;
+  gdouble copy, bw, floor_ms, el_quad, el_hd;
+
+  setvbuf (stdout, NULL, _IOLBF, 0);
+  gst_init (&argc, &argv);
+  if (cudaGetDeviceCount (&dev) != cudaSuccess || dev < 1) {
+    g_printerr ("no CUDA device\n");
+    return 2;
+  }
+  CHECK (cudaGetDeviceProperties (&prop, 0));
+  printf ("device: %s\n", prop.name);
+
+  /* the bandwidth floor, measured here: a copy reads and writes */
+  copy = copy_ms (2592, 1936);
+  bw = 2.0 * 2592 * 1936 * 4 / (copy * 1e-3);
+  printf ("device copy of a 2592x1936 RGBA frame: %.4f ms (%.0f GB/s read "
+      "+ write)\n", copy, bw / 1e9);
+
+  rig_init (&quad, 2592, 1936, 4);
+  fwd = time_ms (forward_all, &quad, reps, 5);
+  corr = time_ms (correlate_all, &quad, reps, 5);
+  /* the correlation must read both tiles of each pair: 2 KB a tile pair */
+  floor_ms = 6.0 * quad.n_tiles * 2 * CO_CLT_COEFFS * 4 / bw * 1e3;
+  printf ("quad 2592x1936 (%d tiles a camera):\n", quad.n_tiles);
+  printf ("  forward, 4 cameras (grey plane + CLT): %.4f ms\n", fwd);
+  printf ("  correlation, 6 pairs:                  %.4f ms  (target <= 1.5; "
+      "reading the tiles alone: %.4f ms, %.0f%% of it)\n", corr, floor_ms,
+      100.0 * floor_ms / corr);
+
+  rig_init (&hd, 1920, 1080, 1);
+  temporal = time_ms (temporal_frame, &hd, reps, 20);
+  printf ("1080p temporal (plane + forward + 1 correlation): %.4f ms = "
+      "%.0f frames/s (target >= 2000)\n", temporal, 1e3 / temporal);
+
+  /* the element, frames in CUDA memory */
+  if (!bench_test_frames (2592, 1936, "NV12", "snow", TRUE)) {
+    g_printerr ("no CUDA frames (cudaupload)\n");
+    return 2;
+  }
+  el_quad = element_ms (4, "", quick ? 20 : 50, quick ? 100 : 550);
+  printf ("element, 4 inputs 2592x1936, 6 pairs: %.4f ms an output "
+      "(kernels %.4f: aggregator and host %.4f ms)\n", el_quad, fwd + corr,
+      el_quad - (fwd + corr));
+  if (!bench_test_frames (1920, 1080, "NV12", "snow", TRUE)) {
+    g_printerr ("no CUDA frames (cudaupload)\n");
+    return 2;
+  }
+  el_hd = element_ms (1, "mode=temporal", quick ? 50 : 200, quick ? 300 :
+      2200);
+  printf ("element, 1080p temporal: %.4f ms an output = %.0f frames/s "
+      "(kernels %.4f: aggregator and host %.4f ms)\n", el_hd, 1e3 / el_hd,
+      temporal, el_hd - temporal);
+  bench_clear_frames ();
+  rig_clear (&quad);
+  rig_clear (&hd);
+  return 0;
+}
