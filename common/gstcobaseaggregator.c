@@ -248,7 +248,6 @@ set_pad_caps (GstCoBaseAggregator * self, GstCoAggregatorPad * pad,
   GstCoBaseAggregatorClass *klass = GST_CO_BASE_AGGREGATOR_GET_CLASS (self);
   GstVideoInfo info;
   CoBayer bayer;
-  GList *l;
   gboolean ok = TRUE;
 
   if (!gst_co_info_from_caps (&info, &bayer, caps)) {
@@ -257,24 +256,6 @@ set_pad_caps (GstCoBaseAggregator * self, GstCoAggregatorPad * pad,
             caps), (NULL));
     return FALSE;
   }
-  /* the cameras of one rig: every pad of one size */
-  GST_OBJECT_LOCK (self);
-  for (l = GST_ELEMENT (self)->sinkpads; l && ok; l = l->next) {
-    GstCoAggregatorPad *o = l->data;
-    if (o != pad && o->configured && (GST_VIDEO_INFO_WIDTH (&o->info) !=
-            GST_VIDEO_INFO_WIDTH (&info) || GST_VIDEO_INFO_HEIGHT (&o->info)
-            != GST_VIDEO_INFO_HEIGHT (&info))) {
-      GST_OBJECT_UNLOCK (self);
-      GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("%s is %dx%d but %s is "
-              "%dx%d: every input must have the same size",
-              GST_PAD_NAME (pad), GST_VIDEO_INFO_WIDTH (&info),
-              GST_VIDEO_INFO_HEIGHT (&info), GST_PAD_NAME (o),
-              GST_VIDEO_INFO_WIDTH (&o->info),
-              GST_VIDEO_INFO_HEIGHT (&o->info)), (NULL));
-      return FALSE;
-    }
-  }
-  GST_OBJECT_UNLOCK (self);
   pad->info = info;
   pad->bayer = bayer;
   pad->format = gst_co_format_from_video (GST_VIDEO_INFO_FORMAT (&info));
@@ -487,6 +468,30 @@ unmatched (GstCoBaseAggregator * self, GstCoAggregatorPad * pad,
   gst_clear_buffer (&buf);
 }
 
+/* The cameras of one rig: every frame of the instant of one size.  Checked
+ * here, where each pad's caps are those of its frame: a rig that changes
+ * size sends new caps on each pad, one after the other. */
+static gboolean
+same_sizes (GstCoBaseAggregator * self)
+{
+  const GstVideoInfo *a = &self->pads[0]->info;
+  guint i;
+
+  for (i = 1; i < self->n_pads; i++) {
+    const GstVideoInfo *b = &self->pads[i]->info;
+    if (GST_VIDEO_INFO_WIDTH (a) != GST_VIDEO_INFO_WIDTH (b) ||
+        GST_VIDEO_INFO_HEIGHT (a) != GST_VIDEO_INFO_HEIGHT (b)) {
+      GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("%s is %dx%d but %s is "
+              "%dx%d: every input must have the same size",
+              GST_PAD_NAME (self->pads[i]), GST_VIDEO_INFO_WIDTH (b),
+              GST_VIDEO_INFO_HEIGHT (b), GST_PAD_NAME (self->pads[0]),
+              GST_VIDEO_INFO_WIDTH (a), GST_VIDEO_INFO_HEIGHT (a)), (NULL));
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
 static GstFlowReturn
 process_matched (GstCoBaseAggregator * self, GstBuffer ** bufs,
     GstBuffer ** outbuf)
@@ -501,6 +506,8 @@ process_matched (GstCoBaseAggregator * self, GstBuffer ** bufs,
   gboolean pushed = FALSE;
   guint i;
 
+  if (!same_sizes (self))
+    goto done;
   if (self->engine.device) {
     if (!(pushed = gst_co_device_push (self->engine.device))) {
       GST_ELEMENT_ERROR (self, LIBRARY, FAILED,

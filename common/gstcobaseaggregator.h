@@ -71,9 +71,9 @@ struct _GstCoBaseAggregatorClass
   gboolean host_only;           /* no CUDA path (yet) */
   guint max_pads;               /* 0: any number */
 
-  /* A pad's caps, parsed into it and already of the same size as the
-   * others: refuse what the element cannot work on (post an element
-   * error, return FALSE).  Optional. */
+  /* A pad's caps, parsed into it: refuse what the element cannot work on
+   * (post an element error, return FALSE).  That every frame of an instant
+   * has one size is the base's check, before process.  Optional. */
   gboolean      (*set_info)  (GstCoBaseAggregator * self,
                               GstCoAggregatorPad * pad);
   /* The output caps once every pad is configured (@downstream: what the

@@ -230,6 +230,9 @@ rms_error (const GstStructure * s, gint p, gdouble ex, gdouble ey,
   return sqrt (e / cnt);
 }
 
+static void assert_same (const GstStructure * a, const GstStructure * b,
+    const gchar * what);
+
 /* Three cameras with known sub-pixel offsets: every pair of "all", in
  * order, measures the difference of its two offsets. */
 GST_START_TEST (test_pairs_known_shift)
@@ -421,6 +424,66 @@ GST_START_TEST (test_bad_input)
 
 GST_END_TEST;
 
+/* The rig changes size mid-stream, each input's caps in turn (and back):
+ * every output equals a fresh element's on the same frames. */
+GST_START_TEST (test_renegotiation)
+{
+  const gint sizes[3][2] = { {W, H}, {W - 40, H - 24}, {W, H} };
+  Texture t;
+  Rig r;
+  gboolean eos;
+  gint k, i;
+
+  texture_init (&t, 21);
+  rig_start (&r, 2, "", "GRAY16_LE", W, H, FALSE);
+  for (k = 0; k < 3; k++) {
+    GstBuffer *img[2];
+    GstStructure *s, *ref;
+    Rig fresh;
+    gchar *caps = g_strdup_printf ("video/x-raw,format=GRAY16_LE,width=%d,"
+        "height=%d,framerate=30/1", sizes[k][0], sizes[k][1]);
+    GstCaps *c = gst_caps_from_string (caps);
+
+    for (i = 0; i < 2; i++) {
+      GstBuffer *full = render (&t, 0.3 * i, -0.2 * i);
+      /* the top left of the rendering, as the new size's frame */
+      GstMapInfo a, b;
+      gint y;
+      img[i] = gst_buffer_new_allocate (NULL, (gsize) sizes[k][0] *
+          sizes[k][1] * 2, NULL);
+      gst_buffer_map (full, &a, GST_MAP_READ);
+      gst_buffer_map (img[i], &b, GST_MAP_WRITE);
+      for (y = 0; y < sizes[k][1]; y++)
+        memcpy (b.data + (gsize) y * sizes[k][0] * 2, a.data + (gsize) y * W *
+            2, sizes[k][0] * 2);
+      gst_buffer_unmap (full, &a);
+      gst_buffer_unmap (img[i], &b);
+      gst_buffer_unref (full);
+      g_object_set (r.src[i], "caps", c, NULL);
+      rig_push (&r, i, img[i], k);
+    }
+    s = rig_pull (&r, &eos);
+    fail_unless (s != NULL, "no results after renegotiating to %s", caps);
+    rig_start (&fresh, 2, "", "GRAY16_LE", sizes[k][0], sizes[k][1], FALSE);
+    for (i = 0; i < 2; i++)
+      rig_push (&fresh, i, img[i], 0);
+    ref = rig_pull (&fresh, &eos);
+    rig_eos (&fresh);
+    rig_stop (&fresh);
+    assert_same (s, ref, caps);
+    gst_structure_free (s);
+    gst_structure_free (ref);
+    for (i = 0; i < 2; i++)
+      gst_buffer_unref (img[i]);
+    gst_caps_unref (c);
+    g_free (caps);
+  }
+  rig_eos (&r);
+  rig_stop (&r);
+}
+
+GST_END_TEST;
+
 /* Settings changed while PLAYING apply from the next frame: the pairs
  * (swapped: the shift's sign flips), the peak estimator, the fat zero. */
 GST_START_TEST (test_live_properties)
@@ -564,6 +627,7 @@ cudacltcorrelate_suite (void)
   tcase_add_test (tc, test_temporal);
   tcase_add_test (tc, test_unmatched);
   tcase_add_test (tc, test_bad_input);
+  tcase_add_test (tc, test_renegotiation);
   tcase_add_test (tc, test_live_properties);
   tcase_add_test (tc, test_cuda_equals_cpu);
   return s;
