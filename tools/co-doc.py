@@ -35,7 +35,7 @@ except (ImportError, ValueError) as e:
 BEGIN = re.compile(r"<!-- co-doc:properties (\S+) -->\n")
 END = "<!-- co-doc:end -->"
 # inherited from GStreamer itself: documented there
-FOREIGN = ("GstObject", "GstBaseTransform", "GstElement")
+FOREIGN = ("GstObject", "GstBaseTransform", "GstElement", "GstAggregator")
 
 # GstParamFlags (gst/gstparamspecs.h)
 CONTROLLABLE = 1 << 9
