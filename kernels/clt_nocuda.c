@@ -4,6 +4,7 @@
  * runtime would without a driver.
  */
 #include "clt.h"
+#include "clt_corr.h"
 
 #define NO_CUDA 35              /* cudaErrorInsufficientDriver */
 
