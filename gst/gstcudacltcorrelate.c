@@ -82,6 +82,7 @@ typedef struct
   gfloat fat_zero;
   gint peak;
   gint reference;
+  guint refine;
   gboolean post_messages;
 } Settings;
 
@@ -96,11 +97,15 @@ struct _GstCudaCltCorrelate
   gint w, h, tiles_x, tiles_y, n_tiles;
   gint mode;
   guint n_inputs;
+  gint n_slots;
   Pair *pairs;
   guint n_pairs;
   gchar *pairs_text;            /* the results' "pairs" */
-  gpointer plane, clt, res;     /* device (CUDA) or host (CPU) */
-  gsize plane_size, clt_size, res_size;
+  /* device (CUDA) or host (CPU): a grey plane and a CLT per slot (an input,
+   * or temporal's reference and new frame) and one more CLT (a tile set
+   * moved by an estimate); the results (CUDA) and a refinement's */
+  gpointer planes, clt, res, rres;
+  gsize planes_size, clt_size, res_size, rres_size;
   /* temporal: slot of the reference CLT (0 or 1), and whether it holds one */
   gint ref_slot;
   gboolean have_ref;
@@ -307,11 +312,12 @@ free_buffers (GstCudaCltCorrelate * self)
 {
   GstCoEngine *e = &GST_CO_BASE_AGGREGATOR (self)->engine;
 
-  gst_co_engine_free (e, self->plane);
+  gst_co_engine_free (e, self->planes);
   gst_co_engine_free (e, self->clt);
   gst_co_engine_free (e, self->res);
-  self->plane = self->clt = self->res = NULL;
-  self->plane_size = self->clt_size = self->res_size = 0;
+  gst_co_engine_free (e, self->rres);
+  self->planes = self->clt = self->res = self->rres = NULL;
+  self->planes_size = self->clt_size = self->res_size = self->rres_size = 0;
 }
 
 static gboolean
@@ -364,15 +370,18 @@ gst_cuda_clt_correlate_rebuild (GstCoBaseAggregator * base,
   slots = s.mode == CORR_TEMPORAL ? 2 : base->n_pads;
   if (caps_changed || self->mode != s.mode || self->n_inputs != base->n_pads)
     self->have_ref = FALSE;
-  if (!gst_co_engine_ensure (e, &self->plane, &self->plane_size,
-          sizeof (gfloat) * self->w * self->h) ||
+  if (!gst_co_engine_ensure (e, &self->planes, &self->planes_size,
+          sizeof (gfloat) * self->w * self->h * slots) ||
       !gst_co_engine_ensure (e, &self->clt, &self->clt_size,
-          sizeof (gfloat) * CO_CLT_COEFFS * self->n_tiles * slots) ||
+          sizeof (gfloat) * CO_CLT_COEFFS * self->n_tiles * (slots + 1)) ||
+      !gst_co_engine_ensure (e, &self->rres, &self->rres_size,
+          sizeof (gfloat) * 3 * self->n_tiles) ||
       (e->device && !gst_co_engine_ensure (e, &self->res, &self->res_size,
               sizeof (gfloat) * 3 * self->n_tiles * MAX (n_pairs, 1))))
     goto done;
   self->mode = s.mode;
   self->n_inputs = base->n_pads;
+  self->n_slots = slots;
   g_free (self->pairs);
   self->pairs = pairs;
   self->n_pairs = s.mode == CORR_TEMPORAL ? 1 : n_pairs;
@@ -392,44 +401,97 @@ done:
   return ok;
 }
 
+static gfloat *
+plane_of (GstCudaCltCorrelate * self, gint slot)
+{
+  return (gfloat *) self->planes + (gsize) slot * self->w * self->h;
+}
+
+static gfloat *
+clt_of (GstCudaCltCorrelate * self, gint slot)
+{
+  return (gfloat *) self->clt + (gsize) slot * CO_CLT_COEFFS * self->n_tiles;
+}
+
+/* The CLT of @slot's plane into @clt, each tile moved by (@dx, @dy) (per
+ * tile, or NULL) */
 static gboolean
-forward (GstCudaCltCorrelate * self, const CoFrame * in, gfloat * clt)
+transform (GstCudaCltCorrelate * self, gint slot, const gfloat * dx,
+    const gfloat * dy, gfloat * clt)
 {
   GstCoEngine *e = &GST_CO_BASE_AGGREGATOR (self)->engine;
 
   if (!e->device) {
-    co_clt_corr_plane_cpu (in, self->plane);
-    co_clt_forward_cpu (self->plane, self->w, self->h, self->w, NULL, NULL,
-        clt);
+    co_clt_forward_cpu (plane_of (self, slot), self->w, self->h, self->w, dx,
+        dy, clt);
     return TRUE;
   }
-  return gst_co_engine_cuda_ok (e, co_clt_corr_plane_cuda (in, self->plane,
-          e->stream), "reading a frame") &&
-      gst_co_engine_cuda_ok (e, co_clt_forward_cuda (self->plane, self->w,
-          self->h, self->w, NULL, NULL, clt, e->stream), "transforming tiles");
+  return gst_co_engine_cuda_ok (e, co_clt_forward_cuda (plane_of (self,
+              slot), self->w, self->h, self->w, dx, dy, clt, e->stream),
+      "transforming tiles");
 }
 
-/* Pair @p of the frame: @a against @b into the results (CPU) or the
- * device's (CUDA), laid out as all pairs' shift-x, then shift-y, then
- * strength */
+/* Frame @in into @slot: its grey plane and the CLT of it */
 static gboolean
-correlate (GstCudaCltCorrelate * self, const gfloat * a, const gfloat * b,
-    guint p, guint n_pairs, gfloat * host)
+forward (GstCudaCltCorrelate * self, const CoFrame * in, gint slot)
 {
   GstCoEngine *e = &GST_CO_BASE_AGGREGATOR (self)->engine;
-  const gsize n = self->n_tiles;
-  gfloat *r = e->device ? self->res : host;
+
+  if (!e->device)
+    co_clt_corr_plane_cpu (in, plane_of (self, slot));
+  else if (!gst_co_engine_cuda_ok (e, co_clt_corr_plane_cuda (in,
+              plane_of (self, slot), e->stream), "reading a frame"))
+    return FALSE;
+  return transform (self, slot, NULL, NULL, clt_of (self, slot));
+}
+
+static gboolean
+correlate_into (GstCudaCltCorrelate * self, const gfloat * a,
+    const gfloat * b, gfloat * dx, gfloat * dy, gfloat * strength)
+{
+  GstCoEngine *e = &GST_CO_BASE_AGGREGATOR (self)->engine;
+  const gint n = self->n_tiles;
 
   if (!e->device) {
     co_clt_correlate_cpu (a, b, n, self->snap.fat_zero,
-        (CoCltPeak) self->snap.peak, NULL, r + p * n, r + (n_pairs + p) * n,
-        r + (2 * n_pairs + p) * n);
+        (CoCltPeak) self->snap.peak, NULL, dx, dy, strength);
     return TRUE;
   }
   return gst_co_engine_cuda_ok (e, co_clt_correlate_cuda (a, b, n,
-          self->snap.fat_zero, (CoCltPeak) self->snap.peak, NULL, r + p * n,
-          r + (n_pairs + p) * n, r + (2 * n_pairs + p) * n, e->stream),
-      "correlating tiles");
+          self->snap.fat_zero, (CoCltPeak) self->snap.peak, NULL, dx, dy,
+          strength, e->stream), "correlating tiles");
+}
+
+/* Slot @b against slot @a as pair @p of the frame, into the results
+ * (CPU: @host) or the device's (CUDA), laid out as all pairs' shift-x,
+ * then shift-y, then strength; each refinement moves b's tiles by the
+ * estimate so far and adds what is left. */
+static gboolean
+correlate (GstCudaCltCorrelate * self, gint a, gint b, guint p,
+    guint n_pairs, gfloat * host)
+{
+  GstCoEngine *e = &GST_CO_BASE_AGGREGATOR (self)->engine;
+  const gsize n = self->n_tiles;
+  gfloat *r = e->device ? self->res : host, *rr = self->rres;
+  gfloat *dx = r + p * n, *dy = r + (n_pairs + p) * n,
+      *st = r + (2 * n_pairs + p) * n;
+  gfloat *moved = clt_of (self, self->n_slots);
+  guint k;
+
+  if (!correlate_into (self, clt_of (self, a), clt_of (self, b), dx, dy, st))
+    return FALSE;
+  for (k = 0; k < self->snap.refine; k++) {
+    if (!transform (self, b, dx, dy, moved) ||
+        !correlate_into (self, clt_of (self, a), moved, rr, rr + n,
+            rr + 2 * n))
+      return FALSE;
+    if (!e->device)
+      co_clt_corr_refine_cpu (dx, dy, st, rr, rr + n, rr + 2 * n, n);
+    else if (!gst_co_engine_cuda_ok (e, co_clt_corr_refine_cuda (dx, dy, st,
+                rr, rr + n, rr + 2 * n, n, e->stream), "refining shifts"))
+      return FALSE;
+  }
+  return TRUE;
 }
 
 static GstFlowReturn
@@ -439,8 +501,7 @@ gst_cuda_clt_correlate_process (GstCoBaseAggregator * base,
 {
   GstCudaCltCorrelate *self = GST_CUDA_CLT_CORRELATE (base);
   GstCoEngine *e = &base->engine;
-  const gsize coeffs = (gsize) CO_CLT_COEFFS * self->n_tiles;
-  gfloat *clt = self->clt, *host = NULL;
+  gfloat *host = NULL;
   GstMapInfo map;
   guint p, n_pairs = 0;
   gboolean ok = TRUE;
@@ -450,12 +511,11 @@ gst_cuda_clt_correlate_process (GstCoBaseAggregator * base,
   *outbuf = gst_buffer_ref (inbufs[0]);
 
   if (self->mode == CORR_TEMPORAL) {
-    const gint cur = 1 - self->ref_slot;
-    ok = forward (self, &frames[0], clt + cur * coeffs);
+    ok = forward (self, &frames[0], 1 - self->ref_slot);
     n_pairs = ok && self->have_ref ? 1 : 0;
   } else {
     for (p = 0; ok && p < n; p++)
-      ok = forward (self, &frames[p], clt + p * coeffs);
+      ok = forward (self, &frames[p], p);
     n_pairs = self->n_pairs;
   }
   if (!ok)
@@ -475,12 +535,11 @@ gst_cuda_clt_correlate_process (GstCoBaseAggregator * base,
   }
   host = (gfloat *) map.data;
   if (self->mode == CORR_TEMPORAL) {
-    ok = correlate (self, clt + self->ref_slot * coeffs,
-        clt + (1 - self->ref_slot) * coeffs, 0, 1, host);
+    ok = correlate (self, self->ref_slot, 1 - self->ref_slot, 0, 1, host);
   } else {
     for (p = 0; ok && p < n_pairs; p++)
-      ok = correlate (self, clt + self->pairs[p].a * coeffs,
-          clt + self->pairs[p].b * coeffs, p, n_pairs, host);
+      ok = correlate (self, self->pairs[p].a, self->pairs[p].b, p, n_pairs,
+          host);
   }
   if (ok && e->device)
     ok = gst_co_engine_download (e, host, self->res,
@@ -657,6 +716,19 @@ gst_cuda_clt_correlate_class_init (GstCudaCltCorrelateClass * klass)
             "the reference", GST_TYPE_CO_CORR_REFERENCE, REF_PREVIOUS,
             GST_CO_PARAM_LIVE), G_STRUCT_OFFSET (Settings, reference),
         GST_CO_SETTING_FRAME, -1},
+    /**
+     * GstCudaCltCorrelate:refine:
+     *
+     * Passes after the first: the second input's tiles are transformed
+     * again, moved by the shift measured so far, and what is left is
+     * measured and added.  One pass is most accurate within about a
+     * pixel (the window pulls larger shifts towards zero); each refinement
+     * costs a transform and a correlation per pair.
+     */
+    {g_param_spec_uint ("refine", "Refine",
+            "Refinement passes: tiles moved by the estimate and correlated "
+            "again", 0, 4, 0, GST_CO_PARAM_LIVE),
+          G_STRUCT_OFFSET (Settings, refine), GST_CO_SETTING_FRAME, -1},
     /**
      * GstCudaCltCorrelate:post-messages:
      *

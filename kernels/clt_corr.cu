@@ -100,7 +100,28 @@ plane_kernel (CoFrame in, float *plane)
     plane[(size_t) y * in.width + x] = co_clt_corr_sample (&in, x, y);
 }
 
+__global__ void
+refine_kernel (float *dx, float *dy, float *strength, const float *rdx,
+    const float *rdy, const float *rs, int n)
+{
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+
+  if (i < n)
+    co_clt_corr_refine_at (i, dx, dy, strength, rdx, rdy, rs);
+}
+
 }                               /* namespace */
+
+extern "C" int
+co_clt_corr_refine_cuda (float *dx, float *dy, float *strength,
+    const float *rdx, const float *rdy, const float *rs, int n, void *stream)
+{
+  if (n <= 0)
+    return (int) cudaSuccess;
+  refine_kernel <<< (n + 255) / 256, 256, 0, (cudaStream_t) stream >>> (dx,
+      dy, strength, rdx, rdy, rs, n);
+  return (int) cudaGetLastError ();
+}
 
 extern "C" int
 co_clt_corr_plane_cuda (const CoFrame * in, float *plane, void *stream)

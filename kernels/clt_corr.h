@@ -20,6 +20,12 @@ extern "C" {
 void co_clt_correlate_cpu (const float *clt_a, const float *clt_b,
     int n_tiles, float fat_zero, CoCltPeak method, float *corr, float *dx,
     float *dy, float *strength);
+/* co_clt_corr_refine_at for @n tiles */
+void co_clt_corr_refine_cpu (float *dx, float *dy, float *strength,
+    const float *rdx, const float *rdy, const float *rs, int n);
+int co_clt_corr_refine_cuda (float *dx, float *dy, float *strength,
+    const float *rdx, const float *rdy, const float *rs, int n, void *stream);
+
 /* The grey plane of @in (co_clt_corr_sample says of which formats) into
  * @plane, width floats a row */
 void co_clt_corr_plane_cpu (const CoFrame * in, float *plane);

@@ -40,3 +40,13 @@ co_clt_corr_plane_cpu (const CoFrame * in, float *plane)
       plane[(size_t) y * in->width + x] = co_clt_corr_sample (in, x, y);
   }
 }
+
+void
+co_clt_corr_refine_cpu (float *dx, float *dy, float *strength,
+    const float *rdx, const float *rdy, const float *rs, int n)
+{
+  int i;
+
+  for (i = 0; i < n; i++)
+    co_clt_corr_refine_at (i, dx, dy, strength, rdx, rdy, rs);
+}

@@ -338,6 +338,18 @@ co_clt_corr_fit (const float *c, int best, CoCltPeak method, float *dx,
   *strength = c[best];
 }
 
+/* One refinement of tile @i: the residual (@rdx, @rdy) measured with tile
+ * b moved by the estimate (*@dx, *@dy) is added to it, and the strength
+ * becomes the refined correlation's. */
+CO_HD void
+co_clt_corr_refine_at (int i, float *dx, float *dy, float *strength,
+    const float *rdx, const float *rdy, const float *rs)
+{
+  dx[i] += rdx[i];
+  dy[i] += rdy[i];
+  strength[i] = rs[i];
+}
+
 /* co_clt_corr_fit at co_clt_corr_argmax */
 CO_HD void
 co_clt_corr_peak (const float *c, CoCltPeak method, float *dx, float *dy,

@@ -67,3 +67,10 @@ co_clt_corr_plane_cuda (const CoFrame * in, float *plane, void *stream)
 {
   return NO_CUDA;
 }
+
+int
+co_clt_corr_refine_cuda (float *dx, float *dy, float *strength,
+    const float *rdx, const float *rdy, const float *rs, int n, void *stream)
+{
+  return NO_CUDA;
+}

@@ -44,6 +44,10 @@
 #                         demosaiced only, and with the kernels
 #                         co-clt-kernels writes for that lens
 #                         (pipelines/aberration-demo.py)
+#   correlate.jpg         building.jpg and a right camera that sees it
+#                         through a known disparity field, and the
+#                         disparity per tile cudacltcorrelate measures,
+#                         with its error (pipelines/correlate-demo.py)
 # Usage: bash pipelines/demo.sh [OUTPUT_DIR]      (default pipelines/out)
 set -eu
 cd "$(dirname "$0")/.."
@@ -142,6 +146,10 @@ gst-launch-1.0 -q \
 
 python3 pipelines/aberration-demo.py "$s/building.jpg" "$out/aberration.jpg" "$build"
 
+# cudacltcorrelate: a stereo pair with a known disparity per pixel
+#                   (pipelines/correlate-demo.py)
+python3 pipelines/correlate-demo.py "$s/building.jpg" "$out/correlate.jpg"
+
 echo "wrote $out/camera-undistort.png, $out/fisheye-undistort.jpg, $out/stereo-rectify.jpg, $out/hmd-chroma.jpg, $out/hmd-stereo.png, $out/omni-donut.png," \
   "$out/omni-geometry.svg, $out/omni-mirror.jpg and its unwraps $out/omni-*.jpg," \
-  "$out/foveate.jpg, $out/shcentroid.png, $out/aberration.jpg"
+  "$out/foveate.jpg, $out/shcentroid.png, $out/aberration.jpg, $out/correlate.jpg"

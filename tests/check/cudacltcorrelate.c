@@ -56,7 +56,7 @@ render_bytes (const Texture * t, double dx, double dy, gint bytes)
       for (m = 0; m < WAVES; m++)
         v += t->a[m] * cos (2 * G_PI * (t->ux[m] * (x - dx) + t->uy[m] *
                 (y - dy)) + t->ph[m]);
-      v = CLAMP (32768 + 700 * v, 0, 65535);
+      v = CLAMP (32768 + 250 * v, 0, 65535);
       if (bytes == 1)
         map.data[y * W + x] = (guint8) (lrint (v) >> 8);
       else
@@ -271,6 +271,44 @@ GST_START_TEST (test_pairs_known_shift)
   rig_stop (&r);
   for (i = 0; i < 3; i++)
     gst_buffer_unref (img[i]);
+}
+
+GST_END_TEST;
+
+/* Shifts of pixels: one pass is pulled towards zero by the window; a
+ * refinement (b's tiles moved by the estimate) measures the rest. */
+GST_START_TEST (test_refine)
+{
+  Texture t;
+  GstBuffer *a, *b;
+  gint k;
+  gdouble e[3];
+
+  texture_init (&t, 31);
+  a = render (&t, 0, 0);
+  b = render (&t, 1.7, -2.2);
+  for (k = 0; k < 3; k++) {
+    Rig r;
+    gboolean eos;
+    GstStructure *s;
+    gchar *props = g_strdup_printf ("refine=%d", k);
+    rig_start (&r, 2, props, "GRAY16_LE", W, H, FALSE);
+    rig_push (&r, 0, a, 0);
+    rig_push (&r, 1, b, 0);
+    s = rig_pull (&r, &eos);
+    fail_unless (s != NULL);
+    e[k] = rms_error (s, 0, 1.7, -2.2, NULL);
+    GST_INFO ("shift 1.7, -2.2, refine=%d: RMS error %.4f px", k, e[k]);
+    gst_structure_free (s);
+    rig_eos (&r);
+    rig_stop (&r);
+    g_free (props);
+  }
+  fail_unless (e[0] > 0.1, "one pass: %.3f", e[0]);
+  fail_unless (e[1] < 0.07 && e[2] < 0.07, "refined: %.3f, %.3f", e[1],
+      e[2]);
+  gst_buffer_unref (a);
+  gst_buffer_unref (b);
 }
 
 GST_END_TEST;
@@ -576,7 +614,7 @@ assert_same (const GstStructure * a, const GstStructure * b,
 GST_START_TEST (test_cuda_equals_cpu)
 {
   const gchar *props[] = { "", "peak=parabola fat-zero=0.3",
-    "peak=centroid pairs=2-0,1-2"
+    "peak=centroid pairs=2-0,1-2", "refine=2 pairs=0-2,1-0"
   };
   Texture t;
   GstBuffer *img[2][3];
@@ -624,6 +662,7 @@ cudacltcorrelate_suite (void)
   suite_add_tcase (s, tc);
   tcase_set_timeout (tc, 300);
   tcase_add_test (tc, test_pairs_known_shift);
+  tcase_add_test (tc, test_refine);
   tcase_add_test (tc, test_temporal);
   tcase_add_test (tc, test_unmatched);
   tcase_add_test (tc, test_bad_input);
