@@ -256,16 +256,16 @@ set_pad_caps (GstCoBaseAggregator * self, GstCoAggregatorPad * pad,
             caps), (NULL));
     return FALSE;
   }
-  pad->info = info;
-  pad->bayer = bayer;
-  pad->format = gst_co_format_from_video (GST_VIDEO_INFO_FORMAT (&info));
-  pad->configured = TRUE;
-  if (klass->set_info)
-    ok = klass->set_info (self, pad);
+  if (klass->check_info)
+    ok = klass->check_info (self, pad, &info, bayer);
   if (!ok) {
     pad->configured = FALSE;
     return FALSE;
   }
+  pad->info = info;
+  pad->bayer = bayer;
+  pad->format = gst_co_format_from_video (GST_VIDEO_INFO_FORMAT (&info));
+  pad->configured = TRUE;
   self->priv->caps_changed = TRUE;
   self->priv->ready = FALSE;
   gst_pad_mark_reconfigure (GST_AGGREGATOR_SRC_PAD (self));
@@ -308,6 +308,11 @@ gst_co_base_aggregator_update_src_caps (GstAggregator * agg, GstCaps * caps,
   if (!*ret)
     return GST_AGGREGATOR_FLOW_NEED_DATA;
   if (gst_caps_is_empty (*ret)) {
+    gchar *down = caps ? gst_caps_to_string (caps) : g_strdup ("none");
+    GST_ELEMENT_WARNING (agg, CORE, NEGOTIATION, ("Downstream takes none of "
+            "the output caps the inputs give (downstream: %s)", down),
+        (NULL));
+    g_free (down);
     gst_clear_caps (ret);
     return GST_FLOW_NOT_NEGOTIATED;
   }
@@ -325,6 +330,24 @@ gst_co_base_aggregator_sink_query (GstAggregator * agg,
   if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT &&
       gst_co_engine_query_context (&self->engine, query))
     return TRUE;
+  /* refused caps fail in upstream's thread, with the element's reason */
+  if (GST_QUERY_TYPE (query) == GST_QUERY_ACCEPT_CAPS &&
+      GST_CO_BASE_AGGREGATOR_GET_CLASS (self)->check_info) {
+    GstCaps *caps;
+    GstVideoInfo info;
+    CoBayer bayer;
+    gboolean ok;
+    gst_query_parse_accept_caps (query, &caps);
+    ok = gst_pad_query_default (GST_PAD (pad), GST_OBJECT (self), query);
+    if (ok) {
+      gst_query_parse_accept_caps_result (query, &ok);
+      if (ok && gst_co_info_from_caps (&info, &bayer, caps))
+        gst_query_set_accept_caps_result (query,
+            GST_CO_BASE_AGGREGATOR_GET_CLASS (self)->check_info (self,
+                GST_CO_AGGREGATOR_PAD (pad), &info, bayer));
+    }
+    return TRUE;
+  }
   return GST_AGGREGATOR_CLASS (parent_class)->sink_query (agg, pad, query);
 }
 

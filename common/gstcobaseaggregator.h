@@ -71,11 +71,14 @@ struct _GstCoBaseAggregatorClass
   gboolean host_only;           /* no CUDA path (yet) */
   guint max_pads;               /* 0: any number */
 
-  /* A pad's caps, parsed into it: refuse what the element cannot work on
-   * (post an element error, return FALSE).  That every frame of an instant
-   * has one size is the base's check, before process.  Optional. */
-  gboolean      (*set_info)  (GstCoBaseAggregator * self,
-                              GstCoAggregatorPad * pad);
+  /* Caps offered to @pad, parsed (@info, @bayer): refuse what the element
+   * cannot work on with an element error that says why (FALSE).  Called
+   * when upstream asks whether the caps are accepted, so that refused caps
+   * fail in upstream's thread.  That every frame of an instant has one
+   * size is the base's check, before process.  Optional. */
+  gboolean      (*check_info) (GstCoBaseAggregator * self,
+                               GstCoAggregatorPad * pad,
+                               const GstVideoInfo * info, CoBayer bayer);
   /* The output caps once every pad is configured (@downstream: what the
    * peer accepts, to intersect with); NULL: not yet. */
   GstCaps *     (*src_caps)  (GstCoBaseAggregator * self,

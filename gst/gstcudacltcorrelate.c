@@ -253,24 +253,25 @@ parse_pairs (const gchar * text, GstCoAggregatorPad ** pads, guint n,
 /* ---- the base's steps ---- */
 
 static gboolean
-gst_cuda_clt_correlate_set_info (GstCoBaseAggregator * base,
-    GstCoAggregatorPad * pad)
+gst_cuda_clt_correlate_check_info (GstCoBaseAggregator * base,
+    GstCoAggregatorPad * pad, const GstVideoInfo * info, CoBayer bayer)
 {
+  const CoFormat format =
+      gst_co_format_from_video (GST_VIDEO_INFO_FORMAT (info));
+
   /* the template's formats; a Bayer mosaic is not (yet) */
-  if (pad->bayer != CO_BAYER_NONE || pad->format == CO_FORMAT_UNKNOWN ||
-      pad->format == CO_FORMAT_RGB) {
+  if (bayer != CO_BAYER_NONE || format == CO_FORMAT_UNKNOWN ||
+      format == CO_FORMAT_RGB) {
     GST_ELEMENT_ERROR (base, CORE, NEGOTIATION, ("%s: %s frames are not "
-            "correlated", GST_PAD_NAME (pad), pad->bayer != CO_BAYER_NONE ?
+            "correlated", GST_PAD_NAME (pad), bayer != CO_BAYER_NONE ?
             "Bayer" : gst_video_format_to_string (GST_VIDEO_INFO_FORMAT
-                (&pad->info))), (NULL));
+                (info))), (NULL));
     return FALSE;
   }
-  if (GST_VIDEO_INFO_WIDTH (&pad->info) < 16 ||
-      GST_VIDEO_INFO_HEIGHT (&pad->info) < 16) {
+  if (GST_VIDEO_INFO_WIDTH (info) < 16 || GST_VIDEO_INFO_HEIGHT (info) < 16) {
     GST_ELEMENT_ERROR (base, CORE, NEGOTIATION, ("%s: %dx%d is smaller than "
-            "one 16x16 tile", GST_PAD_NAME (pad),
-            GST_VIDEO_INFO_WIDTH (&pad->info),
-            GST_VIDEO_INFO_HEIGHT (&pad->info)), (NULL));
+            "one 16x16 tile", GST_PAD_NAME (pad), GST_VIDEO_INFO_WIDTH (info),
+            GST_VIDEO_INFO_HEIGHT (info)), (NULL));
     return FALSE;
   }
   return TRUE;
@@ -344,13 +345,13 @@ gst_cuda_clt_correlate_rebuild (GstCoBaseAggregator * base,
             base->n_pads), (NULL));
     goto done;
   }
-  if (s.mode == CORR_PAIRS) {
-    if (base->n_pads < 2) {
-      GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("mode=pairs needs at "
-              "least two inputs (request sink_0 and sink_1), or use "
-              "mode=temporal for one"), (NULL));
-      goto done;
-    }
+  if (s.mode == CORR_PAIRS && base->n_pads < 2) {
+    /* a rig whose other cameras are still being added: frames pass */
+    GST_ELEMENT_WARNING (self, STREAM, FORMAT, ("mode=pairs with one "
+            "input: nothing to correlate until another is added (request "
+            "sink_1), or use mode=temporal"), (NULL));
+    label = g_strdup ("");
+  } else if (s.mode == CORR_PAIRS) {
     pairs = parse_pairs (s.pairs, base->pads, base->n_pads, &n_pairs, &label,
         &why);
     if (!pairs) {
@@ -385,6 +386,7 @@ gst_cuda_clt_correlate_rebuild (GstCoBaseAggregator * base,
   g_free (self->pairs);
   self->pairs = pairs;
   self->n_pairs = s.mode == CORR_TEMPORAL ? 1 : n_pairs;
+  /* (pairs mode: a frame without pairs passes without results) */
   pairs = NULL;
   g_free (self->pairs_text);
   self->pairs_text = label;
@@ -511,8 +513,14 @@ gst_cuda_clt_correlate_process (GstCoBaseAggregator * base,
   *outbuf = gst_buffer_ref (inbufs[0]);
 
   if (self->mode == CORR_TEMPORAL) {
+    /* the first frame (after a start, new caps or a seek) is its own
+     * reference: zero flow, so that every output carries results */
+    if (!self->have_ref)
+      self->ref_slot = 1;
     ok = forward (self, &frames[0], 1 - self->ref_slot);
-    n_pairs = ok && self->have_ref ? 1 : 0;
+    if (ok && !self->have_ref)
+      ok = forward (self, &frames[0], self->ref_slot);
+    n_pairs = 1;
   } else {
     for (p = 0; ok && p < n; p++)
       ok = forward (self, &frames[p], p);
@@ -522,7 +530,7 @@ gst_cuda_clt_correlate_process (GstCoBaseAggregator * base,
     return GST_FLOW_ERROR;
   self->results_pairs = n_pairs;
   if (n_pairs == 0)
-    goto temporal_slots;        /* the first frame: nothing to compare */
+    goto temporal_slots;        /* pairs mode with one input */
 
   self->results = gst_co_engine_alloc_results (e,
       sizeof (gfloat) * 3 * self->n_tiles * n_pairs);
@@ -760,7 +768,7 @@ gst_cuda_clt_correlate_class_init (GstCudaCltCorrelateClass * klass)
 
   ac->flush = gst_cuda_clt_correlate_flush;
   bc->max_pads = MAX_INPUTS;
-  bc->set_info = gst_cuda_clt_correlate_set_info;
+  bc->check_info = gst_cuda_clt_correlate_check_info;
   bc->src_caps = gst_cuda_clt_correlate_src_caps;
   bc->rebuild = gst_cuda_clt_correlate_rebuild;
   bc->process = gst_cuda_clt_correlate_process;

@@ -22,7 +22,8 @@
  *   kind: set before PLAYING a prompt error, set while PLAYING a warning
  *   (or an error), each naming the file in its message text; while PLAYING
  *   the last good state stays, and the other settings still apply.
- * A new element joins the family by adding a row.
+ * A new element joins the family by adding a row (an aggregator: linked
+ * from identity, so that its one request pad is made).
  */
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
@@ -113,6 +114,18 @@ static const Row rows[] = {
         "lpf-sigma", "0.5", "1.0",
         {{"kernels-file", NULL}, {"calibration-file", "model=camera"}},
       NULL, "video/x-raw,format=GRAY16_LE,width=64,height=48"},
+  /* an aggregator: one request pad, linked from identity, in temporal mode
+   * (the first frame after new caps is its own reference, as a fresh
+   * element's is; a frame repeated is compared with itself too) */
+  {"identity ! cudacltcorrelate", "mode=temporal fat-zero=0.1 "
+        "post-messages=true", KIND_ANALYSE,
+        {"video/x-raw,format=GRAY8", "video/x-raw,format=GRAY16_LE",
+              "video/x-raw,format=NV12", "video/x-raw,format=RGBA",
+              "video/x-raw,format=GRAY8", NULL},
+        {{64, 48}, {64, 48}, {66, 50}, {33, 17}, {16, 16}},
+        "fat-zero", "0.1", "0.5",
+        {{NULL, NULL}},
+      "GstCoCltCorrelation", "video/x-raw,format=GRAY8,width=64,height=48"},
 };
 
 static const gchar *backend = "cpu";

@@ -171,7 +171,9 @@ co_harness_element (GstHarness * h)
       /* by name: a test linking common/ must not register the type the
        * plugin registers */
       GType base = g_type_from_name ("GstCoBaseFilter");
-      if (base && g_type_is_a (G_OBJECT_TYPE (g_value_get_object (&v)), base))
+      GType agg = g_type_from_name ("GstCoBaseAggregator");
+      GType t = G_OBJECT_TYPE (g_value_get_object (&v));
+      if ((base && g_type_is_a (t, base)) || (agg && g_type_is_a (t, agg)))
         e = gst_object_ref (g_value_get_object (&v));
       g_value_reset (&v);
     }
