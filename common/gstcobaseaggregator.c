@@ -36,8 +36,7 @@ enum
 struct _GstCoBaseAggregatorPrivate
 {
   GstClockTime max_skew;        /* property, under the object lock */
-  gboolean dirty;               /* under the object lock */
-  gboolean ready, caps_changed; /* streaming thread */
+  GstCoRebuild rebuild;
   guint64 unmatched;            /* frames dropped without partners */
   gboolean warned_unmatched;
 };
@@ -79,7 +78,7 @@ gst_co_base_aggregator_class_add_sink_template (GstElementClass * klass,
 void
 gst_co_base_aggregator_mark_dirty (GstCoBaseAggregator * self)
 {
-  self->priv->dirty = TRUE;
+  self->priv->rebuild.dirty = TRUE;
 }
 
 static void
@@ -196,8 +195,7 @@ gst_co_base_aggregator_release_pad (GstElement * element, GstPad * pad)
 
   gst_co_stage_free (&self->engine, &GST_CO_AGGREGATOR_PAD (pad)->stage);
   GST_OBJECT_LOCK (self);
-  self->priv->caps_changed = TRUE;
-  self->priv->ready = FALSE;
+  gst_co_rebuild_invalidate (&self->priv->rebuild);
   GST_OBJECT_UNLOCK (self);
   GST_ELEMENT_CLASS (parent_class)->release_pad (element, pad);
 }
@@ -266,8 +264,7 @@ set_pad_caps (GstCoBaseAggregator * self, GstCoAggregatorPad * pad,
   pad->bayer = bayer;
   pad->format = gst_co_format_from_video (GST_VIDEO_INFO_FORMAT (&info));
   pad->configured = TRUE;
-  self->priv->caps_changed = TRUE;
-  self->priv->ready = FALSE;
+  gst_co_rebuild_invalidate (&self->priv->rebuild);
   gst_pad_mark_reconfigure (GST_AGGREGATOR_SRC_PAD (self));
   return TRUE;
 }
@@ -377,8 +374,7 @@ gst_co_base_aggregator_start (GstAggregator * agg)
 {
   GstCoBaseAggregator *self = GST_CO_BASE_AGGREGATOR (agg);
 
-  self->priv->ready = FALSE;
-  self->priv->caps_changed = TRUE;
+  gst_co_rebuild_invalidate (&self->priv->rebuild);
   self->priv->unmatched = 0;
   self->priv->warned_unmatched = FALSE;
   return gst_co_engine_start (&self->engine,
@@ -425,20 +421,13 @@ static gboolean
 ensure_built (GstCoBaseAggregator * self)
 {
   GstCoBaseAggregatorClass *klass = GST_CO_BASE_AGGREGATOR_GET_CLASS (self);
-  GstCoBaseAggregatorPrivate *priv = self->priv;
-  gboolean need;
+  GstCoRebuild *r = &self->priv->rebuild;
 
-  GST_OBJECT_LOCK (self);
-  need = priv->dirty || !priv->ready;
-  priv->dirty = FALSE;
-  GST_OBJECT_UNLOCK (self);
-  if (!need)
+  if (!gst_co_rebuild_needed (GST_OBJECT (self), r))
     return TRUE;
-  priv->ready = FALSE;
-  if (klass->rebuild && !klass->rebuild (self, priv->caps_changed))
+  if (klass->rebuild && !klass->rebuild (self, r->caps_changed))
     return FALSE;
-  priv->ready = TRUE;
-  priv->caps_changed = FALSE;
+  gst_co_rebuild_done (r);
   return TRUE;
 }
 

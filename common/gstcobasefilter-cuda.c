@@ -81,7 +81,7 @@ gst_co_base_filter_on_cuda (GstCoBaseFilter * self)
 void
 gst_co_base_filter_mark_dirty (GstCoBaseFilter * self)
 {
-  self->priv->dirty = TRUE;
+  self->priv->rebuild.dirty = TRUE;
 }
 
 /* ---- the device ---- */

@@ -39,8 +39,7 @@ map_failed (GstCoBaseFilter * self, int side, const gchar * what)
 void
 co_invalidate (GstCoBaseFilter * self)
 {
-  self->priv->ready = FALSE;
-  self->priv->caps_changed = TRUE;
+  gst_co_rebuild_invalidate (&self->priv->rebuild);
 }
 
 /* The rebuild contract: the subclass's rebuild before a frame when the
@@ -50,22 +49,15 @@ static gboolean
 ensure_built (GstCoBaseFilter * self)
 {
   GstCoBaseFilterClass *klass = GST_CO_BASE_FILTER_GET_CLASS (self);
-  GstCoBaseFilterPrivate *priv = self->priv;
-  gboolean need;
+  GstCoRebuild *r = &self->priv->rebuild;
 
-  GST_OBJECT_LOCK (self);
-  need = priv->dirty || !priv->ready;
-  priv->dirty = FALSE;
-  GST_OBJECT_UNLOCK (self);
-  if (!need)
+  if (!gst_co_rebuild_needed (GST_OBJECT (self), r))
     return TRUE;
-  priv->ready = FALSE;
-  if (klass->rebuild && !klass->rebuild (self, priv->caps_changed)) {
+  if (klass->rebuild && !klass->rebuild (self, r->caps_changed)) {
     GST_DEBUG_OBJECT (self, "rebuild failed");
     return FALSE;
   }
-  priv->ready = TRUE;
-  priv->caps_changed = FALSE;
+  gst_co_rebuild_done (r);
   GST_TRACE_OBJECT (self, "rebuilt");
   return TRUE;
 }

@@ -50,8 +50,7 @@ struct _GstCoBaseFilterPrivate
   CoRetire *retire;             /* inputs held for the device (1.24+) */
 
   /* the rebuild contract (gst_co_base_filter_mark_dirty) */
-  gboolean dirty;               /* under the object lock */
-  gboolean ready, caps_changed; /* streaming thread */
+  GstCoRebuild rebuild;
   gboolean unusable;            /* an adoption failed: every frame errs */
 
   GstCoStage stage[2];          /* device frames for staged input, output */

@@ -249,3 +249,31 @@ gst_co_settings_finalize (GObject * object)
   if (tab)
     free_strings (tab, (guint8 *) object + tab->offset, FALSE);
 }
+
+void
+gst_co_rebuild_invalidate (GstCoRebuild * r)
+{
+  r->ready = FALSE;
+  r->caps_changed = TRUE;
+}
+
+gboolean
+gst_co_rebuild_needed (GstObject * object, GstCoRebuild * r)
+{
+  gboolean need;
+
+  GST_OBJECT_LOCK (object);
+  need = r->dirty || !r->ready;
+  r->dirty = FALSE;
+  GST_OBJECT_UNLOCK (object);
+  if (need)
+    r->ready = FALSE;
+  return need;
+}
+
+void
+gst_co_rebuild_done (GstCoRebuild * r)
+{
+  r->ready = TRUE;
+  r->caps_changed = FALSE;
+}

@@ -90,5 +90,23 @@ void     gst_co_settings_finalize (GObject * object);
 void     gst_co_settings_snapshot (GObject * object, gpointer dst);
 void     gst_co_settings_snapshot_clear (GObject * object, gpointer snap);
 
+/* The rebuild contract of every base class: what an element built from
+ * its settings and caps is rebuilt before the next frame after a setting
+ * marked it dirty (under the object lock) or new caps invalidated it
+ * (streaming thread).  ready is cleared before the rebuild, so nothing half
+ * built is ever used. */
+typedef struct
+{
+  gboolean dirty;               /* under the object lock */
+  gboolean ready, caps_changed; /* streaming thread */
+} GstCoRebuild;
+
+/* New caps, a new context, a release: rebuild everything */
+void     gst_co_rebuild_invalidate (GstCoRebuild * r);
+/* TRUE when the element must rebuild now (with caps_changed saying
+ * whether the caps did); then gst_co_rebuild_done once it has. */
+gboolean gst_co_rebuild_needed (GstObject * object, GstCoRebuild * r);
+void     gst_co_rebuild_done    (GstCoRebuild * r);
+
 G_END_DECLS
 #endif

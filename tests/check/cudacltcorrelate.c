@@ -11,33 +11,19 @@
 #include <gst/app/gstappsrc.h>
 #include <gst/app/gstappsink.h>
 #include "gstcodevice.h"
+#include "../clt-texture.h"
 #include "../../include/cudaoptics/co-results.h"
 
 #define W 192
 #define H 144
 #define WAVES 300
 
-typedef struct
-{
-  double ux[WAVES], uy[WAVES], a[WAVES], ph[WAVES];
-} Texture;
+typedef CoTexture Texture;
 
 static void
 texture_init (Texture * t, guint32 seed)
 {
-  GRand *r = g_rand_new_with_seed (seed);
-  int m;
-
-  /* broadband over the disc of 0.45 cycles a pixel */
-  for (m = 0; m < WAVES; m++) {
-    double f = 0.45 * sqrt (g_rand_double (r)),
-        th = g_rand_double_range (r, 0, 2 * G_PI);
-    t->ux[m] = f * cos (th);
-    t->uy[m] = f * sin (th);
-    t->a[m] = g_rand_double_range (r, 1, 3);
-    t->ph[m] = g_rand_double_range (r, 0, 2 * G_PI);
-  }
-  g_rand_free (r);
+  co_texture_init (t, seed, WAVES);
 }
 
 /* GRAY16_LE (or GRAY8 when @bytes is 1): the texture moved by (dx, dy) */
@@ -47,15 +33,13 @@ render_bytes (const Texture * t, double dx, double dy, gint bytes)
   GstBuffer *buf = gst_buffer_new_allocate (NULL, (gsize) W * H * bytes,
       NULL);
   GstMapInfo map;
-  int x, y, m;
+  int x, y;
 
   gst_buffer_map (buf, &map, GST_MAP_WRITE);
   for (y = 0; y < H; y++)
     for (x = 0; x < W; x++) {
       double v = 0;
-      for (m = 0; m < WAVES; m++)
-        v += t->a[m] * cos (2 * G_PI * (t->ux[m] * (x - dx) + t->uy[m] *
-                (y - dy)) + t->ph[m]);
+      v += co_texture_at (t, x - dx, y - dy);
       v = CLAMP (32768 + 250 * v, 0, 65535);
       if (bytes == 1)
         map.data[y * W + x] = (guint8) (lrint (v) >> 8);

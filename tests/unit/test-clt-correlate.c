@@ -22,34 +22,18 @@
 #endif
 #include "clt.h"
 #include "clt_corr.h"
+#include "../clt-texture.h"
 
 #define W 160
 #define H 160
 #define WAVES 400
 
-typedef struct
-{
-  double ux[WAVES], uy[WAVES], a[WAVES], ph[WAVES];
-} Texture;
+typedef CoTexture Texture;
 
 static void
 texture_init (Texture * t, guint32 seed)
 {
-  GRand *r = g_rand_new_with_seed (seed);
-  int m;
-
-  for (m = 0; m < WAVES; m++) {
-    /* broadband, evenly over the disc of 0.45 cycles a pixel: a few pure
-     * waves leave most of a tile's 64 frequencies empty, and pure phase
-     * correlation weighs the empty ones as much as the rest */
-    double f = 0.45 * sqrt (g_rand_double (r)),
-        th = g_rand_double_range (r, 0, 2 * G_PI);
-    t->ux[m] = f * cos (th);
-    t->uy[m] = f * sin (th);
-    t->a[m] = g_rand_double_range (r, 1, 3);
-    t->ph[m] = g_rand_double_range (r, 0, 2 * G_PI);
-  }
-  g_rand_free (r);
+  co_texture_init (t, seed, WAVES);
 }
 
 /* the texture moved by (dx, dy): img(x, y) = f(x - dx, y - dy) */
@@ -57,14 +41,12 @@ static float *
 render (const Texture * t, double dx, double dy)
 {
   float *img = g_new (float, W * H);
-  int x, y, m;
+  int x, y;
 
   for (y = 0; y < H; y++)
     for (x = 0; x < W; x++) {
       double v = 128;
-      for (m = 0; m < WAVES; m++)
-        v += t->a[m] * cos (2 * G_PI * (t->ux[m] * (x - dx) + t->uy[m] *
-                (y - dy)) + t->ph[m]);
+      v += co_texture_at (t, x - dx, y - dy);
       img[y * W + x] = (float) v;
     }
   return img;
