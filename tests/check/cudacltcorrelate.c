@@ -11,6 +11,7 @@
 #include <gst/app/gstappsrc.h>
 #include <gst/app/gstappsink.h>
 #include "gstcodevice.h"
+#include "gstcoimage.h"
 #include "../clt-texture.h"
 #include "../../include/cudaoptics/co-results.h"
 
@@ -628,16 +629,41 @@ assert_same (const GstStructure * a, const GstStructure * b,
   }
 }
 
-/* CUDA gives the CPU's bytes: three inputs in system memory (GRAY16_LE)
- * and in CUDA memory (NV12 from GRAY8, whose luma it is: GstCudaMemory
- * holds no grey format), each peak method, with a fat zero. */
+/* Three GRAY8 views of a natural picture (tests/data/natural), @dx, @dy
+ * whole pixels apart */
+static void
+natural_views (const gchar * name, GstBuffer ** img)
+{
+  gchar *path = g_build_filename (g_getenv ("CO_TEST_DATA_DIR"), "natural",
+      name, NULL), *why = NULL;
+  gint w = 0, h = 0, i, y;
+  guint8 *g = gst_co_decode_gray (path, &w, &h, &why);
+
+  fail_unless (g != NULL && w >= W + 8 && h >= H + 8, "%s: %s", path,
+      GST_STR_NULL (why));
+  for (i = 0; i < 3; i++) {
+    GstMapInfo m;
+    img[i] = gst_buffer_new_allocate (NULL, (gsize) W * H, NULL);
+    gst_buffer_map (img[i], &m, GST_MAP_WRITE);
+    for (y = 0; y < H; y++)
+      memcpy (m.data + (gsize) y * W, g + (gsize) (y + 2 * i) * w + 3 * i, W);
+    gst_buffer_unmap (img[i], &m);
+  }
+  g_free (g);
+  g_free (path);
+}
+
+/* CUDA gives the CPU's bytes: three inputs in system memory (GRAY16_LE
+ * textures, GRAY8 natural pictures) and in CUDA memory (NV12 from GRAY8,
+ * whose luma it is: GstCudaMemory holds no grey format), each peak
+ * method, with a fat zero, refined. */
 GST_START_TEST (test_cuda_equals_cpu)
 {
   const gchar *props[] = { "", "peak=parabola fat-zero=0.3",
     "peak=centroid pairs=2-0,1-2", "refine=2 pairs=0-2,1-0"
   };
   Texture t;
-  GstBuffer *img[2][3];
+  GstBuffer *img[3][3];
   gchar *why = NULL;
   guint i, c;
 
@@ -651,14 +677,16 @@ GST_START_TEST (test_cuda_equals_cpu)
     img[0][i] = render (&t, 0.4 * i - 0.3, 0.7 - 0.5 * i);
     img[1][i] = render_bytes (&t, 0.4 * i - 0.3, 0.7 - 0.5 * i, 1);
   }
+  natural_views ("coffee.png", img[2]);
   for (c = 0; c < G_N_ELEMENTS (props); c++)
-    for (i = 0; i < 2; i++) {
+    for (i = 0; i < 3; i++) {
       const gchar *format = i ? "GRAY8" : "GRAY16_LE";
       gchar *cpu = g_strdup_printf ("backend=cpu %s", props[c]);
       gchar *cuda = g_strdup_printf ("backend=cuda %s", props[c]);
       GstStructure *a = one_frame (cpu, 3, img[i], format, FALSE);
       GstStructure *b = one_frame (cuda, 3, img[i], format, i == 1);
-      GST_INFO ("%s%s: CUDA = CPU", props[c], i ? " (CUDA memory)" : "");
+      GST_INFO ("%s%s: CUDA = CPU", props[c], i == 1 ? " (CUDA memory)" :
+          i == 2 ? " (natural picture)" : "");
       assert_same (a, b, props[c]);
       gst_structure_free (a);
       gst_structure_free (b);
@@ -668,6 +696,7 @@ GST_START_TEST (test_cuda_equals_cpu)
   for (i = 0; i < 3; i++) {
     gst_buffer_unref (img[0][i]);
     gst_buffer_unref (img[1][i]);
+    gst_buffer_unref (img[2][i]);
   }
 }
 
