@@ -250,10 +250,7 @@ co_adopt_context (GstCoBaseFilter * self, GstBuffer * buf)
   co_free_stages (self);
   co_close_device (self);
   co_invalidate (self);
-  GST_OBJECT_LOCK (self);
-  gst_object_replace ((GstObject **) & self->engine.cuda_context,
-      GST_OBJECT (ctx));
-  GST_OBJECT_UNLOCK (self);
+  gst_co_engine_replace_context (&self->engine, ctx);
   /* (tests: CO_FAULT_INJECT="adopting a context:1" fails it here, with
    * the old context already given up, as a real failure would) */
   if (!gst_co_base_filter_cuda_ok (self, 0, "adopting a context")) {

@@ -170,35 +170,15 @@ bench_test_frames (gint w, gint h, const gchar * format,
   return ok;
 }
 
-/* Seconds to push @n frames through @desc, an "appsrc name=src ..." launch
- * line whose benchmarked element is named "el": *el is that element while
- * the pipeline runs (for @need_data, which must call bench_push).  -1 on a
- * pipeline error; a line that does not parse (no element: GST_PLUGIN_PATH
- * must name the build's gst/) exits with status 2. */
+/* Seconds from PLAYING to end of stream of @pipe (its @bus), which is then
+ * stopped; -1 on a pipeline error, printed with @desc. */
 static G_GNUC_UNUSED gdouble
-bench_run (const gchar * desc, GCallback need_data, GstElement ** el,
-    guint64 n)
+bench_play (GstElement * pipe, GstBus * bus, const gchar * desc)
 {
-  GError *err = NULL;
-  GstElement *pipe = gst_parse_launch (desc, &err), *src;
-  GstBus *bus;
   GstMessage *m;
   gint64 t0;
   gdouble ret = -1;
 
-  if (err) {
-    g_printerr ("%s: %s\n", desc, err->message);
-    g_error_free (err);
-    exit (2);
-  }
-  bus = gst_element_get_bus (pipe);
-  gst_bus_set_sync_handler (bus, bench_give_context, NULL, NULL);
-  src = gst_bin_get_by_name (GST_BIN (pipe), "src");
-  *el = gst_bin_get_by_name (GST_BIN (pipe), "el");
-  g_object_set (src, "caps", frame_caps, NULL);
-  g_signal_connect (src, "need-data", need_data, NULL);
-  pushed = 0;
-  limit = n;
   gst_element_set_state (pipe, GST_STATE_PLAYING);
   t0 = g_get_monotonic_time ();
   m = gst_bus_timed_pop_filtered (bus, 300 * GST_SECOND, GST_MESSAGE_EOS |
@@ -213,6 +193,37 @@ bench_run (const gchar * desc, GCallback need_data, GstElement ** el,
   }
   gst_clear_message (&m);
   gst_element_set_state (pipe, GST_STATE_NULL);
+  return ret;
+}
+
+/* Seconds to push @n frames through @desc, an "appsrc name=src ..." launch
+ * line whose benchmarked element is named "el": *el is that element while
+ * the pipeline runs (for @need_data, which must call bench_push).  -1 on a
+ * pipeline error; a line that does not parse (no element: GST_PLUGIN_PATH
+ * must name the build's gst/) exits with status 2. */
+static G_GNUC_UNUSED gdouble
+bench_run (const gchar * desc, GCallback need_data, GstElement ** el,
+    guint64 n)
+{
+  GError *err = NULL;
+  GstElement *pipe = gst_parse_launch (desc, &err), *src;
+  GstBus *bus;
+  gdouble ret;
+
+  if (err) {
+    g_printerr ("%s: %s\n", desc, err->message);
+    g_error_free (err);
+    exit (2);
+  }
+  bus = gst_element_get_bus (pipe);
+  gst_bus_set_sync_handler (bus, bench_give_context, NULL, NULL);
+  src = gst_bin_get_by_name (GST_BIN (pipe), "src");
+  *el = gst_bin_get_by_name (GST_BIN (pipe), "el");
+  g_object_set (src, "caps", frame_caps, NULL);
+  g_signal_connect (src, "need-data", need_data, NULL);
+  pushed = 0;
+  limit = n;
+  ret = bench_play (pipe, bus, desc);
   gst_clear_object (el);
   gst_object_unref (src);
   gst_object_unref (bus);

@@ -211,9 +211,7 @@ run_element (gint n_in, const gchar * props, guint64 n)
   GString *d = g_string_new (NULL);
   GstElement *pipe;
   GstBus *bus;
-  GstMessage *m;
-  gint64 t0;
-  gdouble ret = -1;
+  gdouble ret;
   gint k;
 
   g_string_printf (d, "cudacltcorrelate name=el backend=cuda %s ! "
@@ -240,20 +238,7 @@ run_element (gint n_in, const gchar * props, guint64 n)
     pushed_by[k] = 0;
     gst_object_unref (src);
   }
-  gst_element_set_state (pipe, GST_STATE_PLAYING);
-  t0 = g_get_monotonic_time ();
-  m = gst_bus_timed_pop_filtered (bus, 300 * GST_SECOND, GST_MESSAGE_EOS |
-      GST_MESSAGE_ERROR);
-  if (m && GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS)
-    ret = (g_get_monotonic_time () - t0) / 1e6;
-  else if (m) {
-    GError *e = NULL;
-    gst_message_parse_error (m, &e, NULL);
-    g_printerr ("ERROR: %s\n", e->message);
-    g_error_free (e);
-  }
-  gst_clear_message (&m);
-  gst_element_set_state (pipe, GST_STATE_NULL);
+  ret = bench_play (pipe, bus, d->str);
   gst_object_unref (bus);
   gst_object_unref (pipe);
   g_string_free (d, TRUE);
