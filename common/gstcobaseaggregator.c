@@ -41,28 +41,17 @@ struct _GstCoBaseAggregatorPrivate
   gboolean warned_unmatched;
 };
 
-/* ---- pads ---- */
-
-G_DEFINE_TYPE (GstCoAggregatorPad, gst_co_aggregator_pad,
-    GST_TYPE_AGGREGATOR_PAD);
-
-static void
-gst_co_aggregator_pad_class_init (GstCoAggregatorPadClass * klass)
-{
-}
-
-static void
-gst_co_aggregator_pad_init (GstCoAggregatorPad * pad)
-{
-  gst_video_info_init (&pad->info);
-}
-
 /* ---- the class ---- */
 
 #define gst_co_base_aggregator_parent_class parent_class
+static void gst_co_base_aggregator_child_proxy_init (gpointer g_iface,
+    gpointer iface_data);
+
 G_DEFINE_ABSTRACT_TYPE_WITH_CODE (GstCoBaseAggregator,
     gst_co_base_aggregator, GST_TYPE_AGGREGATOR,
     G_ADD_PRIVATE (GstCoBaseAggregator)
+    G_IMPLEMENT_INTERFACE (GST_TYPE_CHILD_PROXY,
+        gst_co_base_aggregator_child_proxy_init)
     GST_DEBUG_CATEGORY_INIT (gst_co_base_aggregator_debug, "cobaseaggregator",
         0, "cudaoptics base aggregator"));
 
@@ -184,8 +173,49 @@ gst_co_base_aggregator_request_new_pad (GstElement * element,
     const gchar *n = GST_PAD_NAME (pad);
     GST_CO_AGGREGATOR_PAD (pad)->index = g_str_has_prefix (n, "sink_") ?
         (guint) atoi (n + 5) : 0;
+    /* a launch line's sink_N::property is set now */
+    gst_child_proxy_child_added (GST_CHILD_PROXY (element), G_OBJECT (pad),
+        GST_OBJECT_NAME (pad));
   }
   return pad;
+}
+
+/* The sink pads as children (GstChildProxy), so that a launch line or an
+ * application sets a pad's properties as sink_N::name, as compositor's */
+static GObject *
+gst_co_base_aggregator_child_by_index (GstChildProxy * proxy, guint index)
+{
+  GstElement *element = GST_ELEMENT (proxy);
+  GObject *obj = NULL;
+
+  GST_OBJECT_LOCK (element);
+  obj = g_list_nth_data (element->sinkpads, index);
+  if (obj)
+    gst_object_ref (obj);
+  GST_OBJECT_UNLOCK (element);
+  return obj;
+}
+
+static guint
+gst_co_base_aggregator_children_count (GstChildProxy * proxy)
+{
+  GstElement *element = GST_ELEMENT (proxy);
+  guint n;
+
+  GST_OBJECT_LOCK (element);
+  n = element->numsinkpads;
+  GST_OBJECT_UNLOCK (element);
+  return n;
+}
+
+static void
+gst_co_base_aggregator_child_proxy_init (gpointer g_iface,
+    gpointer iface_data)
+{
+  GstChildProxyInterface *iface = g_iface;
+
+  iface->get_child_by_index = gst_co_base_aggregator_child_by_index;
+  iface->get_children_count = gst_co_base_aggregator_children_count;
 }
 
 static void
@@ -197,6 +227,8 @@ gst_co_base_aggregator_release_pad (GstElement * element, GstPad * pad)
   GST_OBJECT_LOCK (self);
   gst_co_rebuild_invalidate (&self->priv->rebuild);
   GST_OBJECT_UNLOCK (self);
+  gst_child_proxy_child_removed (GST_CHILD_PROXY (element), G_OBJECT (pad),
+      GST_OBJECT_NAME (pad));
   GST_ELEMENT_CLASS (parent_class)->release_pad (element, pad);
 }
 

@@ -16,6 +16,7 @@
 
 #include <gst/base/gstaggregator.h>
 #include "gstcobasefilter.h"
+#include "gstcocamerasource.h"
 
 G_BEGIN_DECLS
 
@@ -37,7 +38,19 @@ struct _GstCoAggregatorPad
   /*< private >*/
   GstCoStage stage;
   gboolean warned_context;
+  /* properties, under the pad's object lock */
+  gchar *calibration_file, *camera, *rectification_file;
+  guint calibration_gen;        /* counts the sets of any of them */
+  GstCoCameraSource source;     /* streaming thread */
 };
+
+/* The camera this pad's calibration properties name, for its current
+ * caps' size (gst_co_camera_source_get: with @keep, a file that cannot be
+ * used is a warning and the last usable camera stays).  FALSE with @error
+ * unset when the pad names no file; FALSE with @error when it cannot be
+ * used. */
+gboolean gst_co_aggregator_pad_camera (GstCoAggregatorPad * pad,
+    GstElement * element, gboolean keep, CoCamera * cam, GError ** error);
 
 #define GST_TYPE_CO_BASE_AGGREGATOR            (gst_co_base_aggregator_get_type ())
 #define GST_CO_BASE_AGGREGATOR(obj)            (G_TYPE_CHECK_INSTANCE_CAST ((obj), GST_TYPE_CO_BASE_AGGREGATOR, GstCoBaseAggregator))

@@ -73,6 +73,10 @@ store (const GstCoSetting * row, gpointer field, const GValue * value)
   else if (t == G_TYPE_STRING) {
     g_free (*(gchar **) field);
     *(gchar **) field = g_value_dup_string (value);
+  } else if (t == G_TYPE_BYTES) {
+    if (*(GBytes **) field)
+      g_bytes_unref (*(GBytes **) field);
+    *(GBytes **) field = g_value_dup_boxed (value);
   } else
     g_assert_not_reached ();
 }
@@ -96,6 +100,8 @@ load (const GstCoSetting * row, gconstpointer field, GValue * value)
     g_value_set_enum (value, *(const gint *) field);
   else if (t == G_TYPE_STRING)
     g_value_set_string (value, *(gchar * const *) field);
+  else if (t == G_TYPE_BYTES)
+    g_value_set_boxed (value, *(GBytes * const *) field);
   else
     g_assert_not_reached ();
 }
@@ -204,7 +210,8 @@ gst_co_settings_init_instance (GObject * object)
   }
 }
 
-/* The strings of the settings at @base */
+/* The strings (copied) and byte blocks (referenced) of the settings at
+ * @base: taken for a snapshot (@dup) or given back */
 static void
 free_strings (const Table * tab, gpointer base, gboolean dup)
 {
@@ -212,13 +219,16 @@ free_strings (const Table * tab, gpointer base, gboolean dup)
 
   for (i = 0; tab && i < tab->n; i++) {
     const GstCoSetting *row = &tab->rows[i];
-    gchar **str = (gchar **) ((guint8 *) base + row->offset);
-    if (G_PARAM_SPEC_VALUE_TYPE (row->pspec) != G_TYPE_STRING)
-      continue;
-    if (dup)
-      *str = g_strdup (*str);
-    else
-      g_clear_pointer (str, g_free);
+    const GType t = G_PARAM_SPEC_VALUE_TYPE (row->pspec);
+    gpointer *field = (gpointer *) ((guint8 *) base + row->offset);
+    if (t == G_TYPE_STRING && dup)
+      *field = g_strdup (*field);
+    else if (t == G_TYPE_STRING)
+      g_clear_pointer ((gchar **) field, g_free);
+    else if (t == G_TYPE_BYTES && dup && *field)
+      g_bytes_ref (*field);
+    else if (t == G_TYPE_BYTES)
+      g_clear_pointer ((GBytes **) field, g_bytes_unref);
   }
 }
 

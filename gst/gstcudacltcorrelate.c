@@ -84,6 +84,7 @@ typedef struct
   gint reference;
   guint refine;
   gboolean post_messages;
+  GBytes *pre_shift;
 } Settings;
 
 struct _GstCudaCltCorrelate
@@ -101,6 +102,17 @@ struct _GstCudaCltCorrelate
   Pair *pairs;
   guint n_pairs;
   gchar *pairs_text;            /* the results' "pairs" */
+  /* the rig's geometry, when every input names its calibration */
+  gboolean have_rig;
+  CoCltCorrRig rig;
+  gdouble ref_baseline;         /* |o_b - o_a| of the first pair */
+  /* the results' floats a tile: shift-x, shift-y, strength per pair; with
+   * a rig, disparity per pair, rig-disparity, confidence */
+  guint planes_per_tile;
+  /* pre-shift: its copy on the device, and the last block warned about */
+  gpointer prior;
+  gsize prior_size;
+  GBytes *warned_prior;
   /* device (CUDA) or host (CPU): a grey plane and a CLT per slot (an input,
    * or temporal's reference and new frame) and one more CLT (a tile set
    * moved by an estimate); the results (CUDA) and a refinement's */
@@ -129,6 +141,7 @@ enum
   PROP_PEAK,
   PROP_REFERENCE,
   PROP_POST_MESSAGES,
+  PROP_PRE_SHIFT,
 };
 
 #define GST_TYPE_CO_CORR_MODE (co_corr_mode_get_type ())
@@ -317,8 +330,76 @@ free_buffers (GstCudaCltCorrelate * self)
   gst_co_engine_free (e, self->clt);
   gst_co_engine_free (e, self->res);
   gst_co_engine_free (e, self->rres);
-  self->planes = self->clt = self->res = self->rres = NULL;
+  gst_co_engine_free (e, self->prior);
+  self->planes = self->clt = self->res = self->rres = self->prior = NULL;
   self->planes_size = self->clt_size = self->res_size = self->rres_size = 0;
+  self->prior_size = 0;
+}
+
+/* The rig of @pairs from the inputs' calibrations (GstCoAggregatorPad's
+ * calibration-file): *have FALSE when no input names one; an element
+ * error when only some do, a file cannot be used, or a pair's cameras
+ * stand at one place. */
+static gboolean
+build_rig (GstCudaCltCorrelate * self, const Pair * pairs, guint n_pairs,
+    gboolean * have)
+{
+  GstCoBaseAggregator *base = GST_CO_BASE_AGGREGATOR (self);
+  CoCamera cams[MAX_INPUTS];
+  gint missing = -1;
+  guint i, n_have = 0;
+  gdouble ref = 0.0;
+
+  *have = FALSE;
+  for (i = 0; i < base->n_pads; i++) {
+    GError *err = NULL;
+    if (gst_co_aggregator_pad_camera (base->pads[i], GST_ELEMENT (self),
+            self->frames > 0, &cams[i], &err)) {
+      n_have++;
+    } else if (err) {
+      GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ, ("%s: could not use its "
+              "calibration: %s", GST_PAD_NAME (base->pads[i]), err->message),
+          (NULL));
+      g_error_free (err);
+      return FALSE;
+    } else {
+      missing = i;
+    }
+  }
+  if (n_have == 0 || n_pairs == 0)
+    return TRUE;
+  if (missing >= 0) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("%s has no "
+            "calibration-file: the rig's geometry needs every camera's "
+            "calibration (or none)", GST_PAD_NAME (base->pads[missing])),
+        (NULL));
+    return FALSE;
+  }
+  /* o_k, P's fourth column, places camera k in the rectified images */
+  for (i = 0; i < n_pairs; i++) {
+    const CoCamera *a = &cams[pairs[i].a], *b = &cams[pairs[i].b];
+    const gdouble ox = b->p[3] - a->p[3], oy = b->p[7] - a->p[7];
+    const gdouble len = sqrt (ox * ox + oy * oy);
+    CoCltCorrBaseline *bl = &self->rig.pair[i];
+    if (!(len > 1e-9)) {
+      GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, ("Pair %u-%u: the two "
+              "calibrations place the cameras at one point (their "
+              "projections' fourth columns are equal): no baseline",
+              base->pads[pairs[i].a]->index, base->pads[pairs[i].b]->index),
+          (NULL));
+      return FALSE;
+    }
+    if (i == 0)
+      ref = len;
+    bl->ux = (gfloat) (ox / len);
+    bl->uy = (gfloat) (oy / len);
+    bl->scale = (gfloat) (ref / len);
+    bl->inv_scale = (gfloat) (len / ref);
+  }
+  self->rig.n_pairs = n_pairs;
+  self->ref_baseline = ref;
+  *have = TRUE;
+  return TRUE;
 }
 
 static gboolean
@@ -330,8 +411,8 @@ gst_cuda_clt_correlate_rebuild (GstCoBaseAggregator * base,
   Settings s;
   gchar *why = NULL, *label = NULL;
   Pair *pairs = NULL;
-  guint n_pairs = 0, slots;
-  gboolean ok = FALSE;
+  guint n_pairs = 0, slots, per_tile;
+  gboolean ok = FALSE, rig = FALSE;
 
   gst_co_base_aggregator_snapshot (base, &s);
   if (base->n_pads > MAX_INPUTS) {
@@ -359,6 +440,8 @@ gst_cuda_clt_correlate_rebuild (GstCoBaseAggregator * base,
           (NULL));
       goto done;
     }
+    if (!build_rig (self, pairs, n_pairs, &rig))
+      goto done;
   } else {
     label = g_strdup_printf ("ref-%u", base->pads[0]->index);
   }
@@ -371,6 +454,7 @@ gst_cuda_clt_correlate_rebuild (GstCoBaseAggregator * base,
   slots = s.mode == CORR_TEMPORAL ? 2 : base->n_pads;
   if (caps_changed || self->mode != s.mode || self->n_inputs != base->n_pads)
     self->have_ref = FALSE;
+  per_tile = rig ? 4 * n_pairs + 2 : 3 * MAX (n_pairs, 1);
   if (!gst_co_engine_ensure (e, &self->planes, &self->planes_size,
           sizeof (gfloat) * self->w * self->h * slots) ||
       !gst_co_engine_ensure (e, &self->clt, &self->clt_size,
@@ -378,8 +462,10 @@ gst_cuda_clt_correlate_rebuild (GstCoBaseAggregator * base,
       !gst_co_engine_ensure (e, &self->rres, &self->rres_size,
           sizeof (gfloat) * 3 * self->n_tiles) ||
       (e->device && !gst_co_engine_ensure (e, &self->res, &self->res_size,
-              sizeof (gfloat) * 3 * self->n_tiles * MAX (n_pairs, 1))))
+              sizeof (gfloat) * per_tile * self->n_tiles)))
     goto done;
+  self->have_rig = rig;
+  self->planes_per_tile = per_tile;
   self->mode = s.mode;
   self->n_inputs = base->n_pads;
   self->n_slots = slots;
@@ -391,8 +477,9 @@ gst_cuda_clt_correlate_rebuild (GstCoBaseAggregator * base,
   g_free (self->pairs_text);
   self->pairs_text = label;
   label = NULL;
-  GST_INFO_OBJECT (self, "%dx%d: %dx%d tiles, pairs %s", self->w, self->h,
-      self->tiles_x, self->tiles_y, self->pairs_text);
+  GST_INFO_OBJECT (self, "%dx%d: %dx%d tiles, pairs %s%s", self->w, self->h,
+      self->tiles_x, self->tiles_y, self->pairs_text,
+      rig ? ", rig geometry from the calibrations" : "");
   ok = TRUE;
 
 done:
@@ -466,11 +553,12 @@ correlate_into (GstCudaCltCorrelate * self, const gfloat * a,
 
 /* Slot @b against slot @a as pair @p of the frame, into the results
  * (CPU: @host) or the device's (CUDA), laid out as all pairs' shift-x,
- * then shift-y, then strength; each refinement moves b's tiles by the
- * estimate so far and adds what is left. */
+ * then shift-y, then strength.  With a @prior (pre-shift, where the
+ * backend reads it) the first pass already moves b's tiles by it; each
+ * refinement moves them by the estimate so far and adds what is left. */
 static gboolean
 correlate (GstCudaCltCorrelate * self, gint a, gint b, guint p,
-    guint n_pairs, gfloat * host)
+    guint n_pairs, const gfloat * prior, gfloat * host)
 {
   GstCoEngine *e = &GST_CO_BASE_AGGREGATOR (self)->engine;
   const gsize n = self->n_tiles;
@@ -478,11 +566,21 @@ correlate (GstCudaCltCorrelate * self, gint a, gint b, guint p,
   gfloat *dx = r + p * n, *dy = r + (n_pairs + p) * n,
       *st = r + (2 * n_pairs + p) * n;
   gfloat *moved = clt_of (self, self->n_slots);
-  guint k;
+  const CoCltCorrBaseline *bl = self->have_rig ? &self->rig.pair[p] : NULL;
+  guint k, passes = self->snap.refine;
 
-  if (!correlate_into (self, clt_of (self, a), clt_of (self, b), dx, dy, st))
+  if (prior) {
+    if (!e->device)
+      co_clt_corr_prior_cpu (prior, bl, n, dx, dy);
+    else if (!gst_co_engine_cuda_ok (e, co_clt_corr_prior_cuda (prior, bl, n,
+                dx, dy, e->stream), "pre-shifting tiles"))
+      return FALSE;
+    passes++;
+  } else if (!correlate_into (self, clt_of (self, a), clt_of (self, b), dx,
+          dy, st)) {
     return FALSE;
-  for (k = 0; k < self->snap.refine; k++) {
+  }
+  for (k = 0; k < passes; k++) {
     if (!transform (self, b, dx, dy, moved) ||
         !correlate_into (self, clt_of (self, a), moved, rr, rr + n,
             rr + 2 * n))
@@ -496,6 +594,63 @@ correlate (GstCudaCltCorrelate * self, gint a, gint b, guint p,
   return TRUE;
 }
 
+/* The frame's pre-shift where the backend reads it, or NULL: none set,
+ * or a block of the wrong size (one warning a block) */
+static gboolean
+prior_of (GstCudaCltCorrelate * self, const gfloat ** prior)
+{
+  GstCoEngine *e = &GST_CO_BASE_AGGREGATOR (self)->engine;
+  GBytes *bytes = self->snap.pre_shift;
+  const gsize want = sizeof (gfloat) * self->n_tiles * (self->have_rig ? 1 : 2);
+  gsize size = 0;
+  gconstpointer data;
+  gfloat *swapped = NULL;
+  gboolean ok;
+
+  *prior = NULL;
+  if (!bytes || (self->mode == CORR_PAIRS && self->n_pairs == 0))
+    return TRUE;
+  data = g_bytes_get_data (bytes, &size);
+  if (size != want) {
+    if (self->warned_prior != bytes) {
+      GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS, ("pre-shift ignored: it "
+              "holds %" G_GSIZE_FORMAT " bytes; %dx%d tiles take %"
+              G_GSIZE_FORMAT " (%s)", size, self->tiles_x, self->tiles_y,
+              want, self->have_rig ? "a float a tile: the rig's disparity" :
+              "two floats a tile: all shifts x, then all y"), (NULL));
+      if (self->warned_prior)
+        g_bytes_unref (self->warned_prior);
+      self->warned_prior = g_bytes_ref (bytes);
+    }
+    return TRUE;
+  }
+  if (G_BYTE_ORDER == G_BIG_ENDIAN) {
+    /* little-endian, as the results */
+    guint32 *v = g_malloc (size);
+    memcpy (v, data, size);
+    gsize i;
+    for (i = 0; i < size / 4; i++)
+      v[i] = GUINT32_FROM_LE (v[i]);
+    data = swapped = (gfloat *) v;
+  }
+  if (!e->device) {
+    /* the snapshot holds the block until the next frame */
+    if (!swapped) {
+      *prior = data;
+      return TRUE;
+    }
+    ok = gst_co_engine_ensure (e, &self->prior, &self->prior_size, size);
+    if (ok)
+      memcpy (self->prior, swapped, size);
+  } else {
+    ok = gst_co_engine_ensure (e, &self->prior, &self->prior_size, size) &&
+        gst_co_engine_upload (e, self->prior, data, size, "pre-shift");
+  }
+  g_free (swapped);
+  *prior = ok ? self->prior : NULL;
+  return ok;
+}
+
 static GstFlowReturn
 gst_cuda_clt_correlate_process (GstCoBaseAggregator * base,
     GstBuffer * const *inbufs, const CoFrame * frames, guint n,
@@ -507,6 +662,7 @@ gst_cuda_clt_correlate_process (GstCoBaseAggregator * base,
   GstMapInfo map;
   guint p, n_pairs = 0;
   gboolean ok = TRUE;
+  const gfloat *prior = NULL;
 
   gst_co_base_aggregator_snapshot_clear (base, &self->snap);
   gst_co_base_aggregator_snapshot (base, &self->snap);
@@ -532,8 +688,10 @@ gst_cuda_clt_correlate_process (GstCoBaseAggregator * base,
   if (n_pairs == 0)
     goto temporal_slots;        /* pairs mode with one input */
 
+  if (!prior_of (self, &prior))
+    return GST_FLOW_ERROR;
   self->results = gst_co_engine_alloc_results (e,
-      sizeof (gfloat) * 3 * self->n_tiles * n_pairs);
+      sizeof (gfloat) * self->planes_per_tile * self->n_tiles);
   if (!self->results)
     return GST_FLOW_ERROR;
   if (!gst_memory_map (self->results, &map, GST_MAP_WRITE)) {
@@ -543,15 +701,29 @@ gst_cuda_clt_correlate_process (GstCoBaseAggregator * base,
   }
   host = (gfloat *) map.data;
   if (self->mode == CORR_TEMPORAL) {
-    ok = correlate (self, self->ref_slot, 1 - self->ref_slot, 0, 1, host);
+    ok = correlate (self, self->ref_slot, 1 - self->ref_slot, 0, 1, prior,
+        host);
   } else {
     for (p = 0; ok && p < n_pairs; p++)
       ok = correlate (self, self->pairs[p].a, self->pairs[p].b, p, n_pairs,
-          host);
+          prior, host);
+  }
+  if (ok && self->have_rig) {
+    /* after the pairs: their disparities, the rig's and its confidence */
+    const gsize n = self->n_tiles;
+    gfloat *r = e->device ? self->res : host, *d = r + 3 * n_pairs * n;
+    if (!e->device)
+      co_clt_corr_rig_cpu (&self->rig, r, n, d, d + n_pairs * n,
+          d + (n_pairs + 1) * n);
+    else
+      ok = gst_co_engine_cuda_ok (e, co_clt_corr_rig_cuda (&self->rig, r, n,
+              d, d + n_pairs * n, d + (n_pairs + 1) * n, e->stream),
+          "combining the rig's pairs");
   }
   if (ok && e->device)
     ok = gst_co_engine_download (e, host, self->res,
-        sizeof (gfloat) * 3 * self->n_tiles * n_pairs, "reading results");
+        sizeof (gfloat) * self->planes_per_tile * self->n_tiles,
+        "reading results");
   gst_memory_unmap (self->results, &map);
   if (!ok)
     return GST_FLOW_ERROR;
@@ -573,6 +745,7 @@ gst_cuda_clt_correlate_finish (GstCoBaseAggregator * base, GstBuffer * outbuf)
   const gsize f = sizeof (gfloat) * self->n_tiles * self->results_pairs;
   GBytes *whole, *sx, *sy, *st;
   GstStructure *s;
+  const gsize t = sizeof (gfloat) * self->n_tiles;
 
   if (!self->results) {
     self->frames++;
@@ -599,8 +772,19 @@ gst_cuda_clt_correlate_finish (GstCoBaseAggregator * base, GstBuffer * outbuf)
   sx = g_bytes_new_from_bytes (whole, 0, f);
   sy = g_bytes_new_from_bytes (whole, f, f);
   st = g_bytes_new_from_bytes (whole, 2 * f, f);
-  g_bytes_unref (whole);
   s = gst_co_buffer_add_results (outbuf, RESULT_KIND);
+  if (s && self->have_rig) {
+    GBytes *d = g_bytes_new_from_bytes (whole, 3 * f, f);
+    GBytes *rd = g_bytes_new_from_bytes (whole, 4 * f, t);
+    GBytes *cf = g_bytes_new_from_bytes (whole, 4 * f + t, t);
+    gst_structure_set (s, "disparity", G_TYPE_BYTES, d, "rig-disparity",
+        G_TYPE_BYTES, rd, "confidence", G_TYPE_BYTES, cf,
+        "reference-baseline", G_TYPE_DOUBLE, self->ref_baseline, NULL);
+    g_bytes_unref (d);
+    g_bytes_unref (rd);
+    g_bytes_unref (cf);
+  }
+  g_bytes_unref (whole);
   if (s) {
     gst_structure_set (s, "mode", G_TYPE_STRING,
         self->mode == CORR_TEMPORAL ? "temporal" : "pairs",
@@ -654,7 +838,10 @@ gst_cuda_clt_correlate_finalize (GObject * object)
 
   g_free (self->pairs);
   g_free (self->pairs_text);
-  g_free (self->snap.pairs);
+  gst_co_base_aggregator_snapshot_clear (GST_CO_BASE_AGGREGATOR (self),
+      &self->snap);
+  if (self->warned_prior)
+    g_bytes_unref (self->warned_prior);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -745,6 +932,27 @@ gst_cuda_clt_correlate_class_init (GstCudaCltCorrelateClass * klass)
     {g_param_spec_boolean ("post-messages", "Post messages",
             "Post each frame's results as an element message", FALSE,
             GST_CO_PARAM_LIVE), G_STRUCT_OFFSET (Settings, post_messages),
+        GST_CO_SETTING_FRAME, -1},
+    /**
+     * GstCudaCltCorrelate:pre-shift:
+     *
+     * Where each tile's search starts, for shifts beyond the +-7 pixels
+     * one correlation sees (or a better start than zero): little-endian
+     * floats, tile by tile as the results.  With a rig (every input's
+     * calibration set), one float a tile, a disparity in the reference
+     * pair's pixels, as `rig-disparity` gives (each pair's second camera
+     * is moved along its baseline); without, two blocks of a float a tile,
+     * all x shifts then all y, as `shift-x` and `shift-y` give, for every
+     * pair (temporal: the flow expected).  Each pair's tiles of the second
+     * input are moved by it before the first correlation; the results are
+     * the whole shift.  A block of another size is ignored with a warning.
+     * Set from an application (e.g. the previous frame's result, or a
+     * coarser pass's), not from a launch line.
+     */
+    {g_param_spec_boxed ("pre-shift", "Pre-shift",
+            "Starting shift per tile: floats, one a tile (a rig's "
+            "disparity) or all x then all y", G_TYPE_BYTES,
+            GST_CO_PARAM_LIVE), G_STRUCT_OFFSET (Settings, pre_shift),
         GST_CO_SETTING_FRAME, -1},
   };
 

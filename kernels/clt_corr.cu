@@ -110,7 +110,52 @@ refine_kernel (float *dx, float *dy, float *strength, const float *rdx,
     co_clt_corr_refine_at (i, dx, dy, strength, rdx, rdy, rs);
 }
 
+__global__ void
+rig_kernel (const CoCltCorrRig rig, const float *res, int n, float *disp,
+    float *comb, float *conf)
+{
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+
+  if (i < n)
+    co_clt_corr_rig_at (i, n, &rig, res, disp, comb, conf);
+}
+
+__global__ void
+prior_kernel (const float *prior, CoCltCorrBaseline b, int has_b, int n,
+    float *dx, float *dy)
+{
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+
+  if (i < n)
+    co_clt_corr_prior_at (i, n, prior, has_b ? &b : NULL, dx, dy);
+}
+
 }                               /* namespace */
+
+extern "C" int
+co_clt_corr_rig_cuda (const CoCltCorrRig * rig, const float *res, int n,
+    float *disp, float *comb, float *conf, void *stream)
+{
+  if (n <= 0)
+    return (int) cudaSuccess;
+  /* the rig (1.9 KB) travels as the kernel's argument */
+  rig_kernel <<< (n + 255) / 256, 256, 0, (cudaStream_t) stream >>> (*rig,
+      res, n, disp, comb, conf);
+  return (int) cudaGetLastError ();
+}
+
+extern "C" int
+co_clt_corr_prior_cuda (const float *prior, const CoCltCorrBaseline * b,
+    int n, float *dx, float *dy, void *stream)
+{
+  CoCltCorrBaseline none = { 0.0f, 0.0f, 1.0f, 1.0f };
+
+  if (n <= 0)
+    return (int) cudaSuccess;
+  prior_kernel <<< (n + 255) / 256, 256, 0, (cudaStream_t) stream >>> (prior,
+      b ? *b : none, b != NULL, n, dx, dy);
+  return (int) cudaGetLastError ();
+}
 
 extern "C" int
 co_clt_corr_refine_cuda (float *dx, float *dy, float *strength,

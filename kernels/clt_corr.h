@@ -26,6 +26,17 @@ void co_clt_corr_refine_cpu (float *dx, float *dy, float *strength,
 int co_clt_corr_refine_cuda (float *dx, float *dy, float *strength,
     const float *rdx, const float *rdy, const float *rs, int n, void *stream);
 
+/* co_clt_corr_rig_at for @n tiles of results @res of @rig's pairs */
+void co_clt_corr_rig_cpu (const CoCltCorrRig * rig, const float *res, int n,
+    float *disp, float *comb, float *conf);
+int co_clt_corr_rig_cuda (const CoCltCorrRig * rig, const float *res, int n,
+    float *disp, float *comb, float *conf, void *stream);
+/* co_clt_corr_prior_at for @n tiles (@b: NULL without a rig) */
+void co_clt_corr_prior_cpu (const float *prior, const CoCltCorrBaseline * b,
+    int n, float *dx, float *dy);
+int co_clt_corr_prior_cuda (const float *prior, const CoCltCorrBaseline * b,
+    int n, float *dx, float *dy, void *stream);
+
 /* The grey plane of @in (co_clt_corr_sample says of which formats) into
  * @plane, width floats a row */
 void co_clt_corr_plane_cpu (const CoFrame * in, float *plane);

@@ -50,3 +50,23 @@ co_clt_corr_refine_cpu (float *dx, float *dy, float *strength,
   for (i = 0; i < n; i++)
     co_clt_corr_refine_at (i, dx, dy, strength, rdx, rdy, rs);
 }
+
+void
+co_clt_corr_rig_cpu (const CoCltCorrRig * rig, const float *res, int n,
+    float *disp, float *comb, float *conf)
+{
+  int i;
+
+  for (i = 0; i < n; i++)
+    co_clt_corr_rig_at (i, n, rig, res, disp, comb, conf);
+}
+
+void
+co_clt_corr_prior_cpu (const float *prior, const CoCltCorrBaseline * b, int n,
+    float *dx, float *dy)
+{
+  int i;
+
+  for (i = 0; i < n; i++)
+    co_clt_corr_prior_at (i, n, prior, b, dx, dy);
+}

@@ -350,6 +350,75 @@ co_clt_corr_refine_at (int i, float *dx, float *dy, float *strength,
   strength[i] = rs[i];
 }
 
+/* A rig: each pair's baseline as it shows in the images.  Camera k of a
+ * rectified rig sees a point at depth z moved by o_k / z (o_k: the fourth
+ * column of its projection P, pixels times the calibration's unit), so
+ * pair (a, b) sees b's content moved by (o_b - o_a) / z: along the unit
+ * vector (ux, uy), by a disparity that is the reference pair's (the
+ * first) divided by @scale (= |o_ref| / |o_b - o_a|). */
+#define CO_CLT_CORR_MAX_PAIRS 120       /* every pair of 16 inputs */
+
+typedef struct
+{
+  float ux, uy;                 /* from a towards b, in the image */
+  float scale;                  /* reference baseline / this one */
+  float inv_scale;              /* 1 / scale, computed once on the host */
+} CoCltCorrBaseline;
+
+typedef struct
+{
+  int32_t n_pairs;
+  CoCltCorrBaseline pair[CO_CLT_CORR_MAX_PAIRS];
+} CoCltCorrRig;
+
+/* Tile @i of @n: each pair's disparity along its baseline (@disp, pair
+ * after pair) from the results @res (all pairs' dx, then dy, then
+ * strength), and the rig's disparity in the reference pair's pixels
+ * (@comb): the pairs' estimates scaled to the reference, weighted by
+ * strength over scale squared (a longer baseline measures the same depth
+ * more finely); @conf the pairs' mean strength (negative counted 0). */
+CO_HD void
+co_clt_corr_rig_at (int i, int n, const CoCltCorrRig * rig, const float *res,
+    float *disp, float *comb, float *conf)
+{
+  const int np = rig->n_pairs;
+  float sw = 0.0f, swd = 0.0f, ss = 0.0f;
+  int p;
+
+  for (p = 0; p < np; p++) {
+    const CoCltCorrBaseline *b = &rig->pair[p];
+    const float d = res[(size_t) p * n + i] * b->ux +
+        res[(size_t) (np + p) * n + i] * b->uy;
+    const float s0 = res[(size_t) (2 * np + p) * n + i];
+    const float s = s0 > 0.0f ? s0 : 0.0f;
+    const float w = s / (b->scale * b->scale);
+    disp[(size_t) p * n + i] = d;
+    sw += w;
+    swd += w * (d * b->scale);
+    ss += s;
+  }
+  comb[i] = sw > 0.0f ? swd / sw : 0.0f;
+  conf[i] = np > 0 ? ss / (float) np : 0.0f;
+}
+
+/* Where tile @i of @n starts its search (the estimate the first pass
+ * corrects): with @b (a rig), @prior holds one disparity a tile in the
+ * reference pair's pixels, moved along b's baseline; without, the
+ * shifts themselves, all x then all y. */
+CO_HD void
+co_clt_corr_prior_at (int i, int n, const float *prior,
+    const CoCltCorrBaseline * b, float *dx, float *dy)
+{
+  if (b) {
+    const float d = prior[i] * b->inv_scale;
+    dx[i] = d * b->ux;
+    dy[i] = d * b->uy;
+  } else {
+    dx[i] = prior[i];
+    dy[i] = prior[(size_t) n + i];
+  }
+}
+
 /* co_clt_corr_fit at co_clt_corr_argmax */
 CO_HD void
 co_clt_corr_peak (const float *c, CoCltPeak method, float *dx, float *dy,

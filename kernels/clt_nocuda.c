@@ -74,3 +74,17 @@ co_clt_corr_refine_cuda (float *dx, float *dy, float *strength,
 {
   return NO_CUDA;
 }
+
+int
+co_clt_corr_rig_cuda (const CoCltCorrRig * rig, const float *res, int n,
+    float *disp, float *comb, float *conf, void *stream)
+{
+  return NO_CUDA;
+}
+
+int
+co_clt_corr_prior_cuda (const float *prior, const CoCltCorrBaseline * b,
+    int n, float *dx, float *dy, void *stream)
+{
+  return NO_CUDA;
+}

@@ -7,6 +7,7 @@
  */
 #include <math.h>
 #include <string.h>
+#include <glib/gstdio.h>
 #include <gst/check/gstcheck.h>
 #include <gst/app/gstappsrc.h>
 #include <gst/app/gstappsink.h>
@@ -590,8 +591,8 @@ GST_START_TEST (test_live_properties)
 GST_END_TEST;
 
 static GstStructure *
-one_frame (const gchar * props, gint n, GstBuffer ** img,
-    const gchar * format, gboolean cuda_mem)
+one_frame_pre (const gchar * props, gint n, GstBuffer ** img,
+    const gchar * format, gboolean cuda_mem, GBytes * pre)
 {
   Rig r;
   gboolean eos;
@@ -599,6 +600,8 @@ one_frame (const gchar * props, gint n, GstBuffer ** img,
   gint i;
 
   rig_start (&r, n, props, format, W, H, cuda_mem);
+  if (pre)
+    g_object_set (r.corr, "pre-shift", pre, NULL);
   for (i = 0; i < n; i++)
     rig_push (&r, i, img[i], 0);
   s = rig_pull (&r, &eos);
@@ -614,18 +617,31 @@ one_frame (const gchar * props, gint n, GstBuffer ** img,
   return s;
 }
 
+static GstStructure *
+one_frame (const gchar * props, gint n, GstBuffer ** img,
+    const gchar * format, gboolean cuda_mem)
+{
+  return one_frame_pre (props, n, img, format, cuda_mem, NULL);
+}
+
 static void
 assert_same (const GstStructure * a, const GstStructure * b,
     const gchar * what)
 {
-  const gchar *f[] = { "shift-x", "shift-y", "strength" };
+  const gchar *f[] = { "shift-x", "shift-y", "strength", "disparity",
+    "rig-disparity", "confidence"
+  };
   guint i;
 
   fail_unless (a && b, "%s: no results", what);
   for (i = 0; i < G_N_ELEMENTS (f); i++) {
-    GBytes *x = g_value_get_boxed (gst_structure_get_value (a, f[i]));
-    GBytes *y = g_value_get_boxed (gst_structure_get_value (b, f[i]));
-    fail_unless (g_bytes_equal (x, y), "%s: %s differs", what, f[i]);
+    const GValue *va = gst_structure_get_value (a, f[i]);
+    const GValue *vb = gst_structure_get_value (b, f[i]);
+    fail_unless ((va == NULL) == (vb == NULL), "%s: %s in one only", what,
+        f[i]);
+    if (va)
+      fail_unless (g_bytes_equal (g_value_get_boxed (va),
+              g_value_get_boxed (vb)), "%s: %s differs", what, f[i]);
   }
 }
 
@@ -653,6 +669,296 @@ natural_views (const gchar * name, GstBuffer ** img)
   g_free (path);
 }
 
+
+/* ---- a rig's geometry ---- */
+
+/* A quad rig: cameras at the corners of a unit square, f = 500 px.  Camera
+ * k's ROS camera_info in @dir, its projection's fourth column -f (X, Y):
+ * a point at disparity D (the pair 0-1's) lies D (-X, -Y) from camera 0's
+ * view in camera k's. */
+static const gdouble quad[4][2] = { {0, 0}, {1, 0}, {0, 1}, {1, 1} };
+
+static gchar *
+write_camera (const gchar * dir, gint k, gdouble x, gdouble y)
+{
+  gchar *path = g_strdup_printf ("%s/cam%d.yaml", dir, k);
+  gchar *text = g_strdup_printf ("image_width: %d\nimage_height: %d\n"
+      "camera_name: cam%d\n"
+      "camera_matrix: {rows: 3, cols: 3, data: [500, 0, %g, 0, 500, %g, 0, "
+      "0, 1]}\n"
+      "distortion_model: plumb_bob\n"
+      "distortion_coefficients: {rows: 1, cols: 5, data: [0, 0, 0, 0, 0]}\n"
+      "rectification_matrix: {rows: 3, cols: 3, data: [1, 0, 0, 0, 1, 0, 0, "
+      "0, 1]}\n"
+      "projection_matrix: {rows: 3, cols: 4, data: [500, 0, %g, %g, 0, 500, "
+      "%g, %g, 0, 0, 1, 0]}\n", W, H, k, W / 2.0, H / 2.0, W / 2.0,
+      -500 * x, H / 2.0, -500 * y);
+  fail_unless (g_file_set_contents (path, text, -1, NULL));
+  g_free (text);
+  return path;
+}
+
+/* The four cameras' files, as a launch line's pad properties */
+static gchar *
+quad_props (const gchar * dir, gint n, const gchar * extra)
+{
+  GString *p = g_string_new (extra);
+  gint k;
+
+  for (k = 0; k < n; k++) {
+    gchar *path = write_camera (dir, k, quad[k][0], quad[k][1]);
+    g_string_append_printf (p, " sink_%d::calibration-file=\"%s\"", k, path);
+    g_free (path);
+  }
+  return g_string_free (p, FALSE);
+}
+
+static void
+quad_views (const Texture * t, gdouble d, GstBuffer ** img)
+{
+  gint k;
+
+  for (k = 0; k < 4; k++)
+    img[k] = render (t, -d * quad[k][0], -d * quad[k][1]);
+}
+
+/* RMS error of a per-tile field against @truth over the interior tiles */
+static gdouble
+field_rms (const GstStructure * s, const gchar * name, gint p, gdouble truth)
+{
+  gint n, tx = 0, ty = 0, i, cnt = 0;
+  const gfloat *f = field (s, name, p, &n);
+  gdouble e = 0;
+
+  gst_structure_get_int (s, "tiles-x", &tx);
+  gst_structure_get_int (s, "tiles-y", &ty);
+  for (i = 0; i < n; i++) {
+    const gint cx = i % tx, cy = i / tx;
+    if (cx < 2 || cy < 2 || cx >= tx - 2 || cy >= ty - 2)
+      continue;
+    e += (f[i] - truth) * (f[i] - truth);
+    cnt++;
+  }
+  return sqrt (e / cnt);
+}
+
+static GBytes *
+constant_floats (gint n, gfloat a, gfloat b, gboolean two)
+{
+  gfloat *v = g_new (gfloat, 2 * n);
+  gint i;
+
+  for (i = 0; i < n; i++) {
+    v[i] = a;
+    v[n + i] = b;
+  }
+  return g_bytes_new_take (v, sizeof (gfloat) * n * (two ? 2 : 1));
+}
+
+static gint
+n_tiles (void)
+{
+  return ((W + 7) / 8 + 1) * ((H + 7) / 8 + 1);
+}
+
+/* Every camera's calibration given: each pair's disparity along its
+ * baseline (the diagonals' sqrt 2 times the sides'), the rig's in pair
+ * 0-1's pixels, its confidence and the reference baseline. */
+GST_START_TEST (test_rig_geometry)
+{
+  const gdouble d = 0.35;
+  gchar *dir = g_dir_make_tmp ("co-rig-XXXXXX", NULL), *props;
+  Texture t;
+  GstBuffer *img[4];
+  GstStructure *s;
+  gdouble base = 0, e;
+  gint k, p;
+
+  texture_init (&t, 41);
+  quad_views (&t, d, img);
+  props = quad_props (dir, 4, "backend=cpu refine=1");
+  s = one_frame (props, 4, img, "GRAY16_LE", FALSE);
+  fail_unless (gst_structure_get_double (s, "reference-baseline", &base));
+  fail_unless (fabs (base - 500) < 1e-9, "reference baseline %g", base);
+  for (p = 0; p < 6; p++) {
+    const gdouble diag = p == 2 || p == 3 ? sqrt (2) : 1;
+    e = field_rms (s, "disparity", p, d * diag);
+    GST_INFO ("pair %d: disparity RMS error %.4f px", p, e);
+    fail_unless (e < 0.08, "pair %d: RMS error %.3f px", p, e);
+  }
+  e = field_rms (s, "rig-disparity", 0, d);
+  GST_INFO ("rig disparity %.2f px: RMS error %.4f px", d, e);
+  fail_unless (e < 0.05, "rig: RMS error %.3f px", e);
+  fail_unless (field_rms (s, "confidence", 0, 1.0) < 0.5);
+  gst_structure_free (s);
+  g_free (props);
+
+  /* without calibrations: no geometry in the results */
+  s = one_frame ("backend=cpu", 4, img, "GRAY16_LE", FALSE);
+  fail_if (gst_structure_has_field (s, "rig-disparity"));
+  gst_structure_free (s);
+  for (k = 0; k < 4; k++) {
+    gchar *f = g_strdup_printf ("%s/cam%d.yaml", dir, k);
+    g_unlink (f);
+    g_free (f);
+    gst_buffer_unref (img[k]);
+  }
+  g_rmdir (dir);
+  g_free (dir);
+}
+
+GST_END_TEST;
+
+/* Beyond the +-7 pixels of one correlation: a pre-shift starts each
+ * tile's search near it (a rig's disparity; or shifts, in temporal mode). */
+GST_START_TEST (test_pre_shift)
+{
+  const gdouble d = 9.6;
+  gchar *dir = g_dir_make_tmp ("co-rig-XXXXXX", NULL), *props;
+  Texture t;
+  GstBuffer *img[4], *frames[2];
+  GstStructure *s;
+  GBytes *pre;
+  gdouble e;
+  gchar *text;
+  Rig r;
+  gboolean eos;
+  gint k;
+
+  texture_init (&t, 43);
+  quad_views (&t, d, img);
+  props = quad_props (dir, 4, "backend=cpu refine=1");
+  s = one_frame (props, 4, img, "GRAY16_LE", FALSE);
+  e = field_rms (s, "rig-disparity", 0, d);
+  GST_INFO ("disparity %.1f px without a pre-shift: RMS error %.2f px", d, e);
+  fail_unless (e > 1.0);
+  gst_structure_free (s);
+  pre = constant_floats (n_tiles (), 9, 0, FALSE);
+  s = one_frame_pre (props, 4, img, "GRAY16_LE", FALSE, pre);
+  e = field_rms (s, "rig-disparity", 0, d);
+  GST_INFO ("disparity %.1f px from a pre-shift of 9: RMS error %.4f px", d,
+      e);
+  fail_unless (e < 0.05, "RMS error %.3f px", e);
+  gst_structure_free (s);
+  g_bytes_unref (pre);
+
+  /* a block of another size: a warning, and the search starts at zero */
+  rig_start (&r, 4, props, "GRAY16_LE", W, H, FALSE);
+  pre = constant_floats (n_tiles (), 9, 0, TRUE);
+  g_object_set (r.corr, "pre-shift", pre, NULL);
+  g_bytes_unref (pre);
+  for (k = 0; k < 4; k++)
+    rig_push (&r, k, img[k], 0);
+  s = rig_pull (&r, &eos);
+  text = rig_message (&r, GST_MESSAGE_WARNING);
+  rig_eos (&r);
+  rig_stop (&r);
+  fail_unless (s != NULL);
+  fail_unless (text && strstr (text, "pre-shift ignored"), "%s",
+      GST_STR_NULL (text));
+  g_free (text);
+  gst_structure_free (s);
+  g_free (props);
+
+  /* temporal: a pan of (9.3, -0.4) px a frame, from an expected (9, 0) */
+  frames[0] = render (&t, 0, 0);
+  frames[1] = render (&t, 9.3, -0.4);
+  rig_start (&r, 1, "backend=cpu mode=temporal refine=1", "GRAY16_LE", W, H,
+      FALSE);
+  pre = constant_floats (n_tiles (), 9, 0, TRUE);
+  g_object_set (r.corr, "pre-shift", pre, NULL);
+  g_bytes_unref (pre);
+  rig_push (&r, 0, frames[0], 0);
+  rig_push (&r, 0, frames[1], 1);
+  s = rig_pull (&r, &eos);
+  gst_structure_free (s);       /* the first frame: its own reference */
+  s = rig_pull (&r, &eos);
+  rig_eos (&r);
+  rig_stop (&r);
+  fail_unless (s != NULL);
+  e = rms_error (s, 0, 9.3, -0.4, NULL);
+  GST_INFO ("temporal (9.3, -0.4) px from (9, 0): RMS error %.4f px", e);
+  fail_unless (e < 0.1, "temporal: RMS error %.3f px", e);
+  gst_structure_free (s);
+  gst_buffer_unref (frames[0]);
+  gst_buffer_unref (frames[1]);
+  for (k = 0; k < 4; k++) {
+    gchar *f = g_strdup_printf ("%s/cam%d.yaml", dir, k);
+    g_unlink (f);
+    g_free (f);
+    gst_buffer_unref (img[k]);
+  }
+  g_rmdir (dir);
+  g_free (dir);
+}
+
+GST_END_TEST;
+
+/* A rig that cannot be used says why: a camera without calibration, a
+ * file that does not exist, two cameras at one place. */
+GST_START_TEST (test_rig_errors)
+{
+  gchar *dir = g_dir_make_tmp ("co-rig-XXXXXX", NULL);
+  gchar *cam0 = write_camera (dir, 0, 0, 0), *cam1 = write_camera (dir, 1, 1,
+      0), *cam2 = write_camera (dir, 2, 0, 0);
+  struct
+  {
+    const gchar *props, *expect;
+  } cases[3];
+  gchar *p[3];
+  Texture t;
+  GstBuffer *img[3];
+  guint c, k;
+
+  p[0] = g_strdup_printf ("sink_0::calibration-file=\"%s\" "
+      "sink_1::calibration-file=\"%s\"", cam0, cam1);
+  p[1] = g_strdup_printf ("sink_0::calibration-file=\"%s\" "
+      "sink_1::calibration-file=\"%s\" sink_2::calibration-file=\"%s/none."
+      "yaml\"", cam0, cam1, dir);
+  p[2] = g_strdup_printf ("sink_0::calibration-file=\"%s\" "
+      "sink_1::calibration-file=\"%s\" sink_2::calibration-file=\"%s\"",
+      cam0, cam1, cam2);
+  cases[0].props = p[0];
+  cases[0].expect = "sink_2 has no calibration-file";
+  cases[1].props = p[1];
+  cases[1].expect = "none.yaml";
+  cases[2].props = p[2];
+  cases[2].expect = "no baseline";
+  texture_init (&t, 3);
+  for (k = 0; k < 3; k++)
+    img[k] = render (&t, 0.1 * k, 0);
+  for (c = 0; c < G_N_ELEMENTS (cases); c++) {
+    Rig r;
+    gchar *text;
+    gchar *props = g_strdup_printf ("backend=cpu %s", cases[c].props);
+    rig_start (&r, 3, props, "GRAY16_LE", W, H, FALSE);
+    for (k = 0; k < 3; k++)
+      gst_app_src_push_buffer (GST_APP_SRC (r.src[k]),
+          gst_buffer_copy (img[k]));
+    text = rig_message (&r, GST_MESSAGE_ERROR);
+    rig_stop (&r);
+    GST_INFO ("%s: %s", cases[c].expect, GST_STR_NULL (text));
+    fail_unless (text && strstr (text, cases[c].expect), "%s: %s",
+        cases[c].expect, GST_STR_NULL (text));
+    g_free (text);
+    g_free (props);
+  }
+  for (k = 0; k < 3; k++) {
+    gst_buffer_unref (img[k]);
+    g_free (p[k]);
+  }
+  g_unlink (cam0);
+  g_unlink (cam1);
+  g_unlink (cam2);
+  g_free (cam0);
+  g_free (cam1);
+  g_free (cam2);
+  g_rmdir (dir);
+  g_free (dir);
+}
+
+GST_END_TEST;
+
 /* CUDA gives the CPU's bytes: three inputs in system memory (GRAY16_LE
  * textures, GRAY8 natural pictures) and in CUDA memory (NV12 from GRAY8,
  * whose luma it is: GstCudaMemory holds no grey format), each peak
@@ -664,7 +970,7 @@ GST_START_TEST (test_cuda_equals_cpu)
   };
   Texture t;
   GstBuffer *img[3][3];
-  gchar *why = NULL;
+  gchar *why = NULL, *cpu, *cuda;
   guint i, c;
 
   if (!gst_co_cuda_probe (-1, &why)) {
@@ -681,8 +987,8 @@ GST_START_TEST (test_cuda_equals_cpu)
   for (c = 0; c < G_N_ELEMENTS (props); c++)
     for (i = 0; i < 3; i++) {
       const gchar *format = i ? "GRAY8" : "GRAY16_LE";
-      gchar *cpu = g_strdup_printf ("backend=cpu %s", props[c]);
-      gchar *cuda = g_strdup_printf ("backend=cuda %s", props[c]);
+      cpu = g_strdup_printf ("backend=cpu %s", props[c]);
+      cuda = g_strdup_printf ("backend=cuda %s", props[c]);
       GstStructure *a = one_frame (cpu, 3, img[i], format, FALSE);
       GstStructure *b = one_frame (cuda, 3, img[i], format, i == 1);
       GST_INFO ("%s%s: CUDA = CPU", props[c], i == 1 ? " (CUDA memory)" :
@@ -697,6 +1003,43 @@ GST_START_TEST (test_cuda_equals_cpu)
     gst_buffer_unref (img[0][i]);
     gst_buffer_unref (img[1][i]);
     gst_buffer_unref (img[2][i]);
+  }
+
+  /* a rig's geometry from pre-shifted, refined tiles; shifts pre-set */
+  {
+    gchar *dir = g_dir_make_tmp ("co-rig-XXXXXX", NULL), *p;
+    GstBuffer *quadv[4];
+    GBytes *pre[2];
+    GstStructure *a, *b;
+    gint k;
+
+    quad_views (&t, 2.7, quadv);
+    pre[0] = constant_floats (n_tiles (), 2.5, 0, FALSE);
+    pre[1] = constant_floats (n_tiles (), -1.5, -2, TRUE);
+    for (k = 0; k < 2; k++) {
+      p = k ? g_strdup ("refine=1") : quad_props (dir, 4, "refine=1");
+      cpu = g_strdup_printf ("backend=cpu %s", p);
+      cuda = g_strdup_printf ("backend=cuda %s", p);
+      a = one_frame_pre (cpu, 4, quadv, "GRAY16_LE", FALSE, pre[k]);
+      b = one_frame_pre (cuda, 4, quadv, "GRAY16_LE", FALSE, pre[k]);
+      GST_INFO ("%s: CUDA = CPU", k ? "pre-set shifts" : "rig, pre-shift");
+      fail_unless (k || gst_structure_has_field (a, "rig-disparity"));
+      assert_same (a, b, k ? "pre-set shifts" : "rig");
+      gst_structure_free (a);
+      gst_structure_free (b);
+      g_free (cpu);
+      g_free (cuda);
+      g_free (p);
+      g_bytes_unref (pre[k]);
+    }
+    for (k = 0; k < 4; k++) {
+      p = g_strdup_printf ("%s/cam%d.yaml", dir, k);
+      g_unlink (p);
+      g_free (p);
+      gst_buffer_unref (quadv[k]);
+    }
+    g_rmdir (dir);
+    g_free (dir);
   }
 }
 
@@ -718,6 +1061,9 @@ cudacltcorrelate_suite (void)
   tcase_add_test (tc, test_bad_input);
   tcase_add_test (tc, test_renegotiation);
   tcase_add_test (tc, test_live_properties);
+  tcase_add_test (tc, test_rig_geometry);
+  tcase_add_test (tc, test_pre_shift);
+  tcase_add_test (tc, test_rig_errors);
   tcase_add_test (tc, test_cuda_equals_cpu);
   return s;
 }
