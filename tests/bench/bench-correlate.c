@@ -7,8 +7,13 @@
  * gives the bandwidth floor, then the element in a pipeline on frames in
  * CUDA memory (4 inputs, all pairs; 1 input, temporal), whose time per
  * output less the kernels' is the aggregator's own per-frame cost.
+ * Beside the kernels, the conventional GPU method on the same tiles and
+ * pairs (correlate-baselines.cu, when cuFFT can be opened at run time):
+ * cuFFT per-tile phase correlation, checked first on camera 0 and a copy
+ * of it moved by a known whole shift.
  *   bench-correlate [--quick]
- * Exit status: 0 ok, 1 CUDA or pipeline error, 2 no device or plugin.
+ * Exit status: 0 ok, 1 CUDA or pipeline error, 2 no device or plugin,
+ * 3 the baseline's check failed.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,10 +24,14 @@
 #include "clt_corr.h"
 #include "bench-cuda.h"
 #include "bench-app.h"
+#include "correlate-baselines.h"
 
 #define CHECK(call) do { cudaError_t e_ = (cudaError_t) (call); \
     if (e_ != cudaSuccess) { fprintf (stderr, "%s:%d: %s: %s\n", __FILE__, \
           __LINE__, #call, cudaGetErrorString (e_)); exit (1); } } while (0)
+
+/* the baseline's calls print what failed */
+#define BL_CHECK(call) do { if ((call) != 0) exit (1); } while (0)
 
 static int
 cmpf (const void *a, const void *b)
@@ -182,6 +191,153 @@ temporal_frame (gpointer data)
           NULL));
 }
 
+/* ---- the baseline: cuFFT per-tile phase correlation ---- */
+
+typedef struct
+{
+  Rig *rig;
+  BenchPcorr *p;
+  float *res;                   /* dx, dy, strength of 6 pairs, as Rig's */
+} Baseline;
+
+static void
+bl_forward_all (gpointer data)
+{
+  Baseline *b = data;
+  int c;
+
+  for (c = 0; c < b->rig->n_cam; c++)
+    BL_CHECK (bench_pcorr_forward (b->p, b->rig->frame[c].data[0],
+            b->rig->frame[c].pitch[0], c, NULL));
+}
+
+static void
+bl_correlate_all (gpointer data)
+{
+  Baseline *bl = data;
+  const size_t n = bl->rig->n_tiles;
+  int a, b, p = 0;
+
+  for (a = 0; a < bl->rig->n_cam; a++)
+    for (b = a + 1; b < bl->rig->n_cam; b++, p++)
+      BL_CHECK (bench_pcorr_correlate (bl->p, a, b, bl->res + p * n,
+              bl->res + (6 + p) * n, bl->res + (12 + p) * n, NULL));
+}
+
+/* as temporal_frame: forward into slot 1, slot 0 against it */
+static void
+bl_temporal_frame (gpointer data)
+{
+  Baseline *bl = data;
+  const size_t n = bl->rig->n_tiles;
+
+  BL_CHECK (bench_pcorr_forward (bl->p, bl->rig->frame[0].data[0],
+          bl->rig->frame[0].pitch[0], 1, NULL));
+  BL_CHECK (bench_pcorr_correlate (bl->p, 0, 1, bl->res, bl->res + n,
+          bl->res + 2 * n, NULL));
+}
+
+/* one step of the baseline alone, on camera 0 and the pair 0, 1 */
+typedef struct
+{
+  Baseline *bl;
+  BenchPcorrStep step;
+} BlStep;
+
+static void
+bl_step (gpointer data)
+{
+  BlStep *s = data;
+  Rig *r = s->bl->rig;
+  const size_t n = r->n_tiles;
+
+  BL_CHECK (bench_pcorr_step (s->bl->p, s->step, r->frame[0].data[0],
+          r->frame[0].pitch[0], 0, 1, s->bl->res, s->bl->res + n,
+          s->bl->res + 2 * n, NULL));
+}
+
+/* the median of @n device floats */
+static float
+median_dev (const float *dev, int n)
+{
+  float *v = g_new (float, n), m;
+
+  CHECK (cudaMemcpy (v, dev, sizeof (float) * n, cudaMemcpyDeviceToHost));
+  qsort (v, n, sizeof (float), cmpf);
+  m = v[n / 2];
+  g_free (v);
+  return m;
+}
+
+/* camera 0 of @r against its copy moved by (@sx, @sy) whole pixels (b(x,
+ * y) = a(x - sx, y - sy), edges clamped): the medians of the baseline's dx,
+ * dy into @bl_d, of ours into @our_d.  Overwrites slots 0, 1 of both. */
+static void
+shift_check (Baseline * bl, int sx, int sy, float bl_d[2], float our_d[2])
+{
+  Rig *r = bl->rig;
+  const int w = r->w, h = r->h, n = r->n_tiles;
+  guint8 *a = g_malloc ((size_t) w * h), *b = g_malloc ((size_t) w * h);
+  CoFrame moved = r->frame[0];
+  int x, y;
+
+  CHECK (cudaMemcpy (a, r->frame[0].data[0], (size_t) w * h,
+          cudaMemcpyDeviceToHost));
+  for (y = 0; y < h; y++)
+    for (x = 0; x < w; x++)
+      b[(size_t) y * w + x] = a[(size_t) CLAMP (y - sy, 0, h - 1) * w +
+          CLAMP (x - sx, 0, w - 1)];
+  CHECK (cudaMalloc ((void **) &moved.data[0], (size_t) w * h));
+  CHECK (cudaMemcpy (moved.data[0], b, (size_t) w * h,
+          cudaMemcpyHostToDevice));
+
+  BL_CHECK (bench_pcorr_forward (bl->p, r->frame[0].data[0],
+          r->frame[0].pitch[0], 0, NULL));
+  BL_CHECK (bench_pcorr_forward (bl->p, moved.data[0], w, 1, NULL));
+  BL_CHECK (bench_pcorr_correlate (bl->p, 0, 1, bl->res, bl->res + n,
+          bl->res + 2 * n, NULL));
+  bl_d[0] = median_dev (bl->res, n);
+  bl_d[1] = median_dev (bl->res + n, n);
+
+  CHECK (co_clt_corr_plane_cuda (&r->frame[0], r->plane, NULL));
+  CHECK (co_clt_forward_cuda (r->plane, w, h, w, NULL, NULL, r->clt, NULL));
+  CHECK (co_clt_corr_plane_cuda (&moved, r->plane, NULL));
+  CHECK (co_clt_forward_cuda (r->plane, w, h, w, NULL, NULL, r->clt +
+          (size_t) CO_CLT_COEFFS * n, NULL));
+  CHECK (co_clt_correlate_cuda (r->clt, r->clt + (size_t) CO_CLT_COEFFS * n,
+          n, 0.0f, CO_CLT_PEAK_DIRICHLET, NULL, r->res, r->res + n,
+          r->res + 2 * n, NULL));
+  our_d[0] = median_dev (r->res, n);
+  our_d[1] = median_dev (r->res + n, n);
+
+  CHECK (cudaFree (moved.data[0]));
+  g_free (a);
+  g_free (b);
+}
+
+static Baseline *
+bl_new (Rig * r)
+{
+  Baseline *bl = g_new0 (Baseline, 1);
+
+  bl->rig = r;
+  bl->p = bench_pcorr_new (r->w, r->h, MAX (r->n_cam, 2));
+  if (!bl->p)
+    exit (1);
+  g_assert (bench_pcorr_n_tiles (bl->p) == r->n_tiles);
+  CHECK (cudaMalloc ((void **) &bl->res, sizeof (float) * 3 * r->n_tiles *
+          6));
+  return bl;
+}
+
+static void
+bl_free (Baseline * bl)
+{
+  bench_pcorr_free (bl->p);
+  cudaFree (bl->res);
+  g_free (bl);
+}
+
 /* ---- the element ---- */
 
 static guint64 pushed_by[4];
@@ -266,6 +422,9 @@ main (int argc, char **argv)
   struct cudaDeviceProp prop;
   Rig quad, hd;
   float fwd, corr, refined, temporal;
+  char fft_path[256];
+  int fft_version = 0;
+  gboolean have_fft;
   gdouble copy, bw, floor_ms, el_quad, el_hd;
 
   setvbuf (stdout, NULL, _IOLBF, 0);
@@ -300,10 +459,60 @@ main (int argc, char **argv)
       100.0 * floor_ms / corr);
   printf ("  correlation, 6 pairs, refine=1:        %.4f ms\n", refined);
 
+  have_fft = bench_pcorr_open (fft_path, sizeof (fft_path),
+      &fft_version) == 0;
+  if (!have_fft)
+    printf ("cuFFT not found: baseline skipped\n");
+  else {
+    Baseline *bl = bl_new (&quad);
+    float bl_d[2], our_d[2], bfwd, bcorr, step_ms[5];
+    BlStep st = { bl, BENCH_PCORR_GATHER };
+
+    printf ("  baseline: cuFFT per-tile phase correlation (%s, version %d): "
+        "16x16 Hann-windowed tiles, edges clamped, R2C / cross-power / C2R "
+        "/ argmax + parabola\n", fft_path, fft_version);
+    shift_check (bl, 2, -1, bl_d, our_d);
+    printf ("  check, camera 0 against itself moved by (2, -1) px: baseline "
+        "median dx %.3f dy %.3f, ours %.3f %.3f (%d tiles)\n", bl_d[0],
+        bl_d[1], our_d[0], our_d[1], quad.n_tiles);
+    if (fabsf (bl_d[0] - 2.0f) > 0.25f || fabsf (bl_d[1] + 1.0f) > 0.25f) {
+      g_printerr ("the baseline's median shift is not (2, -1)\n");
+      return 3;
+    }
+    bfwd = time_ms (bl_forward_all, bl, reps, 5);
+    bcorr = time_ms (bl_correlate_all, bl, reps, 5);
+    printf ("  baseline forward, 4 cameras (gather + Hann + R2C): %.4f ms  "
+        "(baseline / ours %.2f)\n", bfwd, bfwd / fwd);
+    printf ("  baseline correlation, 6 pairs (cross-power + C2R + peak): "
+        "%.4f ms  (baseline / ours %.2f)\n", bcorr, bcorr / corr);
+    printf ("  baseline forward + 6 pairs: %.4f ms  (baseline / ours %.2f)\n",
+        bfwd + bcorr, (bfwd + bcorr) / (fwd + corr));
+    /* in this order each step reads what the one before wrote */
+    for (st.step = BENCH_PCORR_GATHER; st.step <= BENCH_PCORR_PEAK; st.step++)
+      step_ms[st.step] = time_ms (bl_step, &st, reps, 5);
+    printf ("  baseline steps: a camera's gather %.4f + R2C %.4f ms; a pair's "
+        "cross-power %.4f + C2R %.4f + peak %.4f ms\n", step_ms[0],
+        step_ms[1], step_ms[2], step_ms[3], step_ms[4]);
+    bl_free (bl);
+  }
+
   rig_init (&hd, 1920, 1080, 1);
   temporal = time_ms (temporal_frame, &hd, reps, 20);
   printf ("1080p temporal (plane + forward + 1 correlation): %.4f ms = "
       "%.0f frames/s (target >= 2000)\n", temporal, 1e3 / temporal);
+  if (have_fft) {
+    Baseline *bl = bl_new (&hd);
+    float btemp;
+
+    /* slot 0: the previous frame's spectrum */
+    BL_CHECK (bench_pcorr_forward (bl->p, hd.frame[0].data[0],
+            hd.frame[0].pitch[0], 0, NULL));
+    btemp = time_ms (bl_temporal_frame, bl, reps, 20);
+    printf ("1080p temporal, baseline (gather + R2C + 1 correlation): %.4f "
+        "ms = %.0f frames/s  (baseline / ours %.2f)\n", btemp, 1e3 / btemp,
+        btemp / temporal);
+    bl_free (bl);
+  }
 
   /* the element, frames in CUDA memory */
   if (!bench_test_frames (2592, 1936, "NV12", "snow", TRUE)) {
