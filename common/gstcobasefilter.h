@@ -192,6 +192,10 @@ void     gst_co_base_filter_class_add_template_list (GstElementClass * klass,
                                                      const gchar * formats,
                                                      ...) G_GNUC_NULL_TERMINATED;
 
+/* The raw Bayer formats the family takes (video/x-bayer, 8 or 16 bits) */
+#define GST_CO_BAYER_FORMATS "{ rggb, bggr, grbg, gbrg, rggb16le, " \
+  "bggr16le, grbg16le, gbrg16le }"
+
 /* The caps of a template of several media types (as above), in both memory
  * domains: for pads the class helpers above do not make (request pads). */
 GstCaps *gst_co_template_caps (gint max_size, const gchar * media_type,

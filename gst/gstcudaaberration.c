@@ -134,8 +134,6 @@ enum
 #else /* RGBA64_LE came with 1.20 */
 #define OUT_FORMATS "{ RGBA, BGRA, RGBx, BGRx, RGB }"
 #endif
-#define BAYER_FORMATS "{ rggb, bggr, grbg, gbrg, rggb16le, bggr16le, " \
-  "grbg16le, gbrg16le }"
 
 G_DEFINE_TYPE_WITH_CODE (GstCudaAberration, gst_cuda_aberration,
     GST_TYPE_CO_BASE_FILTER,
@@ -622,7 +620,7 @@ gst_cuda_aberration_class_init (GstCudaAberrationClass * klass)
       "Space-variant deconvolution, demosaicing and undistortion of raw "
       "Bayer frames in the CLT domain on CUDA (CPU fallback)");
   gst_co_base_filter_class_add_template_list (ec, GST_PAD_SINK, MAX_SIZE,
-      "video/x-bayer", BAYER_FORMATS, "video/x-raw", "GRAY16_LE", NULL);
+      "video/x-bayer", GST_CO_BAYER_FORMATS, "video/x-raw", "GRAY16_LE", NULL);
   gst_co_base_filter_class_add_template (ec, GST_PAD_SRC, "video/x-raw",
       OUT_FORMATS, MAX_SIZE);
 

@@ -45,15 +45,50 @@ typedef enum
   CO_CLT_PEAK_CENTROID = 2,     /* centroid of the 3x3 positive part */
 } CoCltPeak;
 
+/* Raw sample (x, y) of a GRAY8 or GRAY16_LE mosaic, 0..1, mirrored about
+ * the edge pixels (x = -1 reads 1: the colour of a site keeps its parity) */
+CO_HD float
+co_clt_corr_raw (const CoFrame * f, int x, int y)
+{
+  const int xx = x < 0 ? -x : x >= f->width ? 2 * f->width - 2 - x : x;
+  const int yy = y < 0 ? -y : y >= f->height ? 2 * f->height - 2 - y : y;
+  const uint8_t *row = f->data[0] + (size_t) yy * f->pitch[0];
+
+  return f->format == CO_FORMAT_GRAY16_LE ?
+      (float) (row[2 * xx] | row[2 * xx + 1] << 8) * (1.0f / 65535.0f) :
+      (float) row[xx] * (1.0f / 255.0f);
+}
+
+/* The luma of a Bayer mosaic at (x, y): the 3x3 filter [1 2 1] x [1 2 1] /
+ * 16, whose zeros at the frequencies (pi, 0), (0, pi) and (pi, pi) take out
+ * the colour carriers of any of the four patterns, leaving (R + 2G + B) / 4
+ * low-passed, in the place of the site itself: no demosaicing, no colour
+ * phase that would move with the pattern. */
+CO_HD float
+co_clt_corr_bayer_luma (const CoFrame * f, int x, int y)
+{
+  const float up = co_clt_corr_raw (f, x - 1, y - 1) +
+      2.0f * co_clt_corr_raw (f, x, y - 1) + co_clt_corr_raw (f, x + 1, y - 1);
+  const float mid = co_clt_corr_raw (f, x - 1, y) +
+      2.0f * co_clt_corr_raw (f, x, y) + co_clt_corr_raw (f, x + 1, y);
+  const float down = co_clt_corr_raw (f, x - 1, y + 1) +
+      2.0f * co_clt_corr_raw (f, x, y + 1) + co_clt_corr_raw (f, x + 1, y + 1);
+
+  return (up + 2.0f * mid + down) * (1.0f / 16.0f);
+}
+
 /* The grey value of pixel (x, y) of a frame, 0..1: the plane the
  * correlation's transforms read.  GRAY8, GRAY16_LE, the luma plane of NV12
- * and I420 (what decoders give in CUDA memory), and the luma (BT.601
- * weights) of RGBA, BGRA, RGBx, BGRx. */
+ * and I420 (what decoders give in CUDA memory), the luma (BT.601
+ * weights) of RGBA, BGRA, RGBx, BGRx, and a Bayer mosaic's luma
+ * (co_clt_corr_bayer_luma). */
 CO_HD float
 co_clt_corr_sample (const CoFrame * f, int x, int y)
 {
   const uint8_t *row = f->data[0] + (size_t) y * f->pitch[0];
 
+  if (f->bayer != CO_BAYER_NONE)
+    return co_clt_corr_bayer_luma (f, x, y);
   switch (f->format) {
     case CO_FORMAT_GRAY16_LE:
       return (float) (row[2 * x] | row[2 * x + 1] << 8) *
