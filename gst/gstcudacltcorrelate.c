@@ -47,6 +47,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "gstcudacltcorrelate.h"
+#include "gstcudacltcorrelate-map.h"
 #include "gstcometa.h"
 #include "clt.h"
 #include "clt_corr.h"
@@ -73,6 +74,12 @@ typedef enum
   REF_KEEP = 1,
 } CorrReference;
 
+typedef enum
+{
+  OUTPUT_FRAMES = 0,
+  OUTPUT_MAP = 1,
+} CorrOutput;
+
 /* two inputs, by position in the base's pads */
 typedef struct
 {
@@ -89,6 +96,8 @@ typedef struct
   guint refine;
   gboolean post_messages;
   GBytes *pre_shift;
+  gint output;
+  gdouble map_range;
 } Settings;
 
 struct _GstCudaCltCorrelate
@@ -126,6 +135,9 @@ struct _GstCudaCltCorrelate
   gint ref_slot;
   gboolean have_ref;
 
+  /* output=map as negotiated (src_caps) */
+  gboolean map_out;
+
   /* one frame's results, from process to finish */
   GstMemory *results;
   guint results_pairs;
@@ -146,6 +158,8 @@ enum
   PROP_REFERENCE,
   PROP_POST_MESSAGES,
   PROP_PRE_SHIFT,
+  PROP_OUTPUT,
+  PROP_MAP_RANGE,
 };
 
 #define GST_TYPE_CO_CORR_MODE (co_corr_mode_get_type ())
@@ -201,6 +215,25 @@ co_corr_reference_get_type (void)
 
   if (g_once_init_enter (&type))
     g_once_init_leave (&type, g_enum_register_static ("GstCoCorrReference",
+            values));
+  return (GType) type;
+}
+
+#define GST_TYPE_CO_CORR_OUTPUT (co_corr_output_get_type ())
+static GType
+co_corr_output_get_type (void)
+{
+  static gsize type = 0;
+  static const GEnumValue values[] = {
+    {OUTPUT_FRAMES, "sink_0's frames, unchanged, with the results",
+        "frames"},
+    {OUTPUT_MAP, "A false-coloured map of the disparity or flow (RGBA), "
+          "with the results", "map"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type, g_enum_register_static ("GstCoCorrOutput",
             values));
   return (GType) type;
 }
@@ -295,17 +328,21 @@ gst_cuda_clt_correlate_check_info (GstCoBaseAggregator * base,
   return TRUE;
 }
 
-/* Output: sink_0's frames, as they came */
+/* Output: sink_0's frames, as they came, or (output=map) RGBA pictures
+ * of their size and rate in system memory */
 static GstCaps *
 gst_cuda_clt_correlate_src_caps (GstCoBaseAggregator * base,
     GstCaps * downstream)
 {
+  GstCudaCltCorrelate *self = GST_CUDA_CLT_CORRELATE (base);
   GstCaps *caps = NULL, *ret;
   GList *l;
-  GstPad *first = NULL;
+  GstCoAggregatorPad *first = NULL;
   guint best = G_MAXUINT;
+  gboolean map;
 
   GST_OBJECT_LOCK (base);
+  map = self->settings.output == OUTPUT_MAP;
   for (l = GST_ELEMENT (base)->sinkpads; l; l = l->next)
     if (GST_CO_AGGREGATOR_PAD (l->data)->index < best) {
       best = GST_CO_AGGREGATOR_PAD (l->data)->index;
@@ -316,13 +353,28 @@ gst_cuda_clt_correlate_src_caps (GstCoBaseAggregator * base,
   GST_OBJECT_UNLOCK (base);
   if (!first)
     return NULL;
-  caps = gst_pad_get_current_caps (first);
+  if (map) {
+    GstVideoInfo info;
+    const GstVideoInfo *in = &first->info;
+    gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA,
+        GST_VIDEO_INFO_WIDTH (in), GST_VIDEO_INFO_HEIGHT (in));
+    GST_VIDEO_INFO_FPS_N (&info) = GST_VIDEO_INFO_FPS_N (in);
+    GST_VIDEO_INFO_FPS_D (&info) = GST_VIDEO_INFO_FPS_D (in);
+    GST_VIDEO_INFO_PAR_N (&info) = GST_VIDEO_INFO_PAR_N (in);
+    GST_VIDEO_INFO_PAR_D (&info) = GST_VIDEO_INFO_PAR_D (in);
+    caps = first->configured ? gst_video_info_to_caps (&info) : NULL;
+  } else {
+    caps = gst_pad_get_current_caps (GST_PAD (first));
+  }
   gst_object_unref (first);
   if (!caps)
     return NULL;
   ret = downstream ? gst_caps_intersect (downstream, caps) :
       gst_caps_ref (caps);
   gst_caps_unref (caps);
+  /* process follows what was negotiated, not a later setting */
+  if (!gst_caps_is_empty (ret))
+    self->map_out = map;
   return ret;
 }
 
@@ -679,7 +731,8 @@ gst_cuda_clt_correlate_process (GstCoBaseAggregator * base,
 
   gst_co_base_aggregator_snapshot_clear (base, &self->snap);
   gst_co_base_aggregator_snapshot (base, &self->snap);
-  *outbuf = gst_buffer_ref (inbufs[0]);
+  *outbuf = self->map_out ? gst_buffer_new_allocate (NULL,
+      (gsize) self->w * self->h * 4, NULL) : gst_buffer_ref (inbufs[0]);
 
   if (self->mode == CORR_TEMPORAL) {
     /* the first frame (after a start, new caps or a seek) is its own
@@ -751,6 +804,31 @@ temporal_slots:
   return GST_FLOW_OK;
 }
 
+/* output=map: the frame's results as a picture into @outbuf (black
+ * without results: pairs mode with one input) */
+static void
+draw_map (GstCudaCltCorrelate * self, GstBuffer * outbuf)
+{
+  GstMapInfo out, res;
+  const gsize n = self->n_tiles;
+  const guint np = self->results_pairs;
+
+  if (!gst_buffer_map (outbuf, &out, GST_MAP_WRITE))
+    return;
+  if (!self->results || !gst_memory_map (self->results, &res, GST_MAP_READ)) {
+    memset (out.data, 0, out.size);
+  } else {
+    const gfloat *r = (const gfloat *) res.data;
+    /* a rig: its disparity and confidence; else the first pair's shift */
+    const gfloat *rig = self->have_rig ? r + 4 * np * n : NULL;
+    gst_co_corr_map_render (out.data, self->w, self->h, self->w * 4,
+        self->tiles_x, self->tiles_y, rig, r, r + np * n,
+        rig ? rig + n : r + 2 * np * n, self->snap.map_range);
+    gst_memory_unmap (self->results, &res);
+  }
+  gst_buffer_unmap (outbuf, &out);
+}
+
 static GstFlowReturn
 gst_cuda_clt_correlate_finish (GstCoBaseAggregator * base, GstBuffer * outbuf)
 {
@@ -760,6 +838,8 @@ gst_cuda_clt_correlate_finish (GstCoBaseAggregator * base, GstBuffer * outbuf)
   GstStructure *s;
   const gsize t = sizeof (gfloat) * self->n_tiles;
 
+  if (self->map_out)
+    draw_map (self, outbuf);
   if (!self->results) {
     self->frames++;
     return GST_FLOW_OK;
@@ -950,6 +1030,32 @@ gst_cuda_clt_correlate_class_init (GstCudaCltCorrelateClass * klass)
             GST_CO_PARAM_LIVE), G_STRUCT_OFFSET (Settings, post_messages),
         GST_CO_SETTING_FRAME, -1},
     /**
+     * GstCudaCltCorrelate:output:
+     *
+     * `frames` passes sink_0's frames with the results attached; `map`
+     * gives, for display, an RGBA picture of the frame's size: with a
+     * rig, the rig's disparity on a colour scale (blue -map-range, green
+     * 0, red +map-range); otherwise the first pair's shift (or the flow) on
+     * a colour wheel (hue the direction, saturation the length, full at
+     * map-range); tiles dimmed where the strength is below 0.5.  The
+     * results are attached to either.  Changing it renegotiates.
+     */
+    {g_param_spec_enum ("output", "Output",
+            "frames: sink_0's frames with the results; map: a false-coloured "
+            "picture of the disparity or flow (RGBA)", GST_TYPE_CO_CORR_OUTPUT,
+            OUTPUT_FRAMES, GST_CO_PARAM_LIVE), G_STRUCT_OFFSET (Settings,
+            output), GST_CO_SETTING_RESIZE, -1},
+    /**
+     * GstCudaCltCorrelate:map-range:
+     *
+     * The shift or disparity (pixels) at the ends of output=map's colour
+     * scale, or of full saturation on its colour wheel.
+     */
+    {g_param_spec_double ("map-range", "Map range",
+            "Pixels at the ends of output=map's colours", 0.01, 1000.0, 4.0,
+            GST_CO_PARAM_ANIM), G_STRUCT_OFFSET (Settings, map_range),
+        GST_CO_SETTING_FRAME, -1},
+    /**
      * GstCudaCltCorrelate:pre-shift:
      *
      * Where each tile's search starts, for shifts beyond the +-7 pixels
@@ -1003,6 +1109,7 @@ gst_cuda_clt_correlate_class_init (GstCudaCltCorrelateClass * klass)
   gst_type_mark_as_plugin_api (GST_TYPE_CO_CORR_MODE, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_CO_CORR_PEAK, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_CO_CORR_REFERENCE, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_CO_CORR_OUTPUT, 0);
 }
 
 static void

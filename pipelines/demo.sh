@@ -48,6 +48,10 @@
 #                         through a known disparity field, and the
 #                         disparity per tile cudacltcorrelate measures,
 #                         with its error (pipelines/correlate-demo.py)
+#   correlate-quad.jpg    a synthetic quad rig from its calibration files:
+#                         the rig's disparity map and its error;
+#   correlate-flow.jpg    a pan with a zoom and its flow map
+#                         (pipelines/correlate-rig-demo.py)
 # Usage: bash pipelines/demo.sh [OUTPUT_DIR]      (default pipelines/out)
 set -eu
 cd "$(dirname "$0")/.."
@@ -149,7 +153,11 @@ python3 pipelines/aberration-demo.py "$s/building.jpg" "$out/aberration.jpg" "$b
 # cudacltcorrelate: a stereo pair with a known disparity per pixel
 #                   (pipelines/correlate-demo.py)
 python3 pipelines/correlate-demo.py "$s/building.jpg" "$out/correlate.jpg"
+#                   a quad rig from its calibrations, and the flow of a pan
+python3 pipelines/correlate-rig-demo.py "$s/building.jpg" "$out/correlate-quad.jpg" \
+  "$out/correlate-flow.jpg"
 
 echo "wrote $out/camera-undistort.png, $out/fisheye-undistort.jpg, $out/stereo-rectify.jpg, $out/hmd-chroma.jpg, $out/hmd-stereo.png, $out/omni-donut.png," \
   "$out/omni-geometry.svg, $out/omni-mirror.jpg and its unwraps $out/omni-*.jpg," \
-  "$out/foveate.jpg, $out/shcentroid.png, $out/aberration.jpg, $out/correlate.jpg"
+  "$out/foveate.jpg, $out/shcentroid.png, $out/aberration.jpg, $out/correlate.jpg," \
+  "$out/correlate-quad.jpg, $out/correlate-flow.jpg"

@@ -8,6 +8,9 @@
 #include <math.h>
 #include <string.h>
 #include <glib/gstdio.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <unistd.h>
 #include <gst/check/gstcheck.h>
 #include <gst/app/gstappsrc.h>
 #include <gst/app/gstappsink.h>
@@ -672,6 +675,67 @@ natural_views (const gchar * name, GstBuffer ** img)
 }
 
 
+/* output=map: an RGBA picture of the frame's size, coloured where the
+ * tiles have texture, with the results still attached; switched while
+ * PLAYING, the output renegotiates. */
+GST_START_TEST (test_map_output)
+{
+  Texture t;
+  GstBuffer *img[2];
+  Rig r;
+  gint f;
+
+  texture_init (&t, 71);
+  img[0] = render (&t, 0, 0);
+  img[1] = render (&t, 1.5, -0.5);
+  rig_start (&r, 2, "backend=cpu", "GRAY16_LE", W, H, FALSE);
+  for (f = 0; f < 2; f++) {
+    GstSample *sample;
+    GstCaps *caps;
+    GstStructure *st;
+    const gchar *format;
+    gint w = 0, h = 0;
+    if (f == 1)
+      g_object_set (r.corr, "output", 1 /* map */ , "map-range", 1.0, NULL);
+    rig_push (&r, 0, img[0], f);
+    rig_push (&r, 1, img[1], f);
+    sample = gst_app_sink_try_pull_sample (GST_APP_SINK (r.sink),
+        10 * GST_SECOND);
+    fail_unless (sample != NULL);
+    caps = gst_sample_get_caps (sample);
+    st = gst_caps_get_structure (caps, 0);
+    format = gst_structure_get_string (st, "format");
+    gst_structure_get_int (st, "width", &w);
+    gst_structure_get_int (st, "height", &h);
+    fail_unless (w == W && h == H);
+    fail_unless (gst_co_buffer_get_results (gst_sample_get_buffer (sample),
+            "GstCoCltCorrelation") != NULL);
+    if (f == 0) {
+      fail_unless_equals_string (format, "GRAY16_LE");
+    } else {
+      GstMapInfo m;
+      const guint8 *px;
+      fail_unless_equals_string (format, "RGBA");
+      gst_buffer_map (gst_sample_get_buffer (sample), &m, GST_MAP_READ);
+      fail_unless_equals_int (m.size, W * H * 4);
+      /* an interior tile: opaque, coloured (a shift of 1.6 px, beyond
+       * map-range 1: saturated) */
+      px = m.data + ((H / 2) * W + W / 2) * 4;
+      GST_INFO ("map pixel %u %u %u %u", px[0], px[1], px[2], px[3]);
+      fail_unless (px[3] == 255 && MAX (MAX (px[0], px[1]), px[2]) > 100 &&
+          MIN (MIN (px[0], px[1]), px[2]) < 60);
+      gst_buffer_unmap (gst_sample_get_buffer (sample), &m);
+    }
+    gst_sample_unref (sample);
+  }
+  rig_eos (&r);
+  rig_stop (&r);
+  gst_buffer_unref (img[0]);
+  gst_buffer_unref (img[1]);
+}
+
+GST_END_TEST;
+
 /* ---- raw Bayer ---- */
 
 /* An RGGB mosaic (16 bits) of a coloured scene moved by (dx, dy): with
@@ -1152,6 +1216,38 @@ GST_START_TEST (test_cuda_equals_cpu)
 
 GST_END_TEST;
 
+/* Without fork (CUDA), a failed assertion leaves its pipeline running and
+ * a later test can wait on it for ever (check enforces no timeout
+ * without fork): a test that outlives its time ends the binary with a
+ * message, rather than meson's timeout. */
+static void
+watchdog_fired (int sig)
+{
+  static const char msg[] = "cudacltcorrelate: a test ran past its time "
+      "(after an earlier failure?): stopping\n";
+  if (write (2, msg, sizeof (msg) - 1) < 0)
+    _exit (3);
+  _exit (2);
+}
+
+/* the test case's timeout, times check's CK_TIMEOUT_MULTIPLIER (valgrind) */
+#define TEST_TIMEOUT 300
+
+static void
+watchdog_start (void)
+{
+  const gchar *m = g_getenv ("CK_TIMEOUT_MULTIPLIER");
+
+  signal (SIGALRM, watchdog_fired);
+  alarm (TEST_TIMEOUT * MAX (1, m ? atoi (m) : 1));
+}
+
+static void
+watchdog_stop (void)
+{
+  alarm (0);
+}
+
 static Suite *
 cudacltcorrelate_suite (void)
 {
@@ -1159,7 +1255,8 @@ cudacltcorrelate_suite (void)
   TCase *tc = tcase_create ("general");
 
   suite_add_tcase (s, tc);
-  tcase_set_timeout (tc, 300);
+  tcase_set_timeout (tc, TEST_TIMEOUT);
+  tcase_add_checked_fixture (tc, watchdog_start, watchdog_stop);
   tcase_add_test (tc, test_pairs_known_shift);
   tcase_add_test (tc, test_refine);
   tcase_add_test (tc, test_temporal);
@@ -1168,6 +1265,7 @@ cudacltcorrelate_suite (void)
   tcase_add_test (tc, test_bad_input);
   tcase_add_test (tc, test_renegotiation);
   tcase_add_test (tc, test_live_properties);
+  tcase_add_test (tc, test_map_output);
   tcase_add_test (tc, test_bayer);
   tcase_add_test (tc, test_rig_geometry);
   tcase_add_test (tc, test_pre_shift);
