@@ -850,6 +850,22 @@ quad_views (const Texture * t, gdouble d, GstBuffer ** img)
     img[k] = render (t, -d * quad[k][0], -d * quad[k][1]);
 }
 
+/* The four views and the calibration files of quad_props in @dir */
+static void
+quad_free (gchar * dir, GstBuffer ** img)
+{
+  gint k;
+
+  for (k = 0; k < 4; k++) {
+    gchar *f = g_strdup_printf ("%s/cam%d.yaml", dir, k);
+    g_unlink (f);
+    g_free (f);
+    gst_buffer_unref (img[k]);
+  }
+  g_rmdir (dir);
+  g_free (dir);
+}
+
 /* RMS error of a per-tile field against @truth over the interior tiles */
 static gdouble
 field_rms (const GstStructure * s, const gchar * name, gint p, gdouble truth)
@@ -900,7 +916,7 @@ GST_START_TEST (test_rig_geometry)
   GstBuffer *img[4];
   GstStructure *s;
   gdouble base = 0, e;
-  gint k, p;
+  gint p;
 
   texture_init (&t, 41);
   quad_views (&t, d, img);
@@ -925,14 +941,7 @@ GST_START_TEST (test_rig_geometry)
   s = one_frame ("backend=cpu", 4, img, "GRAY16_LE", FALSE);
   fail_if (gst_structure_has_field (s, "rig-disparity"));
   gst_structure_free (s);
-  for (k = 0; k < 4; k++) {
-    gchar *f = g_strdup_printf ("%s/cam%d.yaml", dir, k);
-    g_unlink (f);
-    g_free (f);
-    gst_buffer_unref (img[k]);
-  }
-  g_rmdir (dir);
-  g_free (dir);
+  quad_free (dir, img);
 }
 
 GST_END_TEST;
@@ -1010,14 +1019,7 @@ GST_START_TEST (test_pre_shift)
   gst_structure_free (s);
   gst_buffer_unref (frames[0]);
   gst_buffer_unref (frames[1]);
-  for (k = 0; k < 4; k++) {
-    gchar *f = g_strdup_printf ("%s/cam%d.yaml", dir, k);
-    g_unlink (f);
-    g_free (f);
-    gst_buffer_unref (img[k]);
-  }
-  g_rmdir (dir);
-  g_free (dir);
+  quad_free (dir, img);
 }
 
 GST_END_TEST;
@@ -1203,14 +1205,7 @@ GST_START_TEST (test_cuda_equals_cpu)
       g_free (p);
       g_bytes_unref (pre[k]);
     }
-    for (k = 0; k < 4; k++) {
-      p = g_strdup_printf ("%s/cam%d.yaml", dir, k);
-      g_unlink (p);
-      g_free (p);
-      gst_buffer_unref (quadv[k]);
-    }
-    g_rmdir (dir);
-    g_free (dir);
+    quad_free (dir, quadv);
   }
 }
 
