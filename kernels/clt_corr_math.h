@@ -317,7 +317,10 @@ co_clt_peak_1d (float cm, float c0, float cp, CoCltPeak method)
     const int right = cp >= cm;
     float r = c0 != 0.0f ? (right ? cp : cm) / c0 : 0.0f;
     float d;
-    r = r > 1.0f ? 1.0f : r < -1.0f ? -1.0f : r;
+    /* the kernel's ratio lies in 0..1 (d 0..0.5); a negative neighbour
+     * (a peak narrower than D) reads as d = 0, and co_clt_atan1's argument
+     * stays within its range (r = -1 gave ten times it: shifts of 1e9) */
+    r = r > 1.0f ? 1.0f : r < 0.0f ? 0.0f : r;
     d = co_clt_atan1 (r * sb / (1.0f + r * cb)) / b;
     return right ? d : -d;
   }
