@@ -8,6 +8,7 @@
  */
 #include "gstcocompat.h"
 #include "gstcobaseaggregator.h"
+#include <string.h>
 
 enum
 {
@@ -15,6 +16,7 @@ enum
   PROP_CALIBRATION_FILE,
   PROP_CAMERA,
   PROP_RECTIFICATION_FILE,
+  PROP_KERNELS_FILE,
 };
 
 G_DEFINE_TYPE (GstCoAggregatorPad, gst_co_aggregator_pad,
@@ -30,6 +32,8 @@ field_of (GstCoAggregatorPad * pad, guint prop_id)
       return &pad->camera;
     case PROP_RECTIFICATION_FILE:
       return &pad->rectification_file;
+    case PROP_KERNELS_FILE:
+      return &pad->kernels_file;
     default:
       return NULL;
   }
@@ -51,7 +55,10 @@ gst_co_aggregator_pad_set_property (GObject * object, guint prop_id,
   g_free (*field);
   *field = g_value_dup_string (value);
   /* a file set again is read again: it may have been edited */
-  pad->calibration_gen++;
+  if (prop_id == PROP_KERNELS_FILE)
+    pad->kernels_gen++;
+  else
+    pad->calibration_gen++;
   GST_OBJECT_UNLOCK (pad);
 
   /* the pad's lock is not held with the element's */
@@ -89,7 +96,9 @@ gst_co_aggregator_pad_finalize (GObject * object)
   g_free (pad->calibration_file);
   g_free (pad->camera);
   g_free (pad->rectification_file);
+  g_free (pad->kernels_file);
   gst_co_camera_source_clear (&pad->source);
+  gst_co_clt_source_clear (&pad->kernels);
   G_OBJECT_CLASS (gst_co_aggregator_pad_parent_class)->finalize (object);
 }
 
@@ -134,6 +143,18 @@ gst_co_aggregator_pad_class_init (GstCoAggregatorPadClass * klass)
       g_param_spec_string ("rectification-file", "Rectification file",
           "The rectification of this camera when apart from its "
           "calibration (OpenCV extrinsics.yml)", NULL, GST_CO_PARAM_LIVE));
+  /**
+   * GstCoAggregatorPad:kernels-file:
+   *
+   * This camera's lens as the tile processor corrects it: a kernel file
+   * (`co-clt-kernels`, the format cudaaberration reads) for an element
+   * that works its raw Bayer frames in the transform domain.
+   */
+  g_object_class_install_property (oc, PROP_KERNELS_FILE,
+      g_param_spec_string ("kernels-file", "Kernels file",
+          "This camera's aberration kernels (CO-CLTK, as cudaaberration "
+          "reads) for the tile processor's colour path", NULL,
+          GST_CO_PARAM_LIVE));
 }
 
 static void
@@ -166,5 +187,28 @@ gst_co_aggregator_pad_camera (GstCoAggregatorPad * pad, GstElement * element,
   g_free ((gchar *) file.path);
   g_free ((gchar *) file.camera);
   g_free ((gchar *) file.rect);
+  return ok;
+}
+
+gboolean
+gst_co_aggregator_pad_kernels (GstCoAggregatorPad * pad,
+    GstElement * element, gboolean keep, GstCoCltGrid * grid,
+    GError ** error)
+{
+  gchar *path;
+  guint gen;
+  gboolean ok;
+
+  memset (grid, 0, sizeof (*grid));
+  GST_OBJECT_LOCK (pad);
+  path = g_strdup (pad->kernels_file);
+  gen = pad->kernels_gen;
+  GST_OBJECT_UNLOCK (pad);
+  ok = gst_co_clt_source_update (&pad->kernels, element, path, gen, keep,
+      error) && gst_co_clt_source_has_file (&pad->kernels) &&
+      gst_co_clt_source_grid (&pad->kernels, element, 0.0,
+      GST_VIDEO_INFO_WIDTH (&pad->info), GST_VIDEO_INFO_HEIGHT (&pad->info),
+      grid, error);
+  g_free (path);
   return ok;
 }

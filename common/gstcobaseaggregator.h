@@ -17,6 +17,7 @@
 #include <gst/base/gstaggregator.h>
 #include "gstcobasefilter.h"
 #include "gstcocamerasource.h"
+#include "gstcocltsource.h"
 
 G_BEGIN_DECLS
 
@@ -41,7 +42,10 @@ struct _GstCoAggregatorPad
   /* properties, under the pad's object lock */
   gchar *calibration_file, *camera, *rectification_file;
   guint calibration_gen;        /* counts the sets of any of them */
+  gchar *kernels_file;
+  guint kernels_gen;            /* counts its sets */
   GstCoCameraSource source;     /* streaming thread */
+  GstCoCltSource kernels;       /* streaming thread */
 };
 
 /* The camera this pad's calibration properties name, for its current
@@ -51,6 +55,13 @@ struct _GstCoAggregatorPad
  * used. */
 gboolean gst_co_aggregator_pad_camera (GstCoAggregatorPad * pad,
     GstElement * element, gboolean keep, CoCamera * cam, GError ** error);
+/* The kernel nodes of this pad's kernels-file for its caps' size into
+ * @grid (gst_co_clt_grid_clear; gst_co_clt_source_update's @keep).  FALSE
+ * with @error unset when the pad names no file (or only a file that never
+ * could be used was kept from); FALSE with @error when it cannot be used. */
+gboolean gst_co_aggregator_pad_kernels (GstCoAggregatorPad * pad,
+    GstElement * element, gboolean keep, GstCoCltGrid * grid,
+    GError ** error);
 
 #define GST_TYPE_CO_BASE_AGGREGATOR            (gst_co_base_aggregator_get_type ())
 #define GST_CO_BASE_AGGREGATOR(obj)            (G_TYPE_CHECK_INSTANCE_CAST ((obj), GST_TYPE_CO_BASE_AGGREGATOR, GstCoBaseAggregator))

@@ -46,9 +46,8 @@
 #include "gstcocompat.h"
 #include "gstcudaaberration.h"
 #include "gstcocamerasource.h"
-#include "gstcocltkernels.h"
+#include "gstcocltsource.h"
 #include "clt.h"
-#include "clt_build.h"
 
 #include <math.h>
 #include <string.h>
@@ -80,12 +79,7 @@ struct _GstCudaAberration
   GstCoAberrationSettings set;  /* the settings table's, object lock */
 
   /* streaming thread: what rebuild made */
-  GstCoCltKernels kernels;      /* the file in use; nodes NULL: built in */
-  gchar *kernels_path;          /* and what it was read for */
-  guint kernels_gen;
-  gchar *bad_path;              /* the last kernels file that failed */
-  guint bad_gen;
-  gint warned_w, warned_h;      /* the size warned of for these kernels */
+  GstCoCltSource kernels;       /* the kernels file in use */
   GstCoCameraSource camsrc;     /* the calibration file in use */
   gboolean built;               /* once since start: a bad file then warns */
   guint unused_gen;             /* the calibration setting model=none
@@ -180,52 +174,6 @@ gst_co_aberration_model_get_type (void)
 
 /* ---- kernels ---- */
 
-/* The kernels of @s's file, read again when set again.  A file that
- * cannot be used fails before the first frame (FALSE with @error); later
- * it is one warning per setting and the kernels in use stay, while every
- * other setting still applies. */
-static gboolean
-load_kernels (GstCudaAberration * self, const GstCoAberrationSettings * s,
-    GError ** error)
-{
-  GstCoCltKernels fresh;
-  GError *err = NULL;
-
-  if (g_strcmp0 (s->kernels_file, self->kernels_path) == 0 &&
-      s->kernels_gen == self->kernels_gen)
-    return TRUE;
-  /* a setting that failed is not read again at every other change */
-  if (s->kernels_gen == self->bad_gen &&
-      !g_strcmp0 (s->kernels_file, self->bad_path))
-    return TRUE;
-  if (!s->kernels_file || !*s->kernels_file) {
-    gst_co_clt_kernels_clear (&self->kernels);
-  } else if (!gst_co_clt_kernels_load (s->kernels_file, &fresh, &err)) {
-    if (!self->built) {
-      g_propagate_error (error, err);
-      return FALSE;
-    }
-    GST_ELEMENT_WARNING (self, RESOURCE, OPEN_READ, ("Keeping the previous "
-            "kernels: %s", err->message), (NULL));
-    g_clear_error (&err);
-    g_free (self->bad_path);
-    self->bad_path = g_strdup (s->kernels_file);
-    self->bad_gen = s->kernels_gen;
-    return TRUE;
-  } else {
-    gst_co_clt_kernels_clear (&self->kernels);
-    self->kernels = fresh;
-    self->warned_w = self->warned_h = 0;
-    GST_INFO_OBJECT (self, "kernels %s: %d colour(s), %dx%d nodes at stride "
-        "%d, made for %dx%d", s->kernels_file, fresh.colours, fresh.grid_w,
-        fresh.grid_h, fresh.stride, fresh.width, fresh.height);
-  }
-  g_free (self->kernels_path);
-  self->kernels_path = g_strdup (s->kernels_file);
-  self->kernels_gen = s->kernels_gen;
-  return TRUE;
-}
-
 /* The camera of @s for a w x h frame, or FALSE with @error (no usable
  * calibration file ever). */
 static gboolean
@@ -252,117 +200,10 @@ make_camera (GstCudaAberration * self, const GstCoAberrationSettings * s,
   return TRUE;
 }
 
-/* The kernel nodes for a w x h frame (gw x gh x colours of 258 floats,
- * g_free), the file's or the built-in demosaicing, with the low-pass
- * folded in; NULL with @error when the file's grid does not cover it. */
-static gfloat *
-make_nodes (GstCudaAberration * self, const GstCoAberrationSettings * s,
-    int w, int h, GError ** error)
-{
-  const GstCoCltKernels *k = &self->kernels;
-  const gsize nf = GST_CO_CLT_KERNELS_NODE_FLOATS;
-  gfloat *nodes;
-  gsize i, n;
-
-  if (k->nodes) {
-    if ((gint64) (k->grid_w - 1) * k->stride < w - 1 ||
-        (gint64) (k->grid_h - 1) * k->stride < h - 1) {
-      g_set_error (error, GST_CO_CLT_KERNELS_ERROR,
-          GST_CO_CLT_KERNELS_ERROR_PARSE, "the %dx%d kernel grid of %s, at "
-          "stride %d, covers %dx%d pixels, not the %dx%d frame", k->grid_w,
-          k->grid_h, self->kernels_path,
-          k->stride, (k->grid_w - 1) * k->stride + 1,
-          (k->grid_h - 1) * k->stride + 1, w, h);
-      return NULL;
-    }
-    if ((k->width != w || k->height != h) && (self->warned_w != w ||
-            self->warned_h != h)) {
-      /* they cover it, but their lens was measured at another size */
-      gchar *name = g_filename_display_name (self->kernels_path);
-      GST_ELEMENT_WARNING (self, STREAM, FORMAT, ("The kernels %s were made "
-              "for %dx%d frames, the stream is %dx%d: their positions are "
-              "the frame's pixels, not scaled", name, k->width, k->height, w,
-              h), (NULL));
-      g_free (name);
-      self->warned_w = w;
-      self->warned_h = h;
-    }
-    self->grid_w = k->grid_w;
-    self->grid_h = k->grid_h;
-    self->stride = k->stride;
-    self->colours = k->colours;
-    n = (gsize) k->grid_w * k->grid_h * k->colours;
-    nodes = g_new (gfloat, n * nf);
-    memcpy (nodes, k->nodes, n * nf * sizeof (gfloat));
-    if (s->lpf_sigma > 0) {
-      CoCltSpectrum g;
-      gfloat lpf[CO_CLT_COEFFS];
-      co_clt_spectrum_identity (&g);
-      co_clt_spectrum_gaussian (&g, s->lpf_sigma);
-      co_clt_spectrum_layers (&g, lpf);
-      for (i = 0; i < n; i++)
-        co_clt_convolve (nodes + i * nf + 2, lpf);
-    }
-  } else {
-    /* one node a colour: each colour's bilinear interpolation */
-    CoCltLens lens;
-    co_clt_lens_init (&lens, w, h);
-    lens.bayer = 1;
-    lens.lpf_sigma = s->lpf_sigma;
-    self->grid_w = self->grid_h = 1;
-    self->stride = GST_CO_CLT_KERNELS_MAX_STRIDE;
-    self->colours = 3;
-    nodes = g_new (gfloat, 3 * nf);
-    for (i = 0; i < 3; i++)
-      co_clt_lens_node (&lens, 0.5 * (w - 1), 0.5 * (h - 1), i,
-          nodes + i * nf);
-  }
-  return nodes;
-}
-
-/* Where each tile samples the frame (3 floats a tile per axis): the
- * kernels' offsets, plus the distortion at the tile's centre. */
-static void
-make_shifts (const gfloat * nodes, gint gw, gint gh, gint stride,
-    gint colours, const CoCamera * cam, int w, int h, const gint roi[4],
-    gfloat * dx, gfloat * dy)
-{
-  CoCameraParams p;
-  int tx_n, ty_n, tx, ty, c;
-
-  co_clt_tile_shifts (nodes, gw, gh, stride, colours, roi[0], roi[1], roi[2],
-      roi[3], dx, dy);
-  if (!cam)
-    return;
-  co_camera_params_init (&p, cam);
-  co_clt_tiles (roi[2], roi[3], &tx_n, &ty_n);
-  for (ty = 0; ty < ty_n; ty++)
-    for (tx = 0; tx < tx_n; tx++) {
-      /* a tile's centre: it starts 8 pixels before 8 tx and spans 16 */
-      const float u = roi[0] + 8.0f * tx - 0.5f;
-      const float v = roi[1] + 8.0f * ty - 0.5f;
-      float sx, sy, ox, oy;
-      const int i = ty * tx_n + tx;
-      if (co_camera_map (&p, u, v, &sx, &sy) && isfinite (sx) &&
-          isfinite (sy) && fabsf (sx - u) < 4.0f * (w + h) &&
-          fabsf (sy - v) < 4.0f * (w + h)) {
-        ox = sx - u;
-        oy = sy - v;
-      } else {
-        /* no source: a tile far outside, which reads black */
-        ox = oy = -8.0f * (w + h);
-      }
-      for (c = 0; c < 3; c++) {
-        dx[3 * i + c] += ox;
-        dy[3 * i + c] += oy;
-      }
-    }
-}
-
 /* GstCoBaseFilter::rebuild: kernels, shifts and work planes on the active
  * backend for the negotiated size, from a snapshot of the settings.  A bad
- * file while PLAYING keeps what it would have replaced (load_kernels, the
- * camera source); everything else applies. */
+ * file while PLAYING keeps what it would have replaced (the kernels and
+ * camera sources); everything else applies. */
 static gboolean
 gst_cuda_aberration_rebuild (GstCoBaseFilter * base, gboolean caps_changed)
 {
@@ -374,7 +215,8 @@ gst_cuda_aberration_rebuild (GstCoBaseFilter * base, gboolean caps_changed)
   GstCoAberrationSettings s;
   GError *err = NULL;
   CoCamera cam;
-  gfloat *nodes = NULL, *dx = NULL, *dy = NULL;
+  GstCoCltGrid grid = { 0 };
+  gfloat *dx = NULL, *dy = NULL;
   gboolean ok;
   gsize nodes_bytes, shift_bytes, plane_bytes, clt_bytes;
   int tx_n, ty_n, c, bits;
@@ -393,11 +235,13 @@ gst_cuda_aberration_rebuild (GstCoBaseFilter * base, gboolean caps_changed)
         (NULL));
     self->unused_gen = s.cam.calibration_gen;
   }
-  ok = load_kernels (self, &s, &err);
+  ok = gst_co_clt_source_update (&self->kernels, GST_ELEMENT (self),
+      s.kernels_file, s.kernels_gen, self->built, &err);
   if (ok && s.model != GST_CO_ABERRATION_MODEL_NONE)
     ok = make_camera (self, &s, w, h, &cam, &err);
   if (ok)
-    ok = (nodes = make_nodes (self, &s, w, h, &err)) != NULL;
+    ok = gst_co_clt_source_grid (&self->kernels, GST_ELEMENT (self),
+        s.lpf_sigma, w, h, &grid, &err);
   if (!ok) {
     /* nothing usable for these caps: the stream cannot go on */
     GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ, ("Could not set up the "
@@ -416,11 +260,14 @@ gst_cuda_aberration_rebuild (GstCoBaseFilter * base, gboolean caps_changed)
   shift_bytes = (gsize) tx_n * ty_n * 3 * sizeof (gfloat);
   dx = g_malloc (shift_bytes);
   dy = g_malloc (shift_bytes);
-  make_shifts (nodes, self->grid_w, self->grid_h, self->stride,
-      self->colours, s.model != GST_CO_ABERRATION_MODEL_NONE ? &cam : NULL,
-      w, h, self->roi, dx, dy);
-  nodes_bytes = (gsize) self->grid_w * self->grid_h * self->colours *
-      GST_CO_CLT_KERNELS_NODE_FLOATS * sizeof (gfloat);
+  gst_co_clt_grid_shifts (&grid,
+      s.model != GST_CO_ABERRATION_MODEL_NONE ? &cam : NULL, w, h, self->roi,
+      dx, dy);
+  self->grid_w = grid.grid_w;
+  self->grid_h = grid.grid_h;
+  self->stride = grid.stride;
+  self->colours = grid.colours;
+  nodes_bytes = gst_co_clt_grid_bytes (&grid);
   clt_bytes = (gsize) tx_n * ty_n * CO_CLT_COEFFS * sizeof (gfloat);
   plane_bytes = (gsize) self->roi[2] * self->roi[3] * sizeof (gfloat);
   /* from pageable memory: staged before each call returns */
@@ -435,7 +282,7 @@ gst_cuda_aberration_rebuild (GstCoBaseFilter * base, gboolean caps_changed)
         gst_co_base_filter_ensure (base, &self->clt[c], &self->clt_size[c],
             clt_bytes)) && gst_co_base_filter_ensure (base, &self->planes[c],
         &self->planes_size[c], plane_bytes);
-  ok = ok && gst_co_base_filter_upload (base, self->nodes, nodes,
+  ok = ok && gst_co_base_filter_upload (base, self->nodes, grid.nodes,
       nodes_bytes, "uploading the kernels") &&
       gst_co_base_filter_upload (base, self->dx, dx, shift_bytes,
       "uploading the tile shifts") && gst_co_base_filter_upload (base,
@@ -448,7 +295,7 @@ gst_cuda_aberration_rebuild (GstCoBaseFilter * base, gboolean caps_changed)
         self->grid_h, self->colours, bits);
   }
 done:
-  g_free (nodes);
+  gst_co_clt_grid_clear (&grid);
   g_free (dx);
   g_free (dy);
   gst_co_base_filter_snapshot_clear (base, &s);
@@ -538,9 +385,7 @@ gst_cuda_aberration_release (GstCoBaseFilter * base)
     self->clt_size[c] = self->planes_size[c] = 0;
   }
   /* the next start reads the files again, on its backend */
-  gst_co_clt_kernels_clear (&self->kernels);
-  g_clear_pointer (&self->kernels_path, g_free);
-  g_clear_pointer (&self->bad_path, g_free);
+  gst_co_clt_source_clear (&self->kernels);
   gst_co_camera_source_clear (&self->camsrc);
   self->built = FALSE;
 }
@@ -552,9 +397,7 @@ gst_cuda_aberration_finalize (GObject * object)
 {
   GstCudaAberration *self = GST_CUDA_ABERRATION (object);
 
-  gst_co_clt_kernels_clear (&self->kernels);
-  g_free (self->kernels_path);
-  g_free (self->bad_path);
+  gst_co_clt_source_clear (&self->kernels);
   gst_co_camera_source_clear (&self->camsrc);
   G_OBJECT_CLASS (gst_cuda_aberration_parent_class)->finalize (object);
 }

@@ -98,6 +98,7 @@ typedef struct
   GBytes *pre_shift;
   gint output;
   gdouble map_range;
+  gfloat lpf_sigma;
 } Settings;
 
 struct _GstCudaCltCorrelate
@@ -131,6 +132,18 @@ struct _GstCudaCltCorrelate
    * moved by an estimate); the results (CUDA) and a refinement's */
   gpointer planes, clt, res, rres;
   gsize planes_size, clt_size, res_size, rres_size;
+  /* the tile processor's colour path (every input names its kernels):
+   * each input's kernel nodes and its tiles' shifts (3 floats a tile:
+   * the kernels' offsets, the camera's undistortion), the shifts of a
+   * moved tile set, and the frame each slot was read from */
+  gboolean colour;
+  gpointer nodes[MAX_INPUTS];
+  gsize nodes_size[MAX_INPUTS];
+  gint grid[MAX_INPUTS][4];     /* nodes across, down, stride, colours */
+  gpointer bdx, bdy, cdx, cdy, colours;
+  gsize bdx_size, bdy_size, cdx_size, cdy_size, colours_size;
+  const CoFrame *slot_frame[MAX_INPUTS];
+  CoCltCorrParams cp;           /* of the frame being processed */
   /* temporal: slot of the reference CLT (0 or 1), and whether it holds one */
   gint ref_slot;
   gboolean have_ref;
@@ -160,6 +173,7 @@ enum
   PROP_PRE_SHIFT,
   PROP_OUTPUT,
   PROP_MAP_RANGE,
+  PROP_LPF_SIGMA,
 };
 
 #define GST_TYPE_CO_CORR_MODE (co_corr_mode_get_type ())
@@ -379,6 +393,133 @@ gst_cuda_clt_correlate_src_caps (GstCoBaseAggregator * base,
 }
 
 static void
+free_lens (GstCudaCltCorrelate * self)
+{
+  GstCoEngine *e = &GST_CO_BASE_AGGREGATOR (self)->engine;
+  guint i;
+
+  for (i = 0; i < MAX_INPUTS; i++) {
+    gst_co_engine_free (e, self->nodes[i]);
+    self->nodes[i] = NULL;
+    self->nodes_size[i] = 0;
+  }
+  gst_co_engine_free (e, self->bdx);
+  gst_co_engine_free (e, self->bdy);
+  gst_co_engine_free (e, self->cdx);
+  gst_co_engine_free (e, self->cdy);
+  gst_co_engine_free (e, self->colours);
+  self->bdx = self->bdy = self->cdx = self->cdy = self->colours = NULL;
+  self->bdx_size = self->bdy_size = self->cdx_size = self->cdy_size = 0;
+  self->colours_size = 0;
+  self->colour = FALSE;
+}
+
+/* The tile processor's colour path when the inputs name their kernels
+ * (every input's, or none: *colour FALSE): each input's kernel nodes and
+ * where its tiles sample the frame (the kernels' offsets and, with a
+ * calibration, the camera's undistortion and rectification at each
+ * tile's centre), where the backend reads them.  Element errors: some
+ * inputs without kernels, a file that cannot be used, input that is not
+ * raw Bayer. */
+static gboolean
+setup_lens (GstCudaCltCorrelate * self, gint w, gint h, gint n_tiles,
+    gboolean * colour)
+{
+  GstCoBaseAggregator *base = GST_CO_BASE_AGGREGATOR (self);
+  GstCoEngine *e = &base->engine;
+  GstCoCltGrid grids[MAX_INPUTS];
+  const gint roi[4] = { 0, 0, w, h };
+  const gsize t3 = (gsize) 3 * n_tiles * sizeof (gfloat);
+  const gboolean keep = self->frames > 0;
+  gfloat *dx = NULL, *dy = NULL;
+  gint missing = -1;
+  guint i, n_have = 0;
+  gboolean ok = FALSE;
+
+  *colour = FALSE;
+  memset (grids, 0, sizeof (grids));
+  for (i = 0; i < base->n_pads; i++) {
+    GError *err = NULL;
+    if (gst_co_aggregator_pad_kernels (base->pads[i], GST_ELEMENT (self),
+            keep, &grids[i], &err)) {
+      n_have++;
+    } else if (err) {
+      GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ, ("%s: could not use its "
+              "kernels: %s", GST_PAD_NAME (base->pads[i]), err->message),
+          (NULL));
+      g_error_free (err);
+      goto done;
+    } else {
+      missing = i;
+    }
+  }
+  if (n_have == 0) {
+    ok = TRUE;
+    goto done;
+  }
+  if (missing >= 0) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("%s has no kernels-file: "
+            "the tile processor's colour path needs every camera's kernels "
+            "(or none)", GST_PAD_NAME (base->pads[missing])), (NULL));
+    goto done;
+  }
+  dx = g_malloc (t3 * base->n_pads);
+  dy = g_malloc (t3 * base->n_pads);
+  for (i = 0; i < base->n_pads; i++) {
+    GstCoAggregatorPad *pad = base->pads[i];
+    GError *err = NULL;
+    CoCamera cam;
+    gboolean have_cam;
+    if (pad->bayer == CO_BAYER_NONE) {
+      GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("%s: kernels-file takes "
+              "raw Bayer frames (video/x-bayer); %s frames are correlated "
+              "by their luma, without kernels", GST_PAD_NAME (pad),
+              gst_video_format_to_string (GST_VIDEO_INFO_FORMAT
+                  (&pad->info))), (NULL));
+      goto done;
+    }
+    have_cam = gst_co_aggregator_pad_camera (pad, GST_ELEMENT (self), keep,
+        &cam, &err);
+    if (err) {
+      GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ, ("%s: could not use its "
+              "calibration: %s", GST_PAD_NAME (pad), err->message), (NULL));
+      g_error_free (err);
+      goto done;
+    }
+    gst_co_clt_grid_shifts (&grids[i], have_cam ? &cam : NULL, w, h, roi,
+        (gfloat *) ((guint8 *) dx + i * t3),
+        (gfloat *) ((guint8 *) dy + i * t3));
+    if (!gst_co_engine_ensure (e, &self->nodes[i], &self->nodes_size[i],
+            gst_co_clt_grid_bytes (&grids[i])) ||
+        !gst_co_engine_upload (e, self->nodes[i], grids[i].nodes,
+            gst_co_clt_grid_bytes (&grids[i]), "uploading the kernels"))
+      goto done;
+    self->grid[i][0] = grids[i].grid_w;
+    self->grid[i][1] = grids[i].grid_h;
+    self->grid[i][2] = grids[i].stride;
+    self->grid[i][3] = grids[i].colours;
+  }
+  ok = gst_co_engine_ensure (e, &self->bdx, &self->bdx_size,
+      t3 * base->n_pads) && gst_co_engine_ensure (e, &self->bdy,
+      &self->bdy_size, t3 * base->n_pads) && gst_co_engine_ensure (e,
+      &self->cdx, &self->cdx_size, t3) && gst_co_engine_ensure (e,
+      &self->cdy, &self->cdy_size, t3) && gst_co_engine_ensure (e,
+      &self->colours, &self->colours_size,
+      t3 * CO_CLT_COEFFS) && gst_co_engine_upload (e,
+      self->bdx, dx, t3 * base->n_pads, "uploading the tile shifts") &&
+      gst_co_engine_upload (e, self->bdy, dy, t3 * base->n_pads,
+      "uploading the tile shifts");
+  *colour = ok;
+
+done:
+  for (i = 0; i < MAX_INPUTS; i++)
+    gst_co_clt_grid_clear (&grids[i]);
+  g_free (dx);
+  g_free (dy);
+  return ok;
+}
+
+static void
 free_buffers (GstCudaCltCorrelate * self)
 {
   GstCoEngine *e = &GST_CO_BASE_AGGREGATOR (self)->engine;
@@ -391,6 +532,7 @@ free_buffers (GstCudaCltCorrelate * self)
   self->planes = self->clt = self->res = self->rres = self->prior = NULL;
   self->planes_size = self->clt_size = self->res_size = self->rres_size = 0;
   self->prior_size = 0;
+  free_lens (self);
 }
 
 /* The rig of @pairs from the inputs' calibrations (GstCoAggregatorPad's
@@ -469,7 +611,7 @@ gst_cuda_clt_correlate_rebuild (GstCoBaseAggregator * base,
   gchar *why = NULL, *label = NULL;
   Pair *pairs = NULL;
   guint n_pairs = 0, slots, per_tile;
-  gboolean ok = FALSE, rig = FALSE;
+  gboolean ok = FALSE, rig = FALSE, colour = FALSE;
 
   gst_co_base_aggregator_snapshot (base, &s);
   if (base->n_pads > MAX_INPUTS) {
@@ -512,12 +654,18 @@ gst_cuda_clt_correlate_rebuild (GstCoBaseAggregator * base,
   if (caps_changed || self->mode != s.mode || self->n_inputs != base->n_pads)
     self->have_ref = FALSE;
   per_tile = rig ? 4 * n_pairs + 2 : 3 * MAX (n_pairs, 1);
-  if (!gst_co_engine_ensure (e, &self->planes, &self->planes_size,
-          sizeof (gfloat) * self->w * self->h * slots) ||
+  if (!setup_lens (self, self->w, self->h, self->n_tiles, &colour))
+    goto done;
+  self->colour = colour;
+  /* the grey planes the luma path transforms (the colour path reads the
+   * raw frames themselves) */
+  if ((!colour && !gst_co_engine_ensure (e, &self->planes,
+              &self->planes_size, sizeof (gfloat) * self->w * self->h *
+              slots)) ||
       !gst_co_engine_ensure (e, &self->clt, &self->clt_size,
           sizeof (gfloat) * CO_CLT_COEFFS * self->n_tiles * (slots + 1)) ||
       !gst_co_engine_ensure (e, &self->rres, &self->rres_size,
-          sizeof (gfloat) * 3 * self->n_tiles) ||
+          sizeof (gfloat) * 7 * self->n_tiles) ||
       (e->device && !gst_co_engine_ensure (e, &self->res, &self->res_size,
               sizeof (gfloat) * per_tile * self->n_tiles)))
     goto done;
@@ -534,9 +682,10 @@ gst_cuda_clt_correlate_rebuild (GstCoBaseAggregator * base,
   g_free (self->pairs_text);
   self->pairs_text = label;
   label = NULL;
-  GST_INFO_OBJECT (self, "%dx%d: %dx%d tiles, pairs %s%s", self->w, self->h,
-      self->tiles_x, self->tiles_y, self->pairs_text,
-      rig ? ", rig geometry from the calibrations" : "");
+  GST_INFO_OBJECT (self, "%dx%d: %dx%d tiles, pairs %s%s%s", self->w,
+      self->h, self->tiles_x, self->tiles_y, self->pairs_text,
+      rig ? ", rig geometry from the calibrations" : "",
+      colour ? ", colour tiles through each camera's kernels" : "");
   ok = TRUE;
 
 done:
@@ -559,14 +708,63 @@ clt_of (GstCudaCltCorrelate * self, gint slot)
   return (gfloat *) self->clt + (gsize) slot * CO_CLT_COEFFS * self->n_tiles;
 }
 
-/* The CLT of @slot's plane into @clt, each tile moved by (@dx, @dy) (per
- * tile, or NULL) */
+/* The colour path's transform of @slot's raw frame into @clt: its three
+ * colours' tiles, each sampling where the camera's kernels and geometry
+ * say, moved by (@dx, @dy) (per tile, or NULL), multiplied by its kernel
+ * (cudaaberration's correction, kept in the transform domain), and summed
+ * as one picture's (co_clt_corr_mix_at). */
+static gboolean
+transform_colour (GstCudaCltCorrelate * self, gint slot, const gfloat * dx,
+    const gfloat * dy, gfloat * clt)
+{
+  GstCoEngine *e = &GST_CO_BASE_AGGREGATOR (self)->engine;
+  const gint in = self->mode == CORR_TEMPORAL ? 0 : slot;
+  const CoFrame *f = self->slot_frame[slot];
+  const gsize n = self->n_tiles, z = n * CO_CLT_COEFFS;
+  const gfloat *bdx = (const gfloat *) self->bdx + 3 * n * in;
+  const gfloat *bdy = (const gfloat *) self->bdy + 3 * n * in;
+  const gint *g = self->grid[in];
+  const int bps = f->format == CO_FORMAT_GRAY16_LE ? 2 : 1;
+  const float scale = bps == 2 ? 1.0f / 65535.0f : 1.0f / 255.0f;
+  float *const cc = self->colours;
+  float *const planes[3] = { cc, cc + z, cc + 2 * z };
+  gint c;
+  int err;
+
+  if (!e->device) {
+    co_clt_corr_shifts_cpu (bdx, bdy, dx, dy, n, self->cdx, self->cdy);
+    co_clt_forward_bayer_cpu (f->data[0], f->width, f->height, f->pitch[0],
+        bps, scale, f->bayer, NULL, self->cdx, self->cdy, planes);
+    for (c = 0; c < 3; c++)
+      co_clt_convolve_grid_cpu (planes[c], 0, 0, self->w, self->h,
+          self->nodes[in], g[0], g[1], g[2], g[3], c);
+    co_clt_corr_mix_cpu (cc, n, clt);
+    return TRUE;
+  }
+  err = co_clt_corr_shifts_cuda (bdx, bdy, dx, dy, n, self->cdx, self->cdy,
+      e->stream);
+  if (!err)
+    err = co_clt_forward_bayer_cuda (f->data[0], f->width, f->height,
+        f->pitch[0], bps, scale, f->bayer, NULL, self->cdx, self->cdy,
+        planes, e->stream);
+  for (c = 0; !err && c < 3; c++)
+    err = co_clt_convolve_grid_cuda (planes[c], 0, 0, self->w, self->h,
+        self->nodes[in], g[0], g[1], g[2], g[3], c, e->stream);
+  if (!err)
+    err = co_clt_corr_mix_cuda (cc, n, clt, e->stream);
+  return gst_co_engine_cuda_ok (e, err, "transforming colour tiles");
+}
+
+/* The CLT of @slot's plane (or, on the colour path, frame) into @clt,
+ * each tile moved by (@dx, @dy) (per tile, or NULL) */
 static gboolean
 transform (GstCudaCltCorrelate * self, gint slot, const gfloat * dx,
     const gfloat * dy, gfloat * clt)
 {
   GstCoEngine *e = &GST_CO_BASE_AGGREGATOR (self)->engine;
 
+  if (self->colour)
+    return transform_colour (self, slot, dx, dy, clt);
   if (!e->device) {
     co_clt_forward_cpu (plane_of (self, slot), self->w, self->h, self->w, dx,
         dy, clt);
@@ -583,6 +781,9 @@ forward (GstCudaCltCorrelate * self, const CoFrame * in, gint slot)
 {
   GstCoEngine *e = &GST_CO_BASE_AGGREGATOR (self)->engine;
 
+  self->slot_frame[slot] = in;
+  if (self->colour)
+    return transform (self, slot, NULL, NULL, clt_of (self, slot));
   if (!e->device)
     co_clt_corr_plane_cpu (in, plane_of (self, slot));
   else if (!gst_co_engine_cuda_ok (e, co_clt_corr_plane_cuda (in,
@@ -600,12 +801,11 @@ correlate_into (GstCudaCltCorrelate * self, const gfloat * a,
   const gint n = self->n_tiles;
 
   if (!e->device) {
-    co_clt_correlate_cpu (a, b, n, self->snap.fat_zero, peak, NULL, dx, dy,
-        strength);
+    co_clt_correlate_cpu (a, b, n, &self->cp, peak, NULL, dx, dy, strength);
     return TRUE;
   }
   return gst_co_engine_cuda_ok (e, co_clt_correlate_cuda (a, b, n,
-          self->snap.fat_zero, peak, NULL, dx, dy, strength, e->stream),
+          &self->cp, peak, NULL, dx, dy, strength, e->stream),
       "correlating tiles");
 }
 
@@ -650,10 +850,14 @@ correlate (GstCudaCltCorrelate * self, gint a, gint b, guint p,
         !correlate_into (self, clt_of (self, a), moved, peak, rr, rr + n,
             rr + 2 * n))
       return FALSE;
+    /* the secant's passes: those measured with the centroid */
+    const gint pass = prior ? (gint) k - 1 : (gint) k;
     if (!e->device)
-      co_clt_corr_refine_cpu (dx, dy, st, rr, rr + n, rr + 2 * n, n);
+      co_clt_corr_refine_cpu (dx, dy, st, rr, rr + n, rr + 2 * n, rr + 3 * n,
+          n, pass);
     else if (!gst_co_engine_cuda_ok (e, co_clt_corr_refine_cuda (dx, dy, st,
-                rr, rr + n, rr + 2 * n, n, e->stream), "refining shifts"))
+                rr, rr + n, rr + 2 * n, rr + 3 * n, n, pass, e->stream),
+            "refining shifts"))
       return FALSE;
   }
   return TRUE;
@@ -731,6 +935,8 @@ gst_cuda_clt_correlate_process (GstCoBaseAggregator * base,
 
   gst_co_base_aggregator_snapshot_clear (base, &self->snap);
   gst_co_base_aggregator_snapshot (base, &self->snap);
+  co_clt_corr_params_init (&self->cp, self->snap.fat_zero,
+      self->snap.lpf_sigma);
   *outbuf = self->map_out ? gst_buffer_new_allocate (NULL,
       (gsize) self->w * self->h * 4, NULL) : gst_buffer_ref (inbufs[0]);
 
@@ -982,6 +1188,20 @@ gst_cuda_clt_correlate_class_init (GstCudaCltCorrelateClass * klass)
             "magnitude (0 = pure phase)", 0.0, 100.0, 0.0, GST_CO_PARAM_ANIM),
           G_STRUCT_OFFSET (Settings, fat_zero),
         GST_CO_SETTING_FRAME | GST_CO_SETTING_FLOAT, -1},
+    /**
+     * GstCudaCltCorrelate:lpf-sigma:
+     *
+     * A Gaussian low-pass of the correlation, of this many pixels, applied
+     * to the normalised cross-power before it goes back to shifts (0:
+     * none).  It damps the high frequencies where noise, blur and the
+     * colours' aliasing leave little of the phase; the peak widens, so the
+     * first pass's fit leans towards whole pixels: use it with refine >= 1,
+     * whose centroid is unbiased near zero.
+     */
+    {g_param_spec_double ("lpf-sigma", "Low-pass sigma",
+            "Gaussian low-pass of the correlation, pixels (0 = none)", 0.0,
+            8.0, 0.0, GST_CO_PARAM_ANIM), G_STRUCT_OFFSET (Settings,
+            lpf_sigma), GST_CO_SETTING_FRAME | GST_CO_SETTING_FLOAT, -1},
     /**
      * GstCudaCltCorrelate:peak:
      *

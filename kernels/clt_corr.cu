@@ -20,7 +20,7 @@ namespace {
 
 __global__ void __launch_bounds__ (32 * WARPS)
 correlate_kernel (const float *clt_a, const float *clt_b, int n_tiles,
-    float fat_zero, int method, float *corr, float *dx, float *dy,
+    const CoCltCorrParams cp, int method, float *corr, float *dx, float *dy,
     float *strength)
 {
   __shared__ float cs[CO_CLT_BASIS], sn[CO_CLT_BASIS];
@@ -32,6 +32,11 @@ correlate_kernel (const float *clt_a, const float *clt_b, int n_tiles,
   const unsigned all = 0xffffffffu;
   float *p = pp[w], *a = aa[w], *b = bb[w], *c = cc[w];
 
+  /* the parameters in shared memory: a pointer to the argument itself
+   * would give every thread a local copy */
+  __shared__ CoCltCorrParams sp;
+  if (threadIdx.x == 0)
+    sp = cp;
   for (int j = threadIdx.x; j < CO_CLT_BASIS; j += blockDim.x)
     co_clt_corr_basis_at (j, cs, sn);
   __syncthreads ();
@@ -47,8 +52,8 @@ correlate_kernel (const float *clt_a, const float *clt_b, int n_tiles,
     for (int s = 16; s >= 1; s /= 2)
       m += __shfl_down_sync (all, m, s);
     const float mean = co_clt_corr_mean (__shfl_sync (all, m, 0));
-    co_clt_corr_norm_at (p, lane, fat_zero, mean);
-    co_clt_corr_norm_at (p, lane + 32, fat_zero, mean);
+    co_clt_corr_norm_at (p, lane, &sp, mean);
+    co_clt_corr_norm_at (p, lane + 32, &sp, mean);
     __syncwarp ();
 
     for (int j = lane; j < CO_CLT_N * CO_CLT_CORR; j += 32)
@@ -102,12 +107,31 @@ plane_kernel (CoFrame in, float *plane)
 
 __global__ void
 refine_kernel (float *dx, float *dy, float *strength, const float *rdx,
-    const float *rdy, const float *rs, int n)
+    const float *rdy, const float *rs, float *hist, int n, int pass)
 {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
 
   if (i < n)
-    co_clt_corr_refine_at (i, dx, dy, strength, rdx, rdy, rs);
+    co_clt_corr_refine_at (i, n, pass, dx, dy, strength, rdx, rdy, rs, hist);
+}
+
+__global__ void
+mix_kernel (const float *clt, size_t n, float *out)
+{
+  const size_t j = (size_t) blockIdx.x * blockDim.x + threadIdx.x;
+
+  if (j < n)
+    co_clt_corr_mix_at (clt, n, j, out);
+}
+
+__global__ void
+shifts_kernel (const float *bdx, const float *bdy, const float *dx,
+    const float *dy, int n, float *odx, float *ody)
+{
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+
+  if (i < n)
+    co_clt_corr_shifts_at (i, bdx, bdy, dx, dy, odx, ody);
 }
 
 __global__ void
@@ -158,13 +182,38 @@ co_clt_corr_prior_cuda (const float *prior, const CoCltCorrBaseline * b,
 }
 
 extern "C" int
+co_clt_corr_mix_cuda (const float *clt, int n_tiles, float *out,
+    void *stream)
+{
+  const size_t n = (size_t) n_tiles * CO_CLT_COEFFS;
+
+  if (n_tiles <= 0)
+    return (int) cudaSuccess;
+  mix_kernel <<< (unsigned) ((n + 255) / 256), 256, 0,
+      (cudaStream_t) stream >>> (clt, n, out);
+  return (int) cudaGetLastError ();
+}
+
+extern "C" int
+co_clt_corr_shifts_cuda (const float *bdx, const float *bdy, const float *dx,
+    const float *dy, int n, float *odx, float *ody, void *stream)
+{
+  if (n <= 0)
+    return (int) cudaSuccess;
+  shifts_kernel <<< (n + 255) / 256, 256, 0, (cudaStream_t) stream >>> (bdx,
+      bdy, dx, dy, n, odx, ody);
+  return (int) cudaGetLastError ();
+}
+
+extern "C" int
 co_clt_corr_refine_cuda (float *dx, float *dy, float *strength,
-    const float *rdx, const float *rdy, const float *rs, int n, void *stream)
+    const float *rdx, const float *rdy, const float *rs, float *hist, int n,
+    int pass, void *stream)
 {
   if (n <= 0)
     return (int) cudaSuccess;
   refine_kernel <<< (n + 255) / 256, 256, 0, (cudaStream_t) stream >>> (dx,
-      dy, strength, rdx, rdy, rs, n);
+      dy, strength, rdx, rdy, rs, hist, n, pass);
   return (int) cudaGetLastError ();
 }
 
@@ -180,7 +229,7 @@ co_clt_corr_plane_cuda (const CoFrame * in, float *plane, void *stream)
 
 extern "C" int
 co_clt_correlate_cuda (const float *clt_a, const float *clt_b, int n_tiles,
-    float fat_zero, CoCltPeak method, float *corr, float *dx, float *dy,
+    const CoCltCorrParams * cp, CoCltPeak method, float *corr, float *dx, float *dy,
     float *strength, void *stream)
 {
   int blocks = (n_tiles + WARPS - 1) / WARPS;
@@ -189,6 +238,6 @@ co_clt_correlate_cuda (const float *clt_a, const float *clt_b, int n_tiles,
     return (int) cudaSuccess;
   correlate_kernel <<< blocks < MAX_BLOCKS ? blocks : MAX_BLOCKS,
       32 * WARPS, 0, (cudaStream_t) stream >>> (clt_a, clt_b, n_tiles,
-      fat_zero, (int) method, corr, dx, dy, strength);
+      *cp, (int) method, corr, dx, dy, strength);
   return (int) cudaGetLastError ();
 }

@@ -12,19 +12,37 @@
 extern "C" {
 #endif
 
+/* @cp for @fat_zero and a Gaussian low-pass of the correlation of
+ * @lpf_sigma pixels (0: none). */
+void co_clt_corr_params_init (CoCltCorrParams * cp, float fat_zero,
+    float lpf_sigma);
+
 /* Tile i of @clt_a against tile i of @clt_b (CO_CLT_COEFFS floats each, as
  * co_clt_forward_cpu writes them), for @n_tiles tiles: the sub-pixel shift
  * of b's content against a's in *dx, *dy and the peak's strength (arrays
  * of @n_tiles); with @corr (n_tiles x CO_CLT_CORR^2 floats) the
  * correlation tiles too. */
 void co_clt_correlate_cpu (const float *clt_a, const float *clt_b,
-    int n_tiles, float fat_zero, CoCltPeak method, float *corr, float *dx,
-    float *dy, float *strength);
+    int n_tiles, const CoCltCorrParams * cp, CoCltPeak method, float *corr,
+    float *dx, float *dy, float *strength);
+/* co_clt_corr_mix_at for every coefficient of @n_tiles tiles: @clt holds
+ * three colour planes of n_tiles tiles, one after another */
+void co_clt_corr_mix_cpu (const float *clt, int n_tiles, float *out);
+int co_clt_corr_mix_cuda (const float *clt, int n_tiles, float *out,
+    void *stream);
+/* co_clt_corr_shifts_at for @n tiles */
+void co_clt_corr_shifts_cpu (const float *bdx, const float *bdy,
+    const float *dx, const float *dy, int n, float *odx, float *ody);
+int co_clt_corr_shifts_cuda (const float *bdx, const float *bdy,
+    const float *dx, const float *dy, int n, float *odx, float *ody,
+    void *stream);
 /* co_clt_corr_refine_at for @n tiles */
 void co_clt_corr_refine_cpu (float *dx, float *dy, float *strength,
-    const float *rdx, const float *rdy, const float *rs, int n);
+    const float *rdx, const float *rdy, const float *rs, float *hist, int n,
+    int pass);
 int co_clt_corr_refine_cuda (float *dx, float *dy, float *strength,
-    const float *rdx, const float *rdy, const float *rs, int n, void *stream);
+    const float *rdx, const float *rdy, const float *rs, float *hist, int n,
+    int pass, void *stream);
 
 /* co_clt_corr_rig_at for @n tiles of results @res of @rig's pairs */
 void co_clt_corr_rig_cpu (const CoCltCorrRig * rig, const float *res, int n,
@@ -45,7 +63,7 @@ void co_clt_corr_plane_cpu (const CoFrame * in, float *plane);
  * memory, the C reference's bits; they return the launch's cudaError_t. */
 int co_clt_corr_plane_cuda (const CoFrame * in, float *plane, void *stream);
 int co_clt_correlate_cuda (const float *clt_a, const float *clt_b,
-    int n_tiles, float fat_zero, CoCltPeak method, float *corr, float *dx,
+    int n_tiles, const CoCltCorrParams * cp, CoCltPeak method, float *corr, float *dx,
     float *dy, float *strength, void *stream);
 
 #ifdef __cplusplus

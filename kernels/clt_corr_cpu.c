@@ -2,13 +2,41 @@
  *
  * C reference of the CLT-domain phase correlation (clt_corr_math.h).
  */
+#include <math.h>
 #include <stdint.h>
 #include "clt_corr.h"
 #include "remap.h"              /* CO_PARALLEL_MIN_PIXELS */
 
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
+void
+co_clt_corr_params_init (CoCltCorrParams * cp, float fat_zero,
+    float lpf_sigma)
+{
+  double w[CO_CLT_LAYER], sum = 0.0;
+  int kv, kh, n;
+
+  cp->fat_zero = fat_zero;
+  /* exp (-sigma^2 w^2 / 2) at w = pi (k + 0.5) / 8 across and down, over
+   * their mean (a perfect match peaks at the weights' mean), once on the
+   * host: the device reads these floats */
+  for (kv = 0; kv < CO_CLT_N; kv++)
+    for (kh = 0; kh < CO_CLT_N; kh++) {
+      const double wx = M_PI * (kh + 0.5) / 8.0, wy = M_PI * (kv + 0.5) / 8.0;
+      w[kv * CO_CLT_N + kh] = exp (-0.5 * (double) lpf_sigma * lpf_sigma *
+          (wx * wx + wy * wy));
+      sum += w[kv * CO_CLT_N + kh];
+    }
+  for (n = 0; n < CO_CLT_LAYER; n++)
+    cp->lpf[n] = lpf_sigma > 0.0f ? (float) (w[n] * CO_CLT_LAYER / sum) :
+        1.0f;
+}
+
 void
 co_clt_correlate_cpu (const float *clt_a, const float *clt_b, int n_tiles,
-    float fat_zero, CoCltPeak method, float *corr, float *dx, float *dy,
+    const CoCltCorrParams * cp, CoCltPeak method, float *corr, float *dx, float *dy,
     float *strength)
 {
   float cs[CO_CLT_BASIS], sn[CO_CLT_BASIS];
@@ -21,7 +49,7 @@ co_clt_correlate_cpu (const float *clt_a, const float *clt_b, int n_tiles,
     float *out = corr ? corr + (size_t) i * CO_CLT_CORR * CO_CLT_CORR : c;
 
     co_clt_corr_cross (clt_a + (size_t) i * CO_CLT_COEFFS,
-        clt_b + (size_t) i * CO_CLT_COEFFS, fat_zero, p);
+        clt_b + (size_t) i * CO_CLT_COEFFS, cp, p);
     co_clt_corr_pixels (p, cs, sn, out);
     co_clt_corr_peak (out, method, &dx[i], &dy[i], &strength[i]);
   }
@@ -43,12 +71,33 @@ co_clt_corr_plane_cpu (const CoFrame * in, float *plane)
 
 void
 co_clt_corr_refine_cpu (float *dx, float *dy, float *strength,
-    const float *rdx, const float *rdy, const float *rs, int n)
+    const float *rdx, const float *rdy, const float *rs, float *hist, int n,
+    int pass)
 {
   int i;
 
   for (i = 0; i < n; i++)
-    co_clt_corr_refine_at (i, dx, dy, strength, rdx, rdy, rs);
+    co_clt_corr_refine_at (i, n, pass, dx, dy, strength, rdx, rdy, rs, hist);
+}
+
+void
+co_clt_corr_mix_cpu (const float *clt, int n_tiles, float *out)
+{
+  const size_t n = (size_t) n_tiles * CO_CLT_COEFFS;
+  size_t j;
+
+  for (j = 0; j < n; j++)
+    co_clt_corr_mix_at (clt, n, j, out);
+}
+
+void
+co_clt_corr_shifts_cpu (const float *bdx, const float *bdy, const float *dx,
+    const float *dy, int n, float *odx, float *ody)
+{
+  int i;
+
+  for (i = 0; i < n; i++)
+    co_clt_corr_shifts_at (i, bdx, bdy, dx, dy, odx, ody);
 }
 
 void

@@ -127,6 +127,17 @@ co_clt_cos16 (int n)
       r <= 24 ? -co_clt_cos16_first (r - 16) : co_clt_cos16_first (32 - r);
 }
 
+/* How a cross-power is normalised (co_clt_corr_params_init fills one):
+ * @fat_zero as co_clt_corr_norm_at; @lpf a weight per frequency
+ * ([kv][kh]) applied to the normalised cross-power: a Gaussian low-pass
+ * of the correlation, scaled so that identical tiles still peak at 1 (1
+ * everywhere: none). */
+typedef struct
+{
+  float fat_zero;
+  float lpf[CO_CLT_LAYER];
+} CoCltCorrParams;
+
 /* The cross-power of tiles @za and @zb (CO_CLT_COEFFS floats,
  * [q][kv][kh]) at frequency @n into @p, unnormalised; returns the sum of
  * its two moduli.  Bicomplex numbers split into two complex ones through
@@ -152,19 +163,35 @@ co_clt_corr_cross_at (const float *za, const float *zb, int n, float *p)
   return sqrtf (x1r * x1r + x1i * x1i) + sqrtf (x2r * x2r + x2i * x2i);
 }
 
-/* Frequency @n of cross-power @p divided, part by part, by its modulus
- * plus @fat_zero times @mean (the tile's mean modulus: 0 is pure phase,
- * larger values weigh strong frequencies more, for noisy tiles), and put
- * back together as r, i, j, ij.  No energy gives zeros. */
+/* The tile processor's colour tiles of a camera as one picture's: the
+ * three colours' coefficients (@clt, @clt + @stride, @clt + 2 @stride,
+ * each through its own kernel) summed with the weights of a Bayer cell's
+ * sites, red 1/4, green 1/2, blue 1/4, at coefficient @j, into @out.
+ * Summing the spectra before the cross-power, rather than the colours'
+ * cross-powers, lets the colours' aliases of a grey-ish scene cancel as
+ * they do in the raw mosaic (tests/ref/corr-through-aberration.py measures
+ * both). */
 CO_HD void
-co_clt_corr_norm_at (float *p, int n, float fat_zero, float mean)
+co_clt_corr_mix_at (const float *clt, size_t stride, size_t j, float *out)
+{
+  out[j] = 0.25f * clt[j] + 0.5f * clt[stride + j] +
+      0.25f * clt[2 * stride + j];
+}
+
+/* Frequency @n of cross-power @p divided, part by part, by its modulus
+ * plus @cp's fat zero times @mean (the tile's mean modulus: 0 is pure
+ * phase, larger values weigh strong frequencies more, for noisy tiles),
+ * times the low-pass, and put back together as r, i, j, ij.  No energy
+ * gives zeros. */
+CO_HD void
+co_clt_corr_norm_at (float *p, int n, const CoCltCorrParams * cp, float mean)
 {
   const float x1r = p[n], x1i = p[64 + n], x2r = p[128 + n],
       x2i = p[192 + n];
-  const float d1 = sqrtf (x1r * x1r + x1i * x1i) + fat_zero * mean;
-  const float d2 = sqrtf (x2r * x2r + x2i * x2i) + fat_zero * mean;
-  const float s1 = d1 > 0.0f ? 1.0f / d1 : 0.0f;
-  const float s2 = d2 > 0.0f ? 1.0f / d2 : 0.0f;
+  const float d1 = sqrtf (x1r * x1r + x1i * x1i) + cp->fat_zero * mean;
+  const float d2 = sqrtf (x2r * x2r + x2i * x2i) + cp->fat_zero * mean;
+  const float s1 = d1 > 0.0f ? cp->lpf[n] / d1 : 0.0f;
+  const float s2 = d2 > 0.0f ? cp->lpf[n] / d2 : 0.0f;
   const float p1r = x1r * s1, p1i = x1i * s1, p2r = x2r * s2,
       p2i = x2i * s2;
 
@@ -197,8 +224,8 @@ co_clt_corr_mean (float sum)
 /* The normalised cross-power of tiles @za and @zb into @p
  * (co_clt_corr_cross_at, then co_clt_corr_norm_at at every frequency). */
 CO_HD void
-co_clt_corr_cross (const float *za, const float *zb, float fat_zero,
-    float *p)
+co_clt_corr_cross (const float *za, const float *zb,
+    const CoCltCorrParams * cp, float *p)
 {
   float m[CO_CLT_LAYER], mean;
   int n;
@@ -207,7 +234,7 @@ co_clt_corr_cross (const float *za, const float *zb, float fat_zero,
     m[n] = co_clt_corr_cross_at (za, zb, n, p);
   mean = co_clt_corr_mean (co_clt_sum64 (m));
   for (n = 0; n < CO_CLT_LAYER; n++)
-    co_clt_corr_norm_at (p, n, fat_zero, mean);
+    co_clt_corr_norm_at (p, n, cp, mean);
 }
 
 /* The basis of the way back to pixels, the same across and down:
@@ -376,15 +403,41 @@ co_clt_corr_fit (const float *c, int best, CoCltPeak method, float *dx,
   *strength = c[best];
 }
 
-/* One refinement of tile @i: the residual (@rdx, @rdy) measured with tile
- * b moved by the estimate (*@dx, *@dy) is added to it, and the strength
- * becomes the refined correlation's. */
-CO_HD void
-co_clt_corr_refine_at (int i, float *dx, float *dy, float *strength,
-    const float *rdx, const float *rdy, const float *rs)
+/* One axis of a refinement step: the residual @r measured after the last
+ * step.  The estimator reads a residual r as g r, with a gain g below 1
+ * that depends on the peak's width (near 1 for a clean tile's sharp peak,
+ * a fraction for a blurred one's broad peak), so adding r converges only
+ * geometrically.  From the second pass on, the last step and what it took
+ * off the residual give g (a secant): the step is r / g.  @prev holds the
+ * last residual and step (*prev, *(prev + @n)). */
+CO_HD float
+co_clt_corr_step (float r, float *prev, size_t n, int pass)
 {
-  dx[i] += rdx[i];
-  dy[i] += rdy[i];
+  const float r0 = prev[0], s0 = prev[n];
+  float step = r;
+
+  if (pass > 0 && fabsf (s0) > 0.02f) {
+    const float g = (r0 - r) / s0;
+    /* a gain outside (0.1, 1) is noise or an overshoot: a plain step */
+    if (g > 0.1f && g < 1.0f)
+      step = r / g;
+  }
+  prev[0] = r;
+  prev[n] = step;
+  return step;
+}
+
+/* Refinement pass @pass of tile @i of @n: the residual (@rdx, @rdy)
+ * measured with tile b moved by the estimate (*@dx, *@dy) moves it on
+ * (co_clt_corr_step; @hist: 4 floats a tile, the last residuals x, y,
+ * then steps x, y), and the strength becomes the refined correlation's. */
+CO_HD void
+co_clt_corr_refine_at (int i, int n, int pass, float *dx, float *dy,
+    float *strength, const float *rdx, const float *rdy, const float *rs,
+    float *hist)
+{
+  dx[i] += co_clt_corr_step (rdx[i], hist + i, 2 * (size_t) n, pass);
+  dy[i] += co_clt_corr_step (rdy[i], hist + n + i, 2 * (size_t) n, pass);
   strength[i] = rs[i];
 }
 
@@ -454,6 +507,23 @@ co_clt_corr_prior_at (int i, int n, const float *prior,
   } else {
     dx[i] = prior[i];
     dy[i] = prior[(size_t) n + i];
+  }
+}
+
+/* The colour path's tile shifts: tile @i's three colours (red, green,
+ * blue) at the lens's own shifts @bdx, @bdy (3 floats a tile, where the
+ * kernels and the camera's geometry sample the frame) moved by the
+ * estimate (@dx, @dy)[i] (NULL: none), into @odx, @ody. */
+CO_HD void
+co_clt_corr_shifts_at (int i, const float *bdx, const float *bdy,
+    const float *dx, const float *dy, float *odx, float *ody)
+{
+  const float ex = dx ? dx[i] : 0.0f, ey = dy ? dy[i] : 0.0f;
+  int c;
+
+  for (c = 0; c < 3; c++) {
+    odx[3 * i + c] = bdx[3 * i + c] + ex;
+    ody[3 * i + c] = bdy[3 * i + c] + ey;
   }
 }
 

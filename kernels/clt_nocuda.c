@@ -56,8 +56,22 @@ co_clt_chain_bayer_cuda (const uint8_t * raw, int w, int h, int pitch,
 
 int
 co_clt_correlate_cuda (const float *clt_a, const float *clt_b, int n_tiles,
-    float fat_zero, CoCltPeak method, float *corr, float *dx, float *dy,
-    float *strength, void *stream)
+    const CoCltCorrParams * cp, CoCltPeak method, float *corr, float *dx,
+    float *dy, float *strength, void *stream)
+{
+  return NO_CUDA;
+}
+
+int
+co_clt_corr_mix_cuda (const float *clt, int n_tiles, float *out,
+    void *stream)
+{
+  return NO_CUDA;
+}
+
+int
+co_clt_corr_shifts_cuda (const float *bdx, const float *bdy, const float *dx,
+    const float *dy, int n, float *odx, float *ody, void *stream)
 {
   return NO_CUDA;
 }
@@ -70,7 +84,8 @@ co_clt_corr_plane_cuda (const CoFrame * in, float *plane, void *stream)
 
 int
 co_clt_corr_refine_cuda (float *dx, float *dy, float *strength,
-    const float *rdx, const float *rdy, const float *rs, int n, void *stream)
+    const float *rdx, const float *rdy, const float *rs, float *hist, int n,
+    int pass, void *stream)
 {
   return NO_CUDA;
 }

@@ -33,6 +33,16 @@
 /* the baseline's calls print what failed */
 #define BL_CHECK(call) do { if ((call) != 0) exit (1); } while (0)
 
+/* one colour, pure phase, no low-pass: what the element runs on grey */
+static const CoCltCorrParams *
+plain (void)
+{
+  static CoCltCorrParams cp;
+
+  co_clt_corr_params_init (&cp, 0.0f, 0.0f);
+  return &cp;
+}
+
 static int
 cmpf (const void *a, const void *b)
 {
@@ -146,7 +156,7 @@ correlate_all (gpointer data)
 
   for (a = 0; a < r->n_cam; a++)
     for (b = a + 1; b < r->n_cam; b++, p++)
-      CHECK (co_clt_correlate_cuda (r->clt + a * z, r->clt + b * z, n, 0.0f,
+      CHECK (co_clt_correlate_cuda (r->clt + a * z, r->clt + b * z, n, plain (),
               CO_CLT_PEAK_DIRICHLET, NULL, r->res + p * n, r->res + (6 + p) *
               n, r->res + (12 + p) * n, NULL));
 }
@@ -167,12 +177,12 @@ correlate_refined (gpointer data)
     for (b = a + 1; b < r->n_cam; b++, p++) {
       CHECK (co_clt_forward_cuda (r->plane, r->w, r->h, r->w, r->res + p * n,
               r->res + (6 + p) * n, refine_clt, NULL));
-      CHECK (co_clt_correlate_cuda (r->clt + a * z, refine_clt, n, 0.0f,
+      CHECK (co_clt_correlate_cuda (r->clt + a * z, refine_clt, n, plain (),
               CO_CLT_PEAK_DIRICHLET, NULL, refine_res, refine_res + n,
               refine_res + 2 * n, NULL));
       CHECK (co_clt_corr_refine_cuda (r->res + p * n, r->res + (6 + p) * n,
               r->res + (12 + p) * n, refine_res, refine_res + n,
-              refine_res + 2 * n, n, NULL));
+              refine_res + 2 * n, refine_res + 3 * n, n, 0, NULL));
     }
 }
 
@@ -186,7 +196,7 @@ temporal_frame (gpointer data)
   CHECK (co_clt_corr_plane_cuda (&r->frame[0], r->plane, NULL));
   CHECK (co_clt_forward_cuda (r->plane, r->w, r->h, r->w, NULL, NULL,
           r->clt + CO_CLT_COEFFS * n, NULL));
-  CHECK (co_clt_correlate_cuda (r->clt, r->clt + CO_CLT_COEFFS * n, n, 0.0f,
+  CHECK (co_clt_correlate_cuda (r->clt, r->clt + CO_CLT_COEFFS * n, n, plain (),
           CO_CLT_PEAK_DIRICHLET, NULL, r->res, r->res + n, r->res + 2 * n,
           NULL));
 }
@@ -305,7 +315,7 @@ shift_check (Baseline * bl, int sx, int sy, float bl_d[2], float our_d[2])
   CHECK (co_clt_forward_cuda (r->plane, w, h, w, NULL, NULL, r->clt +
           (size_t) CO_CLT_COEFFS * n, NULL));
   CHECK (co_clt_correlate_cuda (r->clt, r->clt + (size_t) CO_CLT_COEFFS * n,
-          n, 0.0f, CO_CLT_PEAK_DIRICHLET, NULL, r->res, r->res + n,
+          n, plain (), CO_CLT_PEAK_DIRICHLET, NULL, r->res, r->res + n,
           r->res + 2 * n, NULL));
   our_d[0] = median_dev (r->res, n);
   our_d[1] = median_dev (r->res + n, n);
@@ -449,7 +459,7 @@ main (int argc, char **argv)
   floor_ms = 6.0 * quad.n_tiles * 2 * CO_CLT_COEFFS * 4 / bw * 1e3;
   CHECK (cudaMalloc ((void **) &refine_clt, sizeof (float) * CO_CLT_COEFFS *
           quad.n_tiles));
-  CHECK (cudaMalloc ((void **) &refine_res, sizeof (float) * 3 *
+  CHECK (cudaMalloc ((void **) &refine_res, sizeof (float) * 7 *
           quad.n_tiles));
   refined = time_ms (correlate_refined, &quad, reps, 5);
   printf ("quad 2592x1936 (%d tiles a camera):\n", quad.n_tiles);

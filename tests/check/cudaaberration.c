@@ -14,8 +14,7 @@
 #include <gst/app/gstappsink.h>
 #include <glib/gstdio.h>
 #include <math.h>
-#include "clt_build.h"
-#include "gstcocltkernels.h"
+#include "../clt-kernels-file.h"
 
 static const gchar *patterns[] = { "rggb", "bggr", "grbg", "gbrg" };
 
@@ -354,24 +353,7 @@ static void
 write_kernels (const CoCltLens * lens, gint stride, gint w, gint h,
     const gchar * path)
 {
-  GstCoCltKernels k = { 3, (w - 1 + stride - 1) / stride + 1,
-    (h - 1 + stride - 1) / stride + 1, stride, w, h, NULL
-  };
-  GBytes *bytes;
-  gint i, j, c;
-
-  k.nodes = g_new (gfloat, (gsize) k.grid_w * k.grid_h * 3 *
-      GST_CO_CLT_KERNELS_NODE_FLOATS);
-  for (j = 0; j < k.grid_h; j++)
-    for (i = 0; i < k.grid_w; i++)
-      for (c = 0; c < 3; c++)
-        co_clt_lens_node (lens, i * stride, j * stride, c,
-            (gfloat *) gst_co_clt_kernels_node (&k, i, j, c));
-  bytes = gst_co_clt_kernels_serialize (&k);
-  fail_unless (g_file_set_contents (path, g_bytes_get_data (bytes, NULL),
-          g_bytes_get_size (bytes), NULL));
-  g_bytes_unref (bytes);
-  g_free (k.nodes);
+  fail_unless (co_test_write_kernels (lens, stride, w, h, path));
 }
 
 /* A picture blurred by a Gaussian that widens towards the corners, then

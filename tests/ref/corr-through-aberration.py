@@ -31,6 +31,9 @@ gi.require_version("Gst", "1.0")
 from gi.repository import Gst  # noqa: E402
 
 BUILD = sys.argv[2] if len(sys.argv) > 2 else "build"
+EXTRA = os.environ.get("EXTRA", "")
+REFINES = [int(v) for v in os.environ.get("REFINES", "0,1,2").split(",")]
+LPFS = [float(v) for v in os.environ.get("LPFS", "0,0.5,1.0").split(",")]
 tmp = tempfile.mkdtemp()
 Gst.init(None)
 
@@ -85,8 +88,11 @@ def aberr(raw, cam, props, w, h):
 
 def correlate(a, b, w, h, refine):
     caps = f"video/x-raw,format=BGRx,width={w},height={h},framerate=1/1"
-    p = Gst.parse_launch(f"cudacltcorrelate name=c backend=cpu refine={refine} ! appsink name=out "
+    p = Gst.parse_launch(f"cudacltcorrelate name=c backend=cpu refine={refine} {EXTRA} ! appsink name=out "
                          f"appsrc name=a caps={caps} format=time ! c.sink_0 appsrc name=b caps={caps} format=time ! c.sink_1")
+    return run_pair(p, a, b)
+
+def run_pair(p, a, b):
     p.set_state(Gst.State.PLAYING)
     for n, im in (("a", a), ("b", b)):
         buf = Gst.Buffer.new_wrapped(np.ascontiguousarray(im).tobytes()); buf.pts = 0; buf.duration = Gst.SECOND
@@ -99,33 +105,66 @@ def correlate(a, b, w, h, refine):
     p.set_state(Gst.State.NULL)
     return dx, dy, st
 
+def calibration(cam, w, h, x, name):
+    """ROS camera_info: the lens's pinhole and k1, the camera x baselines right"""
+    k1 = cam[4]
+    cx, cy = (w - 1) / 2, (h - 1) / 2
+    path = f"{tmp}/{name}.yaml"
+    with open(path, "w") as f:
+        f.write(f"image_width: {w}\nimage_height: {h}\ncamera_name: {name}\n"
+                f"camera_matrix: {{rows: 3, cols: 3, data: [{w}, 0, {cx}, 0, {w}, {cy}, 0, 0, 1]}}\n"
+                f"distortion_model: plumb_bob\n"
+                f"distortion_coefficients: {{rows: 1, cols: 5, data: [{k1}, 0, 0, 0, 0]}}\n"
+                "rectification_matrix: {rows: 3, cols: 3, data: [1, 0, 0, 0, 1, 0, 0, 0, 1]}\n"
+                f"projection_matrix: {{rows: 3, cols: 4, data: [{w}, 0, {cx}, {-w * x}, 0, {w}, {cy}, 0, 0, 0, 1, 0]}}\n")
+    return path
+
+def correlate_raw(a, b, w, h, refine, pads, lpf=0.0):
+    """the tile processor's path: raw RGGB frames, each pad's kernels and calibration"""
+    caps = f"video/x-bayer,format=rggb,width={w},height={h},framerate=1/1"
+    p = Gst.parse_launch(f"cudacltcorrelate name=c backend=cpu refine={refine} lpf-sigma={lpf} {EXTRA} ! appsink name=out "
+                         f"appsrc name=a caps={caps} format=time ! c.sink_0 appsrc name=b caps={caps} format=time ! c.sink_1")
+    c = p.get_by_name("c")
+    for i, (k, cal) in enumerate(pads or ()):
+        pad = c.get_static_pad(f"sink_{i}")
+        pad.set_property("kernels-file", k)
+        pad.set_property("calibration-file", cal)
+    return run_pair(p, a, b)
+
 def main(src, seed):
     img = cv2.imread(src).astype(np.float32)
     h, w = img.shape[:2]
     yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
     disp = (1.0 + 2.0 * xx / w).astype(np.float32)        # 1..3 px, horizontal
     right = cv2.remap(img, xx + disp, yy, cv2.INTER_LANCZOS4, borderMode=cv2.BORDER_REFLECT)
-    camA = (0.8, 1.4, 1.004, 0.996, -0.12)
-    camB = (1.1, 1.0, 1.003, 0.997, -0.10)
+    camA = eval(os.environ.get("CAMA", "(0.8, 1.4, 1.004, 0.996, -0.12)"))
+    camB = eval(os.environ.get("CAMB", "(1.1, 1.0, 1.003, 0.997, -0.10)"))
     rawA = lens_view(img, camA, h, w); rawB = lens_view(right, camB, h, w)
     kA = kernels(camA, w, h, "A"); kB = kernels(camB, w, h, "B")
     ideal = (np.dstack([img, np.full((h, w), 255, np.float32)]).clip(0, 255).round().astype(np.uint8),
              np.dstack([right, np.full((h, w), 255, np.float32)]).clip(0, 255).round().astype(np.uint8))
     plain = (aberr(rawA, camA, "", w, h), aberr(rawB, camB, "", w, h))
     fixed = (aberr(rawA, camA, f"kernels-file={kA}", w, h), aberr(rawB, camB, f"kernels-file={kB}", w, h))
-    truth = None
-    for name, (a, b) in (("ideal views", ideal), ("undistorted, demosaiced only", plain), ("kernels + undistortion", fixed)):
-        for refine in (0, 1, 2):
-            dx, dy, st = correlate(a, b, w, h, refine)
-            ty, tx = dx.shape
-            cx = np.clip(8 * np.arange(tx) - 0.5, 0, w - 1).astype(np.float32)
-            cy = np.clip(8 * np.arange(ty) - 0.5, 0, h - 1).astype(np.float32)
-            mx, my = np.meshgrid(cx, cy)
-            tr = -cv2.remap(disp, mx, my, cv2.INTER_LINEAR)
-            inner = np.zeros_like(st, bool); inner[6:-6, 6:-6] = True
-            good = inner & (st > 0.3)
-            e = np.hypot(dx - tr, dy)
-            print(f"{name:32s} refine={refine}: {good.sum()}/{inner.sum()} tiles, RMS {np.sqrt(np.mean(e[good]**2)):.3f} median {np.median(e[good]):.3f}", flush=True)
+    pads = ((kA, calibration(camA, w, h, 0, "A")), (kB, calibration(camB, w, h, 1, "B")))
+    runs = [(name, refine, lambda a=a, b=b, r=refine: correlate(a, b, w, h, r))
+            for name, (a, b) in (("ideal views", ideal), ("undistorted, demosaiced only", plain),
+                                 ("kernels + undistortion", fixed))
+            for refine in REFINES]
+    runs += [(f"raw, CLT path, lpf {lpf}", refine, lambda r=refine, l=lpf: correlate_raw(rawA, rawB, w, h, r, pads, l))
+             for lpf in LPFS for refine in REFINES]
+    runs += [("raw, luma path (no kernels)", refine, lambda r=refine: correlate_raw(rawA, rawB, w, h, r, None))
+             for refine in REFINES]
+    for name, refine, run in runs:
+        dx, dy, st = run()
+        ty, tx = dx.shape
+        cx = np.clip(8 * np.arange(tx) - 0.5, 0, w - 1).astype(np.float32)
+        cy = np.clip(8 * np.arange(ty) - 0.5, 0, h - 1).astype(np.float32)
+        mx, my = np.meshgrid(cx, cy)
+        tr = -cv2.remap(disp, mx, my, cv2.INTER_LINEAR)
+        inner = np.zeros_like(st, bool); inner[6:-6, 6:-6] = True
+        good = inner & (st > 0.3 * np.percentile(st[inner], 90))
+        e = np.hypot(dx - tr, dy)
+        print(f"{name:32s} refine={refine}: {good.sum()}/{inner.sum()} tiles, RMS {np.sqrt(np.mean(e[good]**2)):.3f} median {np.median(e[good]):.3f}", flush=True)
 
 def texture(path):
     """the band-limited texture of corr-baselines.py, grey, as a picture"""

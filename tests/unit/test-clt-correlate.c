@@ -124,11 +124,21 @@ shifts_clear (Shifts * e)
   g_free (e->s);
 }
 
+/* one colour, pure phase, no low-pass */
+static const CoCltCorrParams *
+plain (void)
+{
+  static CoCltCorrParams cp;
+
+  co_clt_corr_params_init (&cp, 0.0f, 0.0f);
+  return &cp;
+}
+
 static void
 correlate (const float *za, const float *zb, int n, CoCltPeak method,
     Shifts * e)
 {
-  co_clt_correlate_cpu (za, zb, n, 0.0f, method, NULL, e->x, e->y, e->s);
+  co_clt_correlate_cpu (za, zb, n, plain (), method, NULL, e->x, e->y, e->s);
 }
 
 /* RMS error of the estimated shift of b against a, over interior tiles */
@@ -167,6 +177,65 @@ test_identical (void)
     }
   shifts_clear (&e);
   pair_clear (&p);
+}
+
+/* The low-pass keeps identical tiles' peak at 1 and at zero shift (its
+ * weights are scaled to a mean of 1), for any sigma */
+static void
+test_lowpass (void)
+{
+  const float sigmas[] = { 0.5f, 1.0f, 2.0f };
+  Pair p;
+  Shifts e;
+  int i, k;
+
+  pair_init (&p, 1, 0, 0);
+  shifts_init (&e, p.n);
+  for (k = 0; k < 3; k++) {
+    CoCltCorrParams cp;
+    co_clt_corr_params_init (&cp, 0.0f, sigmas[k]);
+    co_clt_correlate_cpu (p.za, p.za, p.n, &cp, CO_CLT_PEAK_CENTROID, NULL,
+        e.x, e.y, e.s);
+    for (i = 0; i < p.n; i++)
+      if (interior (i)) {
+        g_assert_cmpfloat (fabsf (e.x[i]), <, 1e-4);
+        g_assert_cmpfloat (fabsf (e.y[i]), <, 1e-4);
+        g_assert_cmpfloat (fabsf (e.s[i] - 1.0f), <, 1e-4);
+      }
+  }
+  shifts_clear (&e);
+  pair_clear (&p);
+}
+
+/* The refinement's secant: an estimator that reads residuals at a gain g
+ * (a blurred tile's broad peak) is corrected from the second pass on, so
+ * the estimate lands on the shift where plain steps close a factor (1 - g)
+ * a pass; gains outside (0.1, 1) fall back to plain steps. */
+static void
+test_secant (void)
+{
+  const float gains[] = { 0.3f, 0.7f, 0.05f };
+  int k, pass;
+
+  for (k = 0; k < 3; k++) {
+    const float g = gains[k], truth = 1.7f;
+    float dx = 0.0f, dy = 0.0f, st = 0.0f, rdx, rdy = 0.0f, rs = 1.0f;
+    float hist[4] = { 0 };
+    for (pass = 0; pass < 3; pass++) {
+      rdx = g * (truth - dx);
+      co_clt_corr_refine_at (0, 1, pass, &dx, &dy, &st, &rdx, &rdy, &rs,
+          hist);
+      if (pass == 0)
+        g_assert_cmpfloat (fabsf (dx - g * truth), <, 1e-6);
+    }
+    if (g > 0.1f)
+      g_assert_cmpfloat (fabsf (dx - truth), <, 1e-4);
+    else                        /* plain steps: (1 - g)^3 of it left */
+      g_assert_cmpfloat (fabsf (truth - dx - truth * powf (1.0f - g, 3)), <,
+          1e-4);
+    g_assert_cmpfloat (dy, ==, 0.0f);
+    g_assert_cmpfloat (st, ==, 1.0f);
+  }
 }
 
 static void
@@ -369,11 +438,13 @@ test_cuda_equals_c (void)
     for (m = 0; m < 3; m++)
       for (f = 0; f < 3; f++) {
         const gboolean with_corr = (m + f) % 2 == 0;
-        co_clt_correlate_cpu (za, zb, n, fats[f], (CoCltPeak) m, corr_c,
+        CoCltCorrParams cp;
+        co_clt_corr_params_init (&cp, fats[f], f == 2 ? 0.7f : 0.0f);
+        co_clt_correlate_cpu (za, zb, n, &cp, (CoCltPeak) m, corr_c,
             res_c, res_c + n, res_c + 2 * n);
         check_cuda (cudaMemset (d_res, 0xff, 3 * n * sizeof (float)),
             "memset");
-        check_cuda ((cudaError_t) co_clt_correlate_cuda (d_a, d_b, n, fats[f],
+        check_cuda ((cudaError_t) co_clt_correlate_cuda (d_a, d_b, n, &cp,
                 (CoCltPeak) m, with_corr ? d_corr : NULL, d_res, d_res + n,
                 d_res + 2 * n, NULL), "correlate");
         check_cuda (cudaDeviceSynchronize (), "sync");
@@ -424,7 +495,7 @@ test_cuda_equals_c (void)
     for (rep = 0; rep < 2; rep++) {
       check_cuda (cudaEventRecord (e0, NULL), "record");
       for (int it = 0; it < 20; it++)
-        check_cuda ((cudaError_t) co_clt_correlate_cuda (d_a, d_b, n, 0.0f,
+        check_cuda ((cudaError_t) co_clt_correlate_cuda (d_a, d_b, n, plain (),
                 CO_CLT_PEAK_DIRICHLET, NULL, d_res, d_res + n, d_res + 2 * n,
                 NULL), "correlate");
       check_cuda (cudaEventRecord (e1, NULL), "record");
@@ -452,6 +523,8 @@ main (int argc, char **argv)
   g_test_add_func ("/clt-correlate/identical", test_identical);
   g_test_add_func ("/clt-correlate/subpixel", test_subpixel);
   g_test_add_func ("/clt-correlate/refine", test_refine);
+  g_test_add_func ("/clt-correlate/lowpass", test_lowpass);
+  g_test_add_func ("/clt-correlate/secant", test_secant);
 #ifdef HAVE_CUDA
   g_test_add_func ("/clt-correlate/cuda-equals-c", test_cuda_equals_c);
 #endif
