@@ -503,9 +503,9 @@ setup_lens (GstCudaCltCorrelate * self, gint w, gint h, gint n_tiles,
       t3 * base->n_pads) && gst_co_engine_ensure (e, &self->bdy,
       &self->bdy_size, t3 * base->n_pads) && gst_co_engine_ensure (e,
       &self->cdx, &self->cdx_size, t3) && gst_co_engine_ensure (e,
-      &self->cdy, &self->cdy_size, t3) && gst_co_engine_ensure (e,
-      &self->colours, &self->colours_size,
-      t3 * CO_CLT_COEFFS) && gst_co_engine_upload (e,
+      &self->cdy, &self->cdy_size, t3) && (e->device ||
+      gst_co_engine_ensure (e, &self->colours, &self->colours_size,
+          t3 * CO_CLT_COEFFS)) && gst_co_engine_upload (e,
       self->bdx, dx, t3 * base->n_pads, "uploading the tile shifts") &&
       gst_co_engine_upload (e, self->bdy, dy, t3 * base->n_pads,
       "uploading the tile shifts");
@@ -726,12 +726,13 @@ transform_colour (GstCudaCltCorrelate * self, gint slot, const gfloat * dx,
   const gint *g = self->grid[in];
   const int bps = f->format == CO_FORMAT_GRAY16_LE ? 2 : 1;
   const float scale = bps == 2 ? 1.0f / 65535.0f : 1.0f / 255.0f;
-  float *const cc = self->colours;
-  float *const planes[3] = { cc, cc + z, cc + 2 * z };
-  gint c;
   int err;
 
   if (!e->device) {
+    /* the colours' tiles apart (the CPU keeps a plane each) */
+    float *const cc = self->colours;
+    float *const planes[3] = { cc, cc + z, cc + 2 * z };
+    gint c;
     co_clt_corr_shifts_cpu (bdx, bdy, dx, dy, n, self->cdx, self->cdy);
     co_clt_forward_bayer_cpu (f->data[0], f->width, f->height, f->pitch[0],
         bps, scale, f->bayer, NULL, self->cdx, self->cdy, planes);
@@ -741,17 +742,13 @@ transform_colour (GstCudaCltCorrelate * self, gint slot, const gfloat * dx,
     co_clt_corr_mix_cpu (cc, n, clt);
     return TRUE;
   }
+  /* the same steps in one pass, each tile kept on the chip */
   err = co_clt_corr_shifts_cuda (bdx, bdy, dx, dy, n, self->cdx, self->cdy,
       e->stream);
   if (!err)
-    err = co_clt_forward_bayer_cuda (f->data[0], f->width, f->height,
-        f->pitch[0], bps, scale, f->bayer, NULL, self->cdx, self->cdy,
-        planes, e->stream);
-  for (c = 0; !err && c < 3; c++)
-    err = co_clt_convolve_grid_cuda (planes[c], 0, 0, self->w, self->h,
-        self->nodes[in], g[0], g[1], g[2], g[3], c, e->stream);
-  if (!err)
-    err = co_clt_corr_mix_cuda (cc, n, clt, e->stream);
+    err = co_clt_corr_forward_bayer_cuda (f->data[0], f->width, f->height,
+        f->pitch[0], bps, scale, f->bayer, self->cdx, self->cdy,
+        self->nodes[in], g[0], g[1], g[2], g[3], clt, e->stream);
   return gst_co_engine_cuda_ok (e, err, "transforming colour tiles");
 }
 

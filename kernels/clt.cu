@@ -10,6 +10,7 @@
  */
 #include <cuda_runtime.h>
 #include "clt.h"
+#include "clt_corr.h"
 
 #define TILES_PER_BLOCK 8
 #define THREADS (16 * TILES_PER_BLOCK)
@@ -201,6 +202,52 @@ convolve_grid_kernel (float *clt, const float *nodes, int gw, int gh,
   const float *k = nodes + ((size_t) node * colours + (colours > 1 ? c : 0))
       * (CO_CLT_COEFFS + 2) + 2;
   co_clt_convolve_at (clt + (size_t) i * CO_CLT_COEFFS, k, m);
+}
+
+/* cudacltcorrelate's colour tiles: each tile's three colours transformed
+ * from the raw frame (bayer_tile), multiplied by their node's kernels and
+ * summed (co_clt_corr_mix3), never leaving the chip: the bits of
+ * co_clt_forward_bayer, co_clt_convolve_grid and co_clt_corr_mix apart,
+ * without their three coefficient planes' traffic. */
+__global__ void __launch_bounds__ (THREADS)
+mixed_kernel (const uint8_t * raw, int w, int h, int pitch, int bps,
+    float scale, int rx, int ry, int bx, int by, int gpar, const float *dx,
+    const float *dy, const float *nodes, int gw, int gh, int stride,
+    int colours, float *out, int tiles_x, int n_tiles)
+{
+  __shared__ float hh[TILES_PER_BLOCK][16][17];   /* [y][branch * 8 + k] */
+  __shared__ float zz[TILES_PER_BLOCK][CO_CLT_COEFFS];
+  const int lt = threadIdx.x / 16, r = threadIdx.x % 16;
+  const int i = blockIdx.x * TILES_PER_BLOCK + lt;
+  const bool live = i < n_tiles;
+  const int tx = live ? i % tiles_x : 0, ty = live ? i / tiles_x : 0;
+  float keep[2][CO_CLT_COEFFS / 16];
+
+  for (int c = 0; c < 3; c++) {
+    const float px = (float) (8 * tx - 8) + (live && dx ? dx[3 * i + c] :
+        0.0f);
+    const float py = (float) (8 * ty - 8) + (live && dy ? dy[3 * i + c] :
+        0.0f);
+    bayer_tile < 17 > (raw, w, h, pitch, bps, scale, rx, ry, bx, by, gpar, c,
+        live, r, px, py, hh[lt], zz[lt]);
+    if (live) {
+      const int node = co_clt_tile_node (tx, ty, 0, 0, stride, gw, gh);
+      const float *k = nodes + ((size_t) node * colours +
+          (colours > 1 ? c : 0)) * (CO_CLT_COEFFS + 2) + 2;
+      for (int m = r; m < 64; m += 16)
+        co_clt_convolve_at (zz[lt], k, m);
+    }
+    __syncthreads ();
+    if (live)
+      for (int j = r, q = 0; j < CO_CLT_COEFFS; j += 16, q++) {
+        if (c < 2)
+          keep[c][q] = zz[lt][j];
+        else
+          out[(size_t) i * CO_CLT_COEFFS + j] = co_clt_corr_mix3 (keep[0][q],
+              keep[1][q], zz[lt][j]);
+      }
+    __syncthreads ();           /* zz is the next colour's */
+  }
 }
 
 /* What column r of tile (tx, ty) (which starts at pixel (8 tx - 8,
@@ -482,5 +529,26 @@ co_clt_chain_bayer_cuda (const uint8_t * raw, int w, int h, int pitch,
         dx, dy, nodes, gw, gh, stride, colours, x0, y0, rw, rh, planes[0],
         planes[1], planes[2], fpitch, tx, ty, ox, oy);
   }
+  return cudaGetLastError ();
+}
+
+extern "C" int
+co_clt_corr_forward_bayer_cuda (const uint8_t * raw, int w, int h,
+    int pitch, int bps, float scale, CoBayer bayer, const float *dx,
+    const float *dy, const float *nodes, int gw, int gh, int stride,
+    int colours, float *clt, void *stream)
+{
+  int tx, ty, rx, ry, bx, by, g;
+  if (w < 1 || h < 1 || (bps != 1 && bps != 2) || pitch < w * bps ||
+      gw < 1 || gh < 1 || stride < 1)
+    return cudaErrorInvalidValue;
+  if (!raw || !nodes || !clt)
+    return cudaErrorInvalidDevicePointer;
+  co_clt_tiles (w, h, &tx, &ty);
+  co_clt_bayer_sites (bayer, &rx, &ry, &bx, &by, &g);
+  const int n = tx * ty;
+  mixed_kernel <<<(n + TILES_PER_BLOCK - 1) / TILES_PER_BLOCK, THREADS, 0,
+      (cudaStream_t) stream>>> (raw, w, h, pitch, bps, scale, rx, ry, bx, by,
+      g, dx, dy, nodes, gw, gh, stride, colours, clt, tx, n);
   return cudaGetLastError ();
 }

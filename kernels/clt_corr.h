@@ -30,6 +30,15 @@ void co_clt_correlate_cpu (const float *clt_a, const float *clt_b,
 void co_clt_corr_mix_cpu (const float *clt, int n_tiles, float *out);
 int co_clt_corr_mix_cuda (const float *clt, int n_tiles, float *out,
     void *stream);
+/* The colour path's tiles of a raw Bayer frame (clt.h's
+ * co_clt_forward_bayer of the whole frame with shifts @dx, @dy, 3 floats a
+ * tile; each colour's tiles times its kernel, co_clt_convolve_grid; the
+ * colours mixed, co_clt_corr_mix) into @clt, on the device in one pass
+ * that keeps each tile on the chip: the same bits as the three steps. */
+int co_clt_corr_forward_bayer_cuda (const uint8_t * raw, int w, int h,
+    int pitch, int bps, float scale, CoBayer bayer, const float *dx,
+    const float *dy, const float *nodes, int gw, int gh, int stride,
+    int colours, float *clt, void *stream);
 /* co_clt_corr_shifts_at for @n tiles */
 void co_clt_corr_shifts_cpu (const float *bdx, const float *bdy,
     const float *dx, const float *dy, int n, float *odx, float *ody);

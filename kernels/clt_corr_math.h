@@ -171,11 +171,16 @@ co_clt_corr_cross_at (const float *za, const float *zb, int n, float *p)
  * cross-powers, lets the colours' aliases of a grey-ish scene cancel as
  * they do in the raw mosaic (tests/ref/corr-through-aberration.py measures
  * both). */
+CO_HD float
+co_clt_corr_mix3 (float r, float g, float b)
+{
+  return 0.25f * r + 0.5f * g + 0.25f * b;
+}
+
 CO_HD void
 co_clt_corr_mix_at (const float *clt, size_t stride, size_t j, float *out)
 {
-  out[j] = 0.25f * clt[j] + 0.5f * clt[stride + j] +
-      0.25f * clt[2 * stride + j];
+  out[j] = co_clt_corr_mix3 (clt[j], clt[stride + j], clt[2 * stride + j]);
 }
 
 /* Frequency @n of cross-power @p divided, part by part, by its modulus

@@ -63,6 +63,15 @@ co_clt_correlate_cuda (const float *clt_a, const float *clt_b, int n_tiles,
 }
 
 int
+co_clt_corr_forward_bayer_cuda (const uint8_t * raw, int w, int h,
+    int pitch, int bps, float scale, CoBayer bayer, const float *dx,
+    const float *dy, const float *nodes, int gw, int gh, int stride,
+    int colours, float *clt, void *stream)
+{
+  return NO_CUDA;
+}
+
+int
 co_clt_corr_mix_cuda (const float *clt, int n_tiles, float *out,
     void *stream)
 {

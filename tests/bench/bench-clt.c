@@ -20,6 +20,7 @@
 #include "clt.h"
 #include "clt_build.h"
 #include "bench-cuda.h"
+#include "bench-lens.h"
 
 #define W 2592
 #define H 1936
@@ -135,7 +136,6 @@ main (int argc, char **argv)
   Gpu g;
   uint8_t *raw;
   float *nodes, *dx, *dy, *hclt[3], *hout[3], *gout, *dk;
-  CoCltLens lens;
   cudaStream_t s;
   struct cudaDeviceProp prop;
   double t0, cpu_fwd[3], cpu_inv[3], gf, gi, gb, gd, gc, copy, bytes;
@@ -153,24 +153,8 @@ main (int argc, char **argv)
   g.n_img = n_img;
   co_clt_tiles (W, H, &g.tx, &g.ty);
   g.nc = (size_t) g.tx * g.ty * CO_CLT_COEFFS;
-  g.gw = (W - 1 + STRIDE - 1) / STRIDE + 1;
-  g.gh = (H - 1 + STRIDE - 1) / STRIDE + 1;
-
-  /* the kernels of a lens: blur growing to the corners, lateral colour */
-  co_clt_lens_init (&lens, W, H);
-  lens.sigma0 = 0.7;
-  lens.sigma1 = 1.2;
-  lens.chroma[0] = 1.0008;
-  lens.chroma[2] = 0.9993;
-  lens.nsr = 0.03;
-  lens.bayer = 1;
-  nodes = malloc (sizeof (float) * (size_t) g.gw * g.gh * 3 * 258);
   t0 = now_ms ();
-#pragma omp parallel for private(c) schedule(dynamic, 64)
-  for (i = 0; i < g.gw * g.gh; i++)
-    for (c = 0; c < 3; c++)
-      co_clt_lens_node (&lens, (i % g.gw) * STRIDE, (i / g.gw) * STRIDE, c,
-          nodes + ((size_t) i * 3 + c) * 258);
+  nodes = bench_lens_nodes (W, H, STRIDE, &g.gw, &g.gh);
   printf ("device: %s, %d SMs; %d images %dx%d RGGB, %dx%d kernel nodes "
       "(built in %.0f ms)\n", prop.name, prop.multiProcessorCount, n_img, W,
       H, g.gw, g.gh, now_ms () - t0);
