@@ -19,7 +19,12 @@
  * give) and of RGBA, BGRA, RGBx, BGRx, in system or CUDA memory.  Each pad
  * may name its camera's calibration (`sink_N::calibration-file`): with
  * every camera's, the rig's geometry gives each pair's disparity along its
- * baseline and the rig's combined disparity.  With
+ * baseline and the rig's combined disparity.  With every camera's lens
+ * kernels (`sink_N::kernels-file`, as cudaaberration reads them) raw
+ * Bayer frames take the tile processor's own path: each colour's tiles
+ * are placed by the kernels (and the calibration's undistortion and
+ * rectification), multiplied by them and summed, and correlated without
+ * going back to pixels.  With
  * #GstCudaCltCorrelate:mode `temporal` one input is correlated with its
  * previous frame (or a kept reference): per-tile flow.
  *
@@ -847,7 +852,7 @@ correlate (GstCudaCltCorrelate * self, gint a, gint b, guint p,
         !correlate_into (self, clt_of (self, a), moved, peak, rr, rr + n,
             rr + 2 * n))
       return FALSE;
-    /* the secant's passes: those measured with the centroid */
+    /* the secant counts the passes measured with the centroid */
     const gint pass = prior ? (gint) k - 1 : (gint) k;
     if (!e->device)
       co_clt_corr_refine_cpu (dx, dy, st, rr, rr + n, rr + 2 * n, rr + 3 * n,
@@ -1230,12 +1235,15 @@ gst_cuda_clt_correlate_class_init (GstCudaCltCorrelateClass * klass)
      * shape) and added.  The window pulls shifts beyond half a pixel
      * towards zero, and noise and blur bias the first pass's fit: one
      * refinement corrects both (0.03-0.05 px on noisy or blurred textures
-     * where one pass gives 0.1-0.2); each costs a transform and a
-     * correlation per pair.
+     * where one pass gives 0.1-0.2).  A blurred tile's broad peak makes
+     * the centroid read only part of the residual: from the third
+     * refinement on, the step is scaled by the gain the last one showed
+     * (a secant), so 4-6 passes converge where plain steps would not.
+     * Each costs a transform and a correlation per pair.
      */
     {g_param_spec_uint ("refine", "Refine",
             "Refinement passes: tiles moved by the estimate and correlated "
-            "again", 0, 4, 0, GST_CO_PARAM_LIVE),
+            "again", 0, 8, 0, GST_CO_PARAM_LIVE),
           G_STRUCT_OFFSET (Settings, refine), GST_CO_SETTING_FRAME, -1},
     /**
      * GstCudaCltCorrelate:post-messages:

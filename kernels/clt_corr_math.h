@@ -408,20 +408,22 @@ co_clt_corr_fit (const float *c, int best, CoCltPeak method, float *dx,
   *strength = c[best];
 }
 
-/* One axis of a refinement step: the residual @r measured after the last
- * step.  The estimator reads a residual r as g r, with a gain g below 1
- * that depends on the peak's width (near 1 for a clean tile's sharp peak,
- * a fraction for a blurred one's broad peak), so adding r converges only
- * geometrically.  From the second pass on, the last step and what it took
- * off the residual give g (a secant): the step is r / g.  @prev holds the
- * last residual and step (*prev, *(prev + @n)). */
+/* One axis of refinement pass @pass: the residual @r measured after the
+ * last step.  The estimator reads a residual r as g r, with a gain g below
+ * 1 that depends on the peak's width (near 1 for a clean tile's sharp
+ * peak, a fraction for a blurred one's broad peak), so adding r converges
+ * only geometrically.  From the third pass on, the last step and what it
+ * took off the residual give g (a secant): the step is r / g.  (The first
+ * two passes stay plain steps: a gain read from the first, large one is
+ * less reliable where the tile is not a pure shift, a zoom say.)  @prev
+ * holds the last residual and step (*prev, *(prev + @n)). */
 CO_HD float
 co_clt_corr_step (float r, float *prev, size_t n, int pass)
 {
   const float r0 = prev[0], s0 = prev[n];
   float step = r;
 
-  if (pass > 0 && fabsf (s0) > 0.02f) {
+  if (pass >= 2 && fabsf (s0) > 0.02f) {
     const float g = (r0 - r) / s0;
     /* a gain outside (0.1, 1) is noise or an overshoot: a plain step */
     if (g > 0.1f && g < 1.0f)

@@ -18,7 +18,7 @@ across).  Compared on the textured tiles of the picture
                           undistorted tiles, never back to pixels)
   mosaic luma             the raw frames without kernels or calibration
 
-each with refine=1, refine=4 lpf-sigma=1 and refine=4 fat-zero=0.05
+each with refine=1, refine=6 lpf-sigma=1 and refine=6 fat-zero=0.05
 lpf-sigma=0.5.
 
 Not a test: the measurement behind docs/cudacltcorrelate.md's table (CPU
@@ -48,7 +48,7 @@ _cb = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(_cb)
 
 BUILD = sys.argv[2] if len(sys.argv) > 2 else "build"
-SETTINGS = ("refine=1", "refine=4 lpf-sigma=1", "refine=4 fat-zero=0.05 lpf-sigma=0.5")
+SETTINGS = ("refine=1", "refine=6 lpf-sigma=1", "refine=6 fat-zero=0.05 lpf-sigma=0.5")
 tmp = tempfile.mkdtemp()
 Gst.init(None)
 

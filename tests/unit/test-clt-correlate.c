@@ -208,7 +208,7 @@ test_lowpass (void)
 }
 
 /* The refinement's secant: an estimator that reads residuals at a gain g
- * (a blurred tile's broad peak) is corrected from the second pass on, so
+ * (a blurred tile's broad peak) is corrected from the third pass on, so
  * the estimate lands on the shift where plain steps close a factor (1 - g)
  * a pass; gains outside (0.1, 1) fall back to plain steps. */
 static void
