@@ -397,6 +397,59 @@ gst_cuda_clt_correlate_src_caps (GstCoBaseAggregator * base,
   return ret;
 }
 
+/* A file each input's pad may name, read into @out (@size bytes an
+ * input) by @get */
+typedef gboolean (*PadFile) (GstCoAggregatorPad * pad, GstElement * element,
+    gboolean keep, gpointer out, GError ** error);
+
+static gboolean
+pad_camera (GstCoAggregatorPad * pad, GstElement * element, gboolean keep,
+    gpointer out, GError ** error)
+{
+  return gst_co_aggregator_pad_camera (pad, element, keep, out, error);
+}
+
+static gboolean
+pad_kernels (GstCoAggregatorPad * pad, GstElement * element, gboolean keep,
+    gpointer out, GError ** error)
+{
+  return gst_co_aggregator_pad_kernels (pad, element, keep, out, error);
+}
+
+/* How many inputs name their @prop (every input or none): -1 after an
+ * element error when a file cannot be used (its @noun) or only some
+ * inputs name one (@why every one is needed) */
+static gint
+every_or_none (GstCudaCltCorrelate * self, PadFile get, gpointer out,
+    gsize size, const gchar * prop, const gchar * noun, const gchar * why)
+{
+  GstCoBaseAggregator *base = GST_CO_BASE_AGGREGATOR (self);
+  gint missing = -1, n_have = 0;
+  guint i;
+
+  for (i = 0; i < base->n_pads; i++) {
+    GError *err = NULL;
+    if (get (base->pads[i], GST_ELEMENT (self), self->frames > 0,
+            (guint8 *) out + i * size, &err)) {
+      n_have++;
+    } else if (err) {
+      GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ, ("%s: could not use its "
+              "%s: %s", GST_PAD_NAME (base->pads[i]), noun, err->message),
+          (NULL));
+      g_error_free (err);
+      return -1;
+    } else {
+      missing = i;
+    }
+  }
+  if (n_have > 0 && missing >= 0) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("%s has no %s: %s (or "
+            "none)", GST_PAD_NAME (base->pads[missing]), prop, why), (NULL));
+    return -1;
+  }
+  return n_have;
+}
+
 static void
 free_lens (GstCudaCltCorrelate * self)
 {
@@ -437,35 +490,17 @@ setup_lens (GstCudaCltCorrelate * self, gint w, gint h, gint n_tiles,
   const gsize t3 = (gsize) 3 * n_tiles * sizeof (gfloat);
   const gboolean keep = self->frames > 0;
   gfloat *dx = NULL, *dy = NULL;
-  gint missing = -1;
-  guint i, n_have = 0;
+  guint i;
+  gint n_have;
   gboolean ok = FALSE;
 
   *colour = FALSE;
   memset (grids, 0, sizeof (grids));
-  for (i = 0; i < base->n_pads; i++) {
-    GError *err = NULL;
-    if (gst_co_aggregator_pad_kernels (base->pads[i], GST_ELEMENT (self),
-            keep, &grids[i], &err)) {
-      n_have++;
-    } else if (err) {
-      GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ, ("%s: could not use its "
-              "kernels: %s", GST_PAD_NAME (base->pads[i]), err->message),
-          (NULL));
-      g_error_free (err);
-      goto done;
-    } else {
-      missing = i;
-    }
-  }
-  if (n_have == 0) {
-    ok = TRUE;
-    goto done;
-  }
-  if (missing >= 0) {
-    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("%s has no kernels-file: "
-            "the tile processor's colour path needs every camera's kernels "
-            "(or none)", GST_PAD_NAME (base->pads[missing])), (NULL));
+  n_have = every_or_none (self, pad_kernels, grids, sizeof (grids[0]),
+      "kernels-file", "kernels", "the tile processor's colour path needs "
+      "every camera's kernels");
+  if (n_have <= 0) {
+    ok = n_have == 0;
     goto done;
   }
   dx = g_malloc (t3 * base->n_pads);
@@ -550,35 +585,18 @@ build_rig (GstCudaCltCorrelate * self, const Pair * pairs, guint n_pairs,
 {
   GstCoBaseAggregator *base = GST_CO_BASE_AGGREGATOR (self);
   CoCamera cams[MAX_INPUTS];
-  gint missing = -1;
-  guint i, n_have = 0;
+  gint n_have;
+  guint i;
   gdouble ref = 0.0;
 
   *have = FALSE;
-  for (i = 0; i < base->n_pads; i++) {
-    GError *err = NULL;
-    if (gst_co_aggregator_pad_camera (base->pads[i], GST_ELEMENT (self),
-            self->frames > 0, &cams[i], &err)) {
-      n_have++;
-    } else if (err) {
-      GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ, ("%s: could not use its "
-              "calibration: %s", GST_PAD_NAME (base->pads[i]), err->message),
-          (NULL));
-      g_error_free (err);
-      return FALSE;
-    } else {
-      missing = i;
-    }
-  }
+  n_have = every_or_none (self, pad_camera, cams, sizeof (cams[0]),
+      "calibration-file", "calibration", "the rig's geometry needs every "
+      "camera's calibration");
+  if (n_have < 0)
+    return FALSE;
   if (n_have == 0 || n_pairs == 0)
     return TRUE;
-  if (missing >= 0) {
-    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("%s has no "
-            "calibration-file: the rig's geometry needs every camera's "
-            "calibration (or none)", GST_PAD_NAME (base->pads[missing])),
-        (NULL));
-    return FALSE;
-  }
   /* o_k, P's fourth column, places camera k in the rectified images */
   for (i = 0; i < n_pairs; i++) {
     const CoCamera *a = &cams[pairs[i].a], *b = &cams[pairs[i].b];

@@ -159,22 +159,30 @@ rms_error (const Pair * p, CoCltPeak method, double dx, double dy,
   return sqrt (acc / cnt);
 }
 
+/* Identical tiles read no shift and a peak of 1 */
+static void
+assert_identical (const Shifts * e, int n)
+{
+  int i;
+
+  for (i = 0; i < n; i++)
+    if (interior (i)) {
+      g_assert_cmpfloat (fabsf (e->x[i]), <, 1e-4);
+      g_assert_cmpfloat (fabsf (e->y[i]), <, 1e-4);
+      g_assert_cmpfloat (fabsf (e->s[i] - 1.0f), <, 1e-4);
+    }
+}
+
 static void
 test_identical (void)
 {
   Pair p;
   Shifts e;
-  int i;
 
   pair_init (&p, 1, 0, 0);
   shifts_init (&e, p.n);
   correlate (p.za, p.za, p.n, CO_CLT_PEAK_DIRICHLET, &e);
-  for (i = 0; i < p.n; i++)
-    if (interior (i)) {
-      g_assert_cmpfloat (fabsf (e.x[i]), <, 1e-4);
-      g_assert_cmpfloat (fabsf (e.y[i]), <, 1e-4);
-      g_assert_cmpfloat (fabsf (e.s[i] - 1.0f), <, 1e-4);
-    }
+  assert_identical (&e, p.n);
   shifts_clear (&e);
   pair_clear (&p);
 }
@@ -187,7 +195,7 @@ test_lowpass (void)
   const float sigmas[] = { 0.5f, 1.0f, 2.0f };
   Pair p;
   Shifts e;
-  int i, k;
+  int k;
 
   pair_init (&p, 1, 0, 0);
   shifts_init (&e, p.n);
@@ -196,12 +204,7 @@ test_lowpass (void)
     co_clt_corr_params_init (&cp, 0.0f, sigmas[k]);
     co_clt_correlate_cpu (p.za, p.za, p.n, &cp, CO_CLT_PEAK_CENTROID, NULL,
         e.x, e.y, e.s);
-    for (i = 0; i < p.n; i++)
-      if (interior (i)) {
-        g_assert_cmpfloat (fabsf (e.x[i]), <, 1e-4);
-        g_assert_cmpfloat (fabsf (e.y[i]), <, 1e-4);
-        g_assert_cmpfloat (fabsf (e.s[i] - 1.0f), <, 1e-4);
-      }
+    assert_identical (&e, p.n);
   }
   shifts_clear (&e);
   pair_clear (&p);
