@@ -961,13 +961,9 @@ gst_cuda_clt_correlate_process (GstCoBaseAggregator * base,
       (gsize) self->w * self->h * 4, NULL) : gst_buffer_ref (inbufs[0]);
 
   if (self->mode == CORR_TEMPORAL) {
-    /* the first frame (after a start, new caps or a seek) is its own
-     * reference: zero flow, so that every output carries results */
     if (!self->have_ref)
       self->ref_slot = 1;
     ok = forward (self, &frames[0], 1 - self->ref_slot);
-    if (ok && !self->have_ref)
-      ok = forward (self, &frames[0], self->ref_slot);
     n_pairs = 1;
   } else {
     for (p = 0; ok && p < n; p++)
@@ -993,8 +989,10 @@ gst_cuda_clt_correlate_process (GstCoBaseAggregator * base,
   }
   host = (gfloat *) map.data;
   if (self->mode == CORR_TEMPORAL) {
-    ok = correlate (self, self->ref_slot, 1 - self->ref_slot, 0, 1, prior,
-        host);
+    /* the first frame (after a start, new caps or a seek) is its own
+     * reference: zero flow, so that every output carries results */
+    ok = correlate (self, self->have_ref ? self->ref_slot : 1 -
+        self->ref_slot, 1 - self->ref_slot, 0, 1, prior, host);
   } else {
     for (p = 0; ok && p < n_pairs; p++)
       ok = correlate (self, self->pairs[p].a, self->pairs[p].b, p, n_pairs,
