@@ -26,6 +26,7 @@ if not require("cv2", "numpy"):
              "(python3-opencv)")
 import cv2  # noqa: E402
 import numpy as np  # noqa: E402
+import lens_sim  # noqa: E402
 
 S0, S1, RED, BLUE = 0.8, 1.4, 1.004, 0.996
 src, dst, build = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -33,31 +34,7 @@ img = cv2.imread(src)
 h, w = img.shape[:2]
 tmp = tempfile.mkdtemp()
 
-# the lens: each pixel blurred by the sigma of its place (between blurs
-# at five sigmas), then red and blue magnified about the centre
-yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
-xc, yc = (w - 1) / 2, (h - 1) / 2
-r2 = ((xx - xc) ** 2 + (yy - yc) ** 2) / (xc * xc + yc * yc)
-sig = S0 + S1 * r2
-levels = np.linspace(S0, S0 + S1, 5)
-stack = [cv2.GaussianBlur(img.astype(np.float32), (0, 0), s) for s in levels]
-t = (sig - S0) / (levels[1] - levels[0])
-i0 = np.clip(np.floor(t).astype(int), 0, len(levels) - 2)
-f = (t - i0)[..., None]
-blurred = np.zeros_like(stack[0])
-for k in range(len(levels) - 1):
-    m = (i0 == k)[..., None]
-    blurred += m * ((1 - f) * stack[k] + f * stack[k + 1])
-seen = blurred.copy()
-for ch, mag in ((2, RED), (0, BLUE)):         # BGR order
-    mx = (xc + (xx - xc) / mag).astype(np.float32)
-    my = (yc + (yy - yc) / mag).astype(np.float32)
-    seen[..., ch] = cv2.remap(blurred[..., ch], mx, my, cv2.INTER_CUBIC,
-                              borderMode=cv2.BORDER_REFLECT)
-seen = np.clip(seen + 0.5, 0, 255).astype(np.uint8)
-raw = np.where((yy % 2 == 0) & (xx % 2 == 0), seen[..., 2],
-               np.where((yy % 2 == 1) & (xx % 2 == 1), seen[..., 0],
-                        seen[..., 1])).astype(np.uint8)
+raw = lens_sim.raw_view(img, S0, S1, RED, BLUE)
 raw.tofile(tmp + "/raw")
 kernels = tmp + "/lens.cltk"
 subprocess.run([os.path.join(build, "tools", "co-clt-kernels"),

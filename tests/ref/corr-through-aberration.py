@@ -38,6 +38,8 @@ import importlib.util
 import cv2
 import numpy as np
 import gi
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import lens_sim  # noqa: E402
 gi.require_version("Gst", "1.0")
 from gi.repository import Gst  # noqa: E402
 
@@ -55,34 +57,7 @@ Gst.init(None)
 def lens_view(img, cam, h, w):
     """img (float BGR, undistorted ideal view) through camera cam's lens -> raw RGGB uint8"""
     S0, S1, RED, BLUE, K1 = cam
-    fx = fy = float(w); cx, cy = (w - 1) / 2, (h - 1) / 2
-    K = np.array([[fx, 0, cx], [0, fy, cy], [0, 0, 1]])
-    D = np.array([K1, 0, 0, 0, 0], float)
-    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
-    q = np.stack([xx.ravel(), yy.ravel()], -1).reshape(-1, 1, 2).astype(np.float64)
-    u = cv2.undistortPoints(q, K, D, P=K).reshape(h, w, 2).astype(np.float32)
-    dist = cv2.remap(img, u[..., 0], u[..., 1], cv2.INTER_LANCZOS4, borderMode=cv2.BORDER_REFLECT)
-    xc, yc = (w - 1) / 2, (h - 1) / 2
-    r2 = ((xx - xc) ** 2 + (yy - yc) ** 2) / (xc * xc + yc * yc)
-    sig = S0 + S1 * r2
-    levels = np.linspace(S0, S0 + S1, 5)
-    stack = [cv2.GaussianBlur(dist, (0, 0), s) for s in levels]
-    t = (sig - S0) / (levels[1] - levels[0])
-    i0 = np.clip(np.floor(t).astype(int), 0, len(levels) - 2)
-    f = (t - i0)[..., None]
-    blurred = np.zeros_like(stack[0])
-    for k in range(len(levels) - 1):
-        m = (i0 == k)[..., None]
-        blurred += m * ((1 - f) * stack[k] + f * stack[k + 1])
-    seen = blurred.copy()
-    for ch, mag in ((2, RED), (0, BLUE)):
-        mx = (xc + (xx - xc) / mag).astype(np.float32)
-        my = (yc + (yy - yc) / mag).astype(np.float32)
-        seen[..., ch] = cv2.remap(blurred[..., ch], mx, my, cv2.INTER_LANCZOS4, borderMode=cv2.BORDER_REFLECT)
-    seen = np.clip(seen + 0.5, 0, 255).astype(np.uint8)
-    raw = np.where((yy % 2 == 0) & (xx % 2 == 0), seen[..., 2],
-                   np.where((yy % 2 == 1) & (xx % 2 == 1), seen[..., 0], seen[..., 1])).astype(np.uint8)
-    return raw
+    return lens_sim.raw_view(img, S0, S1, RED, BLUE, K1, cv2.INTER_LANCZOS4)
 
 def kernels(cam, w, h, name):
     S0, S1, RED, BLUE, K1 = cam
