@@ -64,7 +64,7 @@ export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 asan_common=halt_on_error=1:fast_unwind_on_malloc=0:strict_string_checks=1:check_initialization_order=1:detect_stack_use_after_return=1
 export LSAN_OPTIONS=suppressions=$build/lsan.supp:print_suppressions=1
 
-python_tests="plugin-exports lint-contract compare-opencv compare-opencv-models stereo-rectify example-python example-python-shcentroid tool-co-clt-kernels-psf ref-corr-baselines"
+python_tests=$(python3 tests/python-tests.py "$build") || finish 1
 mapfile -t all < <(meson test -C "$build" --list --no-rebuild 2>/dev/null |
   sed -n 's|^\([^ ]* / \)\{0,1\}\([A-Za-z0-9_.-]*\)$|\2|p')
 c_tests=(); py_tests=()

@@ -29,7 +29,7 @@ elif ! meson test -C "$build" --list --no-rebuild --setup valgrind >/dev/null 2>
 fi
 ninja -C "$build" || finish 1
 
-python_tests="plugin-exports lint-contract compare-opencv example-python example-python-shcentroid tool-co-clt-kernels-psf ref-corr-baselines"
+python_tests=$(python3 tests/python-tests.py "$build") || finish 1
 if [ -n "${CO_VALGRIND_TESTS:-}" ]; then
   read -r -a tests <<< "$CO_VALGRIND_TESTS"
 else

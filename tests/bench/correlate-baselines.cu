@@ -80,18 +80,16 @@ bench_pcorr_open (char *path, size_t size, int *version)
     }
   if (!fft.lib)
     return -1;
-  fft.plan_many = reinterpret_cast < decltype (fft.plan_many) >
-      (dlsym (fft.lib, "cufftPlanMany"));
-  fft.exec_r2c = reinterpret_cast < decltype (fft.exec_r2c) >
-      (dlsym (fft.lib, "cufftExecR2C"));
-  fft.exec_c2r = reinterpret_cast < decltype (fft.exec_c2r) >
-      (dlsym (fft.lib, "cufftExecC2R"));
-  fft.set_stream = reinterpret_cast < decltype (fft.set_stream) >
-      (dlsym (fft.lib, "cufftSetStream"));
-  fft.destroy = reinterpret_cast < decltype (fft.destroy) >
-      (dlsym (fft.lib, "cufftDestroy"));
-  fft.get_version = reinterpret_cast < decltype (fft.get_version) >
-      (dlsym (fft.lib, "cufftGetVersion"));
+#define LOAD(field, symbol) \
+  fft.field = reinterpret_cast < decltype (fft.field) > \
+      (dlsym (fft.lib, symbol))
+  LOAD (plan_many, "cufftPlanMany");
+  LOAD (exec_r2c, "cufftExecR2C");
+  LOAD (exec_c2r, "cufftExecC2R");
+  LOAD (set_stream, "cufftSetStream");
+  LOAD (destroy, "cufftDestroy");
+  LOAD (get_version, "cufftGetVersion");
+#undef LOAD
   if (!fft.plan_many || !fft.exec_r2c || !fft.exec_c2r || !fft.set_stream
       || !fft.destroy || !fft.get_version
       || fft.get_version (version) != 0) {
