@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include <gst/check/gstcheck.h>
+#include <gst/check/gsttestclock.h>
 #include <gst/app/gstappsrc.h>
 #include <gst/app/gstappsink.h>
 #include "gstcodevice.h"
@@ -393,6 +394,140 @@ GST_START_TEST (test_unmatched)
       GST_STR_NULL (warning));
   g_free (warning);
   rig_stop (&r);
+  gst_buffer_unref (img);
+}
+
+GST_END_TEST;
+
+/* How much slower than native the tests run (valgrind's multiplier) */
+static gint
+slowness (void)
+{
+  const gchar *m = g_getenv ("CK_TIMEOUT_MULTIPLIER");
+
+  return MAX (1, m ? atoi (m) : 1);
+}
+
+/* The next output of a live rig on a test clock, releasing the
+ * aggregator's waits on the clock until one comes (NULL after 5 s) */
+static GstSample *
+pull_cranking (GstElement * sink, GstTestClock * tc)
+{
+  gint k;
+
+  for (k = 0; k < 50 * slowness (); k++) {
+    GstSample *s = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
+        100 * GST_MSECOND);
+    GstClockID id = NULL;
+    if (s)
+      return s;
+    if (gst_test_clock_peek_next_pending_id (tc, &id)) {
+      gst_clock_id_unref (id);
+      gst_test_clock_crank (tc);
+    }
+  }
+  return NULL;
+}
+
+/* Live cameras on a test clock (deterministic: the aggregator's waits are
+ * released by the test): camera 1 misses frame 1, so past the latency the
+ * aggregator times out and drops camera 0's frame of that instant with a
+ * warning; the frames before and after the gap come out with results. */
+GST_START_TEST (test_live_late_camera)
+{
+  const GstClockTime step = 100 * GST_MSECOND;
+  GstClock *clock = gst_test_clock_new ();
+  GstTestClock *tc = GST_TEST_CLOCK (clock);
+  Texture t;
+  GstBuffer *img;
+  GstElement *pipe, *src[2], *sink;
+  GstSample *smp;
+  GstClockID id = NULL;
+  gboolean eos;
+  gchar *text = NULL;
+  gint f, k;
+
+  texture_init (&t, 9);
+  img = render (&t, 0, 0);
+  pipe = gst_parse_launch ("cudacltcorrelate name=c backend=cpu "
+      "latency=20000000 ! appsink name=out sync=false "
+      "appsrc name=s0 is-live=true format=time caps=video/x-raw,"
+      "format=GRAY16_LE,width=192,height=144,framerate=10/1 ! c.sink_0 "
+      "appsrc name=s1 is-live=true format=time caps=video/x-raw,"
+      "format=GRAY16_LE,width=192,height=144,framerate=10/1 ! c.sink_1", NULL);
+  fail_unless (pipe != NULL);
+  gst_pipeline_use_clock (GST_PIPELINE (pipe), clock);
+  src[0] = gst_bin_get_by_name (GST_BIN (pipe), "s0");
+  src[1] = gst_bin_get_by_name (GST_BIN (pipe), "s1");
+  sink = gst_bin_get_by_name (GST_BIN (pipe), "out");
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  for (f = 0; f < 3; f++) {
+    for (k = 0; k < 2; k++) {
+      GstBuffer *b;
+      if (k == 1 && f == 1)
+        continue;               /* camera 1 misses frame 1 */
+      b = gst_buffer_copy (img);
+      GST_BUFFER_PTS (b) = f * step;
+      GST_BUFFER_DURATION (b) = step;
+      fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC (src[k]),
+              b), GST_FLOW_OK);
+    }
+    if (f == 1) {
+      /* camera 0's frame queued, the aggregator waits for camera 1 until
+       * the latency has passed: the clock is moved on until it gives up */
+      GstElement *c = gst_bin_get_by_name (GST_BIN (pipe), "c");
+      GstPad *pad = gst_element_get_static_pad (c, "sink_0");
+      GstBus *bus = gst_element_get_bus (pipe);
+      for (k = 0; k < 500 * slowness () && !gst_aggregator_pad_has_buffer
+          (GST_AGGREGATOR_PAD (pad)); k++)
+        g_usleep (10000);
+      fail_unless (gst_aggregator_pad_has_buffer (GST_AGGREGATOR_PAD (pad)));
+      for (k = 0; k < 50 * slowness () && !text; k++) {
+        GstMessage *m;
+        gst_test_clock_wait_for_next_pending_id (tc, &id);
+        gst_clock_id_unref (id);
+        gst_test_clock_crank (tc);
+        m = gst_bus_timed_pop_filtered (bus, 100 * GST_MSECOND,
+            GST_MESSAGE_WARNING);
+        if (m) {
+          GError *e = NULL;
+          gst_message_parse_warning (m, &e, NULL);
+          GST_INFO ("%s", e->message);
+          if (strstr (e->message, "without a partner"))
+            text = g_strdup (e->message);
+          g_error_free (e);
+          gst_message_unref (m);
+        }
+      }
+      fail_unless (text && strstr (text, "no frame in time"), "%s",
+          GST_STR_NULL (text));
+      g_free (text);
+      gst_object_unref (bus);
+      gst_object_unref (pad);
+      gst_object_unref (c);
+      continue;
+    }
+    smp = pull_cranking (sink, tc);
+    fail_unless (smp != NULL, "frame %d: no output", f);
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (gst_sample_get_buffer (smp)),
+        f * step);
+    fail_unless (gst_co_buffer_get_results (gst_sample_get_buffer (smp),
+            "GstCoCltCorrelation") != NULL);
+    gst_sample_unref (smp);
+  }
+  gst_app_src_end_of_stream (GST_APP_SRC (src[0]));
+  gst_app_src_end_of_stream (GST_APP_SRC (src[1]));
+  smp = pull_cranking (sink, tc);
+  eos = smp == NULL;
+  if (smp)
+    gst_sample_unref (smp);
+  fail_unless (eos, "an output after the last frame");
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (src[0]);
+  gst_object_unref (src[1]);
+  gst_object_unref (sink);
+  gst_object_unref (pipe);
+  gst_object_unref (clock);
   gst_buffer_unref (img);
 }
 
@@ -1433,10 +1568,8 @@ watchdog_fired (int sig)
 static void
 watchdog_start (void)
 {
-  const gchar *m = g_getenv ("CK_TIMEOUT_MULTIPLIER");
-
   signal (SIGALRM, watchdog_fired);
-  alarm (TEST_TIMEOUT * MAX (1, m ? atoi (m) : 1));
+  alarm (TEST_TIMEOUT * slowness ());
 }
 
 static void
@@ -1458,6 +1591,7 @@ cudacltcorrelate_suite (void)
   tcase_add_test (tc, test_refine);
   tcase_add_test (tc, test_temporal);
   tcase_add_test (tc, test_unmatched);
+  tcase_add_test (tc, test_live_late_camera);
   tcase_add_test (tc, test_one_input);
   tcase_add_test (tc, test_bad_input);
   tcase_add_test (tc, test_renegotiation);
