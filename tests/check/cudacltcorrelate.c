@@ -833,6 +833,35 @@ natural_views (const gchar * name, GstBuffer ** img)
 }
 
 
+/* Two 8-bit RGGB mosaics of a natural picture (tests/data/natural), the
+ * second's view 2 pixels right and down (whole Bayer cells) */
+static void
+natural_bayer (const gchar * name, GstBuffer ** img)
+{
+  gchar *path = g_build_filename (g_getenv ("CO_TEST_DATA_DIR"), "natural",
+      name, NULL), *why = NULL;
+  gint w = 0, h = 0, i, x, y;
+  guint8 *rgb = gst_co_decode_rgb (path, &w, &h, &why);
+
+  fail_unless (rgb != NULL && w >= W + 4 && h >= H + 4, "%s: %s", path,
+      GST_STR_NULL (why));
+  for (i = 0; i < 2; i++) {
+    GstMapInfo m;
+    img[i] = gst_buffer_new_allocate (NULL, (gsize) W * H, NULL);
+    gst_buffer_map (img[i], &m, GST_MAP_WRITE);
+    for (y = 0; y < H; y++)
+      for (x = 0; x < W; x++) {
+        /* red at (even, even), blue at (odd, odd), green between */
+        const gint c = (x & 1) + (y & 1);
+        m.data[(gsize) y * W + x] = rgb[((gsize) (y + 2 * i) * w + x +
+                2 * i) * 3 + c];
+      }
+    gst_buffer_unmap (img[i], &m);
+  }
+  g_free (rgb);
+  g_free (path);
+}
+
 /* output=map: an RGBA picture of the frame's size, coloured where the
  * tiles have texture, with the results still attached; switched while
  * PLAYING, the output renegotiates. */
@@ -1463,7 +1492,7 @@ GST_START_TEST (test_cuda_equals_cpu)
    * calibrations (their tiles moved by the camera's map); temporal */
   {
     gchar *dir = g_dir_make_tmp ("co-lens-XXXXXX", NULL), *lens[2];
-    gchar *cam[2], *p[3];
+    gchar *cam[2], *p[4];
     GstBuffer *bay[2];
     Texture tb[2];
     GstStructure *a, *b;
@@ -1483,10 +1512,20 @@ GST_START_TEST (test_cuda_equals_cpu)
         "sink_1::calibration-file=\"%s\"", p[0], cam[0], cam[1]);
     p[2] = g_strdup_printf ("mode=temporal refine=2 lpf-sigma=1 "
         "sink_0::kernels-file=\"%s\"", lens[0]);
-    for (k = 0; k < 3; k++) {
+    p[3] = g_strdup (p[0]);
+    for (k = 0; k < 4; k++) {
+      if (k == 3) {
+        /* a natural picture, 8-bit RGGB */
+        gst_buffer_unref (bay[0]);
+        gst_buffer_unref (bay[1]);
+        natural_bayer ("astronaut.png", bay);
+      }
       cpu = g_strdup_printf ("backend=cpu %s", p[k]);
       cuda = g_strdup_printf ("backend=cuda %s", p[k]);
-      if (k < 2) {
+      if (k == 3) {
+        a = one_frame (cpu, 2, bay, "video/x-bayer,format=rggb", FALSE);
+        b = one_frame (cuda, 2, bay, "video/x-bayer,format=rggb", FALSE);
+      } else if (k < 2) {
         a = one_frame (cpu, 2, bay, "video/x-bayer,format=rggb16le", FALSE);
         b = one_frame (cuda, 2, bay, "video/x-bayer,format=rggb16le", FALSE);
       } else {
@@ -1494,7 +1533,7 @@ GST_START_TEST (test_cuda_equals_cpu)
         b = two_frames (cuda, bay, "video/x-bayer,format=rggb16le");
       }
       GST_INFO ("colour path%s: CUDA = CPU", k == 1 ? ", rig" : k == 2 ?
-          ", temporal" : "");
+          ", temporal" : k == 3 ? ", natural picture (8 bits)" : "");
       fail_unless (k != 1 || gst_structure_has_field (a, "rig-disparity"));
       assert_same (a, b, "colour path");
       gst_structure_free (a);
@@ -1509,7 +1548,7 @@ GST_START_TEST (test_cuda_equals_cpu)
       g_free (lens[k]);
       g_free (cam[k]);
     }
-    for (k = 0; k < 3; k++)
+    for (k = 0; k < 4; k++)
       g_free (p[k]);
     g_rmdir (dir);
     g_free (dir);
