@@ -486,12 +486,12 @@ setup_lens (GstCudaCltCorrelate * self, gint w, gint h, gint n_tiles,
   GstCoBaseAggregator *base = GST_CO_BASE_AGGREGATOR (self);
   GstCoEngine *e = &base->engine;
   GstCoCltGrid grids[MAX_INPUTS];
+  CoCamera cams[MAX_INPUTS];
   const gint roi[4] = { 0, 0, w, h };
   const gsize t3 = (gsize) 3 * n_tiles * sizeof (gfloat);
-  const gboolean keep = self->frames > 0;
   gfloat *dx = NULL, *dy = NULL;
   guint i;
-  gint n_have;
+  gint n_have, n_cams;
   gboolean ok = FALSE;
 
   *colour = FALSE;
@@ -503,13 +503,15 @@ setup_lens (GstCudaCltCorrelate * self, gint w, gint h, gint n_tiles,
     ok = n_have == 0;
     goto done;
   }
+  n_cams = every_or_none (self, pad_camera, cams, sizeof (cams[0]),
+      "calibration-file", "calibration", "the tiles' undistortion needs "
+      "every camera's calibration");
+  if (n_cams < 0)
+    goto done;
   dx = g_malloc (t3 * base->n_pads);
   dy = g_malloc (t3 * base->n_pads);
   for (i = 0; i < base->n_pads; i++) {
     GstCoAggregatorPad *pad = base->pads[i];
-    GError *err = NULL;
-    CoCamera cam;
-    gboolean have_cam;
     if (pad->bayer == CO_BAYER_NONE) {
       GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("%s: kernels-file takes "
               "raw Bayer frames (video/x-bayer); %s frames are correlated "
@@ -518,15 +520,7 @@ setup_lens (GstCudaCltCorrelate * self, gint w, gint h, gint n_tiles,
                   (&pad->info))), (NULL));
       goto done;
     }
-    have_cam = gst_co_aggregator_pad_camera (pad, GST_ELEMENT (self), keep,
-        &cam, &err);
-    if (err) {
-      GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ, ("%s: could not use its "
-              "calibration: %s", GST_PAD_NAME (pad), err->message), (NULL));
-      g_error_free (err);
-      goto done;
-    }
-    gst_co_clt_grid_shifts (&grids[i], have_cam ? &cam : NULL, w, h, roi,
+    gst_co_clt_grid_shifts (&grids[i], n_cams ? &cams[i] : NULL, w, h, roi,
         (gfloat *) ((guint8 *) dx + i * t3),
         (gfloat *) ((guint8 *) dy + i * t3));
     if (!gst_co_engine_ensure (e, &self->nodes[i], &self->nodes_size[i],

@@ -229,8 +229,8 @@ co_clt_corr_plane_cuda (const CoFrame * in, float *plane, void *stream)
 
 extern "C" int
 co_clt_correlate_cuda (const float *clt_a, const float *clt_b, int n_tiles,
-    const CoCltCorrParams * cp, CoCltPeak method, float *corr, float *dx, float *dy,
-    float *strength, void *stream)
+    const CoCltCorrParams * cp, CoCltPeak method, float *corr, float *dx,
+    float *dy, float *strength, void *stream)
 {
   int blocks = (n_tiles + WARPS - 1) / WARPS;
 

@@ -72,8 +72,8 @@ void co_clt_corr_plane_cpu (const CoFrame * in, float *plane);
  * memory, the C reference's bits; they return the launch's cudaError_t. */
 int co_clt_corr_plane_cuda (const CoFrame * in, float *plane, void *stream);
 int co_clt_correlate_cuda (const float *clt_a, const float *clt_b,
-    int n_tiles, const CoCltCorrParams * cp, CoCltPeak method, float *corr, float *dx,
-    float *dy, float *strength, void *stream);
+    int n_tiles, const CoCltCorrParams * cp, CoCltPeak method, float *corr,
+    float *dx, float *dy, float *strength, void *stream);
 
 #ifdef __cplusplus
 }

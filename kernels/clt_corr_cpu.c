@@ -36,8 +36,8 @@ co_clt_corr_params_init (CoCltCorrParams * cp, float fat_zero,
 
 void
 co_clt_correlate_cpu (const float *clt_a, const float *clt_b, int n_tiles,
-    const CoCltCorrParams * cp, CoCltPeak method, float *corr, float *dx, float *dy,
-    float *strength)
+    const CoCltCorrParams * cp, CoCltPeak method, float *corr, float *dx,
+    float *dy, float *strength)
 {
   float cs[CO_CLT_BASIS], sn[CO_CLT_BASIS];
   int i;
