@@ -372,13 +372,20 @@ co_clt_corr_argmax (const float *c)
 
 /* The sub-pixel peak of correlation @c around its largest sample @best:
  * (*dx, *dy) from the zero shift, *strength the peak's value (1 for
- * identical tiles). */
+ * identical tiles).  No positive peak (tiles without energy, a black
+ * border: every sample 0) says nothing: shift 0, strength 0, rather than
+ * the first sample's -7 px, which refinements would add up. */
 CO_HD void
 co_clt_corr_fit (const float *c, int best, CoCltPeak method, float *dx,
     float *dy, float *strength)
 {
   const int ix = best % CO_CLT_CORR, iy = best / CO_CLT_CORR;
   float fx = 0.0f, fy = 0.0f;
+
+  if (!(c[best] > 0.0f)) {
+    *dx = *dy = *strength = 0.0f;
+    return;
+  }
 
   if (method == CO_CLT_PEAK_CENTROID) {
     float m = 0.0f, mx = 0.0f, my = 0.0f;
