@@ -8,7 +8,8 @@
  * The device layer and settings of #GstCoBaseFilter on #GstAggregator:
  * request pads `sink_%u`, frames matched by running time
  * (#GstCoBaseAggregator:max-skew), each mapped where the backend reads
- * it, and one host wait per output.
+ * it, outputs stamped in the output segment, and one host wait per
+ * output.
  */
 #include "gstcocompat.h"
 #include "gstcobaseaggregator.h"
@@ -39,6 +40,10 @@ struct _GstCoBaseAggregatorPrivate
   GstCoRebuild rebuild;
   guint64 unmatched;            /* frames dropped without partners */
   gboolean warned_unmatched;
+  /* pads released while streaming, under the object lock: their staging
+   * frames are freed by the streaming thread, which may be mapping one */
+  GList *released;
+  gboolean pushed;              /* a buffer left since the last flush */
 };
 
 /* ---- the class ---- */
@@ -162,9 +167,11 @@ gst_co_base_aggregator_request_new_pad (GstElement * element,
   GstCoBaseAggregatorClass *klass = GST_CO_BASE_AGGREGATOR_GET_CLASS (element);
   GstPad *pad;
 
+  /* a refusal is the request's answer (NULL), not the stream's end */
   if (klass->max_pads && element->numsinkpads >= klass->max_pads) {
-    GST_ELEMENT_ERROR (element, CORE, PAD, ("%s takes at most %u inputs",
-            G_OBJECT_TYPE_NAME (element), klass->max_pads), (NULL));
+    GST_ELEMENT_WARNING (element, CORE, PAD, ("%s takes at most %u inputs: "
+            "no sink_%u", GST_ELEMENT_NAME (element), klass->max_pads,
+            element->numsinkpads), (NULL));
     return NULL;
   }
   pad = GST_ELEMENT_CLASS (parent_class)->request_new_pad (element, templ,
@@ -223,8 +230,9 @@ gst_co_base_aggregator_release_pad (GstElement * element, GstPad * pad)
 {
   GstCoBaseAggregator *self = GST_CO_BASE_AGGREGATOR (element);
 
-  gst_co_stage_free (&self->engine, &GST_CO_AGGREGATOR_PAD (pad)->stage);
   GST_OBJECT_LOCK (self);
+  self->priv->released = g_list_prepend (self->priv->released,
+      gst_object_ref (pad));
   gst_co_rebuild_invalidate (&self->priv->rebuild);
   GST_OBJECT_UNLOCK (self);
   gst_child_proxy_child_removed (GST_CHILD_PROXY (element), G_OBJECT (pad),
@@ -239,6 +247,21 @@ by_index (gconstpointer a, gconstpointer b)
   const GstCoAggregatorPad *pb = *(GstCoAggregatorPad * const *) b;
 
   return pa->index < pb->index ? -1 : pa->index > pb->index;
+}
+
+/* The staging frames of released pads (streaming thread, or stopped) */
+static void
+free_released (GstCoBaseAggregator * self)
+{
+  GList *l, *released;
+
+  GST_OBJECT_LOCK (self);
+  released = self->priv->released;
+  self->priv->released = NULL;
+  GST_OBJECT_UNLOCK (self);
+  for (l = released; l; l = l->next)
+    gst_co_stage_free (&self->engine, &GST_CO_AGGREGATOR_PAD (l->data)->stage);
+  g_list_free_full (released, gst_object_unref);
 }
 
 /* self->pads: every sink pad, referenced, by index */
@@ -271,24 +294,34 @@ clear_pads (GstCoBaseAggregator * self)
 
 /* ---- caps ---- */
 
+/* Whether @pad can take @caps, parsed into @info and @bayer; *@why when
+ * not.  No side effect: an ACCEPT_CAPS query asks it too. */
+static gboolean
+check_caps (GstCoBaseAggregator * self, GstCoAggregatorPad * pad,
+    GstCaps * caps, GstVideoInfo * info, CoBayer * bayer, gchar ** why)
+{
+  GstCoBaseAggregatorClass *klass = GST_CO_BASE_AGGREGATOR_GET_CLASS (self);
+
+  if (!gst_co_info_from_caps (info, bayer, caps)) {
+    *why = g_strdup ("the caps are not a video format this element reads");
+    return FALSE;
+  }
+  return !klass->check_info || klass->check_info (self, pad, info, *bayer,
+      why);
+}
+
 static gboolean
 set_pad_caps (GstCoBaseAggregator * self, GstCoAggregatorPad * pad,
     GstCaps * caps)
 {
-  GstCoBaseAggregatorClass *klass = GST_CO_BASE_AGGREGATOR_GET_CLASS (self);
   GstVideoInfo info;
   CoBayer bayer;
-  gboolean ok = TRUE;
+  gchar *why = NULL;
 
-  if (!gst_co_info_from_caps (&info, &bayer, caps)) {
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("%s: caps %" GST_PTR_FORMAT
-            " are not a video format this element reads", GST_PAD_NAME (pad),
-            caps), (NULL));
-    return FALSE;
-  }
-  if (klass->check_info)
-    ok = klass->check_info (self, pad, &info, bayer);
-  if (!ok) {
+  if (!check_caps (self, pad, caps, &info, &bayer, &why)) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("%s: %s", GST_PAD_NAME (pad),
+            why), ("caps %" GST_PTR_FORMAT, caps));
+    g_free (why);
     pad->configured = FALSE;
     return FALSE;
   }
@@ -359,25 +392,108 @@ gst_co_base_aggregator_sink_query (GstAggregator * agg,
   if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT &&
       gst_co_engine_query_context (&self->engine, query))
     return TRUE;
-  /* refused caps fail in upstream's thread, with the element's reason */
-  if (GST_QUERY_TYPE (query) == GST_QUERY_ACCEPT_CAPS &&
-      GST_CO_BASE_AGGREGATOR_GET_CLASS (self)->check_info) {
+  /* Each input is offered the filters' pool: pinned memory on the CUDA
+   * backend (copied by DMA at the bus's full rate, read in place on
+   * integrated GPUs), our context's CUDA memory for CUDA caps.  Answered
+   * here because GstAggregator answers only once its output is
+   * negotiated, which needs every input's first frame: a camera asks
+   * before its first. */
+  if (GST_QUERY_TYPE (query) == GST_QUERY_ALLOCATION)
+    return gst_co_engine_propose_pool (&self->engine, query, TRUE);
+  /* refused caps fail in upstream's thread (the answer only: the reason
+   * is logged here and posted when such caps are set anyway) */
+  if (GST_QUERY_TYPE (query) == GST_QUERY_ACCEPT_CAPS) {
     GstCaps *caps;
     GstVideoInfo info;
     CoBayer bayer;
+    gchar *why = NULL;
     gboolean ok;
     gst_query_parse_accept_caps (query, &caps);
     ok = gst_pad_query_default (GST_PAD (pad), GST_OBJECT (self), query);
     if (ok) {
       gst_query_parse_accept_caps_result (query, &ok);
-      if (ok && gst_co_info_from_caps (&info, &bayer, caps))
-        gst_query_set_accept_caps_result (query,
-            GST_CO_BASE_AGGREGATOR_GET_CLASS (self)->check_info (self,
-                GST_CO_AGGREGATOR_PAD (pad), &info, bayer));
+      if (ok && !check_caps (self, GST_CO_AGGREGATOR_PAD (pad), caps, &info,
+              &bayer, &why)) {
+        GST_DEBUG_OBJECT (pad, "not accepting %" GST_PTR_FORMAT ": %s", caps,
+            why);
+        g_free (why);
+        gst_query_set_accept_caps_result (query, FALSE);
+      }
     }
     return TRUE;
   }
   return GST_AGGREGATOR_CLASS (parent_class)->sink_query (agg, pad, query);
+}
+
+/* What the element allocates itself (output=map's pictures): downstream's
+ * pool when it offers one for system memory on the CPU backend or of our
+ * context for CUDA caps, else ours */
+static gboolean
+gst_co_base_aggregator_decide_allocation (GstAggregator * agg,
+    GstQuery * query)
+{
+  GstCoBaseAggregator *self = GST_CO_BASE_AGGREGATOR (agg);
+  GstBufferPool *pool = NULL;
+  GstVideoInfo info;
+  CoBayer bayer;
+  GstCaps *caps;
+  guint size = 0, min = 0, max = 0;
+  gboolean update = gst_query_get_n_allocation_pools (query) > 0;
+  gboolean keep = FALSE;
+
+  gst_query_parse_allocation (query, &caps, NULL);
+  if (!caps || !gst_co_info_from_caps (&info, &bayer, caps))
+    return FALSE;
+  if (update)
+    gst_query_parse_nth_allocation_pool (query, 0, &pool, &size, &min, &max);
+  size = MAX (size, (guint) info.size);
+#ifdef HAVE_GST_CUDA
+  if (pool && gst_co_caps_is_cuda (caps, 0) && GST_IS_CUDA_BUFFER_POOL (pool)
+      && GST_CUDA_BUFFER_POOL (pool)->context == self->engine.cuda_context)
+    keep = TRUE;
+#endif
+  if (pool && !gst_co_caps_is_cuda (caps, 0) && !self->engine.host_alloc)
+    keep = TRUE;
+  if (keep) {
+    GstStructure *config = gst_buffer_pool_get_config (pool);
+    gst_buffer_pool_config_set_params (config, caps, size, min, max);
+    if (!gst_buffer_pool_set_config (pool, config))
+      keep = FALSE;
+  }
+  if (!keep) {
+    gst_clear_object (&pool);
+    pool = gst_co_engine_make_pool (&self->engine, caps, &size, min, max);
+    if (!pool)
+      return FALSE;
+  }
+  if (update)
+    gst_query_set_nth_allocation_pool (query, 0, pool, size, min, max);
+  else
+    gst_query_add_allocation_pool (query, pool, size, min, max);
+  gst_object_unref (pool);
+  return TRUE;
+}
+
+GstBuffer *
+gst_co_base_aggregator_alloc (GstCoBaseAggregator * self)
+{
+  GstBufferPool *pool = gst_aggregator_get_buffer_pool (GST_AGGREGATOR (self));
+  GstBuffer *buf = NULL;
+  GstFlowReturn ret = GST_FLOW_ERROR;
+
+  if (pool) {
+    if (!gst_buffer_pool_is_active (pool))
+      gst_buffer_pool_set_active (pool, TRUE);
+    ret = gst_buffer_pool_acquire_buffer (pool, &buf, NULL);
+    gst_object_unref (pool);
+  }
+  if (ret != GST_FLOW_OK || !buf) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT, ("Could not allocate "
+            "an output frame (%s)", pool ? gst_flow_get_name (ret) :
+            "no pool negotiated"), (NULL));
+    return NULL;
+  }
+  return buf;
 }
 
 static gboolean
@@ -409,6 +525,7 @@ gst_co_base_aggregator_start (GstAggregator * agg)
   gst_co_rebuild_invalidate (&self->priv->rebuild);
   self->priv->unmatched = 0;
   self->priv->warned_unmatched = FALSE;
+  self->priv->pushed = FALSE;
   return gst_co_engine_start (&self->engine,
       GST_CO_BASE_AGGREGATOR_GET_CLASS (self)->host_only);
 }
@@ -437,6 +554,7 @@ gst_co_base_aggregator_stop (GstAggregator * agg)
     GST_OBJECT_LOCK (self);
   }
   GST_OBJECT_UNLOCK (self);
+  free_released (self);
   gst_co_engine_close (&self->engine,
       GST_CO_BASE_AGGREGATOR_GET_CLASS (self)->release ? release : NULL,
       self);
@@ -474,28 +592,35 @@ running_time (GstCoAggregatorPad * pad, GstBuffer * buf)
       GST_FORMAT_TIME, ts);
 }
 
-/* How far apart frames of one instant may be */
+/* How far apart the frames of one instant may be: max-skew, or by default
+ * less than the shortest frame period of the inputs, so that cameras out
+ * of phase still match their nearest frames (each has exactly one frame
+ * in any window of one period) */
 static GstClockTime
 max_skew (GstCoBaseAggregator * self)
 {
-  GstClockTime skew;
+  GstClockTime skew, period = GST_CLOCK_TIME_NONE;
+  guint i;
 
   GST_OBJECT_LOCK (self);
   skew = self->priv->max_skew;
   GST_OBJECT_UNLOCK (self);
   if (GST_CLOCK_TIME_IS_VALID (skew))
     return skew;
-  /* half the first input's frame period */
-  if (self->n_pads && GST_VIDEO_INFO_FPS_N (&self->pads[0]->info) > 0)
-    return gst_util_uint64_scale (GST_SECOND,
-        GST_VIDEO_INFO_FPS_D (&self->pads[0]->info),
-        2 * (guint64) GST_VIDEO_INFO_FPS_N (&self->pads[0]->info));
+  for (i = 0; i < self->n_pads; i++) {
+    const GstVideoInfo *info = &self->pads[i]->info;
+    if (GST_VIDEO_INFO_FPS_N (info) > 0 && GST_VIDEO_INFO_FPS_D (info) > 0)
+      period = MIN (period, gst_util_uint64_scale (GST_SECOND,
+              GST_VIDEO_INFO_FPS_D (info), GST_VIDEO_INFO_FPS_N (info)));
+  }
+  if (GST_CLOCK_TIME_IS_VALID (period) && period > 1)
+    return period - 1;
   return AUTO_SKEW_UNKNOWN_RATE;
 }
 
 static void
 unmatched (GstCoBaseAggregator * self, GstCoAggregatorPad * pad,
-    const gchar * why)
+    const gchar * why, GstClockTimeDiff apart)
 {
   GstBuffer *buf = gst_aggregator_pad_pop_buffer (GST_AGGREGATOR_PAD (pad));
 
@@ -503,10 +628,18 @@ unmatched (GstCoBaseAggregator * self, GstCoAggregatorPad * pad,
   GST_DEBUG_OBJECT (pad, "frame %" GST_TIME_FORMAT " dropped: %s",
       GST_TIME_ARGS (buf ? GST_BUFFER_PTS (buf) : GST_CLOCK_TIME_NONE), why);
   if (!self->priv->warned_unmatched) {
-    GST_ELEMENT_WARNING (self, STREAM, FAILED, ("Frames of %s without a "
-            "partner on every input are dropped (%s)", GST_PAD_NAME (pad),
-            why), ("max-skew %" GST_TIME_FORMAT, GST_TIME_ARGS (max_skew
-                (self))));
+    gchar *skew = g_strdup_printf ("%.3f ms", max_skew (self) / 1e6);
+    if (apart > 0)
+      GST_ELEMENT_WARNING (self, STREAM, FAILED, ("Frames of %s without a "
+              "partner on every input are dropped (%s): the inputs' frames "
+              "lie %.3f ms apart and max-skew allows %s; cameras that are "
+              "not synchronised need max-skew of at least their offset "
+              "(ns)", GST_PAD_NAME (pad), why, apart / 1e6, skew), (NULL));
+    else
+      GST_ELEMENT_WARNING (self, STREAM, FAILED, ("Frames of %s without a "
+              "partner on every input are dropped (%s)", GST_PAD_NAME (pad),
+              why), ("max-skew %s", skew));
+    g_free (skew);
     self->priv->warned_unmatched = TRUE;
   }
   gst_clear_buffer (&buf);
@@ -616,17 +749,77 @@ done:
   return ret;
 }
 
+/* A GAP event (a lost frame) as GstAggregator queues it */
+static gboolean
+is_gap (GstBuffer * buf)
+{
+  return GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_GAP) &&
+      gst_buffer_get_size (buf) == 0;
+}
+
+/* Frames at running time @rt leave stamped at the position of the output
+ * segment that runs at @rt (as GstVideoAggregator stamps: after a seek to
+ * 2 s the first output is at 2 s, not 0); *@stream: its stream time, at
+ * which controlled properties take their values, as in the filters.  The
+ * segment is the aggregator's, written under its object lock by seeks. */
+static GstClockTime
+output_time (GstCoBaseAggregator * self, GstClockTime rt,
+    GstClockTime * stream)
+{
+  GstSegment *seg = &GST_AGGREGATOR_PAD (GST_AGGREGATOR_SRC_PAD (self))->segment;
+  GstClockTime pts = GST_CLOCK_TIME_NONE;
+
+  *stream = GST_CLOCK_TIME_NONE;
+  GST_OBJECT_LOCK (self);
+  if (GST_CLOCK_TIME_IS_VALID (rt) && seg->format == GST_FORMAT_TIME)
+    pts = gst_segment_position_from_running_time (seg, GST_FORMAT_TIME, rt);
+  if (GST_CLOCK_TIME_IS_VALID (pts))
+    *stream = gst_segment_to_stream_time (seg, GST_FORMAT_TIME, pts);
+  GST_OBJECT_UNLOCK (self);
+  return pts;
+}
+
+static void
+advance (GstCoBaseAggregator * self, GstClockTime pts, GstClockTime dur)
+{
+  GstSegment *seg = &GST_AGGREGATOR_PAD (GST_AGGREGATOR_SRC_PAD (self))->segment;
+
+  if (!GST_CLOCK_TIME_IS_VALID (pts))
+    return;
+  GST_OBJECT_LOCK (self);
+  seg->position = pts + (GST_CLOCK_TIME_IS_VALID (dur) ? dur : 0);
+  GST_OBJECT_UNLOCK (self);
+}
+
+/* An instant some input has no frame for (a GAP event upstream): nothing
+ * to correlate; downstream hears of the gap once it has the stream's caps
+ * and segment (before that, the instant is dropped). */
+static GstFlowReturn
+push_gap (GstCoBaseAggregator * self, GstClockTime pts, GstClockTime dur)
+{
+  GstPad *src = GST_AGGREGATOR_SRC_PAD (self);
+
+  GST_DEBUG_OBJECT (self, "gap at %" GST_TIME_FORMAT, GST_TIME_ARGS (pts));
+  if (!GST_CLOCK_TIME_IS_VALID (pts) || !self->priv->pushed)
+    return GST_FLOW_OK;
+  advance (self, pts, dur);
+  gst_pad_push_event (src, gst_event_new_gap (pts, dur));
+  return GST_FLOW_OK;
+}
+
 static GstFlowReturn
 gst_co_base_aggregator_aggregate (GstAggregator * agg, gboolean timeout)
 {
   GstCoBaseAggregator *self = GST_CO_BASE_AGGREGATOR (agg);
   GstCoBaseAggregatorClass *klass = GST_CO_BASE_AGGREGATOR_GET_CLASS (self);
   GstBuffer **bufs = NULL, *outbuf = NULL;
-  GstClockTime *rt = NULL, latest = 0, skew;
+  GstClockTime *rt = NULL, latest = 0, oldest = GST_CLOCK_TIME_NONE, skew;
+  GstClockTime pts, stream, dur;
   GstFlowReturn ret = GST_FLOW_OK;
-  gboolean missing = FALSE, ended = FALSE;
+  gboolean missing = FALSE, ended = FALSE, gap = FALSE;
   guint i;
 
+  free_released (self);
   collect_pads (self);
   if (self->n_pads == 0) {
     ret = GST_AGGREGATOR_FLOW_NEED_DATA;
@@ -642,9 +835,18 @@ gst_co_base_aggregator_aggregate (GstAggregator * agg, gboolean timeout)
       ended |= gst_aggregator_pad_is_eos (pad);
       continue;
     }
+    if (!self->pads[i]->configured && !is_gap (bufs[i])) {
+      GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("%s: a frame came before "
+              "its caps (every input needs its caps event first)",
+              GST_PAD_NAME (pad)), (NULL));
+      ret = GST_FLOW_NOT_NEGOTIATED;
+      goto out;
+    }
     rt[i] = running_time (self->pads[i], bufs[i]);
-    if (GST_CLOCK_TIME_IS_VALID (rt[i]) && rt[i] > latest)
-      latest = rt[i];
+    if (GST_CLOCK_TIME_IS_VALID (rt[i])) {
+      latest = MAX (latest, rt[i]);
+      oldest = MIN (oldest, rt[i]);
+    }
   }
   /* an input that ended can match nothing more: the stream ends */
   if (ended) {
@@ -656,7 +858,7 @@ gst_co_base_aggregator_aggregate (GstAggregator * agg, gboolean timeout)
       for (i = 0; i < self->n_pads; i++)
         if (bufs[i])
           unmatched (self, self->pads[i], "another input had no frame in "
-              "time");
+              "time", 0);
     ret = timeout ? GST_FLOW_OK : GST_AGGREGATOR_FLOW_NEED_DATA;
     goto out;
   }
@@ -670,35 +872,38 @@ gst_co_base_aggregator_aggregate (GstAggregator * agg, gboolean timeout)
     for (i = 0; i < self->n_pads; i++)
       if (TOO_OLD (rt[i]))
         unmatched (self, self->pads[i], "an earlier frame than the other "
-            "inputs'");
+            "inputs'", (GstClockTimeDiff) (latest - oldest));
     goto out;
   }
 #undef TOO_OLD
 
-  {
-    GstClockTime ts = rt[0];
-    if (GST_CLOCK_TIME_IS_VALID (ts))
-      gst_object_sync_values (GST_OBJECT (self), ts);
+  pts = output_time (self, rt[0], &stream);
+  dur = GST_BUFFER_DURATION (bufs[0]);
+  for (i = 0; i < self->n_pads; i++)
+    gap |= is_gap (bufs[i]);
+  if (gap) {
+    ret = push_gap (self, pts, dur);
+    goto drop;
   }
+  if (GST_CLOCK_TIME_IS_VALID (stream))
+    gst_object_sync_values (GST_OBJECT (self), stream);
   ret = process_matched (self, bufs, &outbuf);
   if (ret == GST_FLOW_OK && outbuf) {
-    GstAggregatorPad *srcpad = GST_AGGREGATOR_PAD (agg->srcpad);
-    GstClockTime dur = GST_BUFFER_DURATION (bufs[0]);
     outbuf = gst_buffer_make_writable (outbuf);
-    GST_BUFFER_PTS (outbuf) = rt[0];
+    GST_BUFFER_PTS (outbuf) = pts;
     GST_BUFFER_DTS (outbuf) = GST_CLOCK_TIME_NONE;
     GST_BUFFER_DURATION (outbuf) = dur;
-    if (GST_CLOCK_TIME_IS_VALID (rt[0]))
-      srcpad->segment.position = rt[0] + (GST_CLOCK_TIME_IS_VALID (dur) ?
-          dur : 0);
+    advance (self, pts, dur);
     if (klass->finish)
       ret = klass->finish (self, outbuf);
   }
+drop:
   for (i = 0; i < self->n_pads; i++)
     gst_aggregator_pad_drop_buffer (GST_AGGREGATOR_PAD (self->pads[i]));
   if (ret == GST_FLOW_OK && outbuf) {
     ret = gst_aggregator_finish_buffer (agg, outbuf);
     outbuf = NULL;
+    self->priv->pushed = TRUE;
   }
 
 out:
@@ -709,6 +914,15 @@ out:
   g_free (rt);
   clear_pads (self);
   return ret;
+}
+
+/* A seek: the next output opens the new segment, before any gap */
+static gboolean
+gst_co_base_aggregator_flush (GstAggregator * agg)
+{
+  GST_CO_BASE_AGGREGATOR (agg)->priv->pushed = FALSE;
+  return GST_AGGREGATOR_CLASS (parent_class)->flush ?
+      GST_AGGREGATOR_CLASS (parent_class)->flush (agg) : TRUE;
 }
 
 /* ---- GObject ---- */
@@ -753,13 +967,14 @@ gst_co_base_aggregator_class_init (GstCoBaseAggregatorClass * klass)
    * How far apart (running time, ns) the frames of one instant may be.
    * Frames older than the newest input's by more are dropped as having no
    * partner (one warning, then debug logs).  The default,
-   * GST_CLOCK_TIME_NONE, is half the first input's frame period (10 ms
-   * without a frame rate).
+   * GST_CLOCK_TIME_NONE, is just under the shortest frame period of the
+   * inputs (10 ms without a frame rate): synchronised cameras match frame
+   * for frame, and cameras out of phase match their nearest frames.
    */
   g_object_class_install_property (gobject_class, PROP_MAX_SKEW,
       g_param_spec_uint64 ("max-skew", "Maximum skew",
           "How far apart the frames of one instant may be (ns; "
-          "18446744073709551615 = half a frame period)", 0, G_MAXUINT64,
+          "18446744073709551615 = just under a frame period)", 0, G_MAXUINT64,
           DEFAULT_MAX_SKEW, GST_CO_PARAM_LIVE));
   gst_co_engine_class_install_properties (gobject_class, PROP_ENGINE);
 
@@ -778,6 +993,9 @@ gst_co_base_aggregator_class_init (GstCoBaseAggregatorClass * klass)
   agg_class->update_src_caps =
       GST_DEBUG_FUNCPTR (gst_co_base_aggregator_update_src_caps);
   agg_class->aggregate = GST_DEBUG_FUNCPTR (gst_co_base_aggregator_aggregate);
+  agg_class->flush = GST_DEBUG_FUNCPTR (gst_co_base_aggregator_flush);
+  agg_class->decide_allocation =
+      GST_DEBUG_FUNCPTR (gst_co_base_aggregator_decide_allocation);
   agg_class->get_next_time = gst_aggregator_simple_get_next_time;
 
   gst_type_mark_as_plugin_api (GST_TYPE_CO_BASE_AGGREGATOR, 0);

@@ -95,14 +95,16 @@ struct _GstCoBaseAggregatorClass
   gboolean host_only;           /* no CUDA path (yet) */
   guint max_pads;               /* 0: any number */
 
-  /* Caps offered to @pad, parsed (@info, @bayer): refuse what the element
-   * cannot work on with an element error that says why (FALSE).  Called
-   * when upstream asks whether the caps are accepted, so that refused caps
-   * fail in upstream's thread.  That every frame of an instant has one
-   * size is the base's check, before process.  Optional. */
+  /* Caps offered to @pad, parsed (@info, @bayer): FALSE and *@why (a
+   * sentence without the pad's name) for what the element cannot work on.
+   * Called for upstream's ACCEPT_CAPS query (no side effect: the answer
+   * is no) and for the CAPS event (an element error that says why).  That
+   * every frame of an instant has one size is the base's check, before
+   * process.  Optional. */
   gboolean      (*check_info) (GstCoBaseAggregator * self,
                                GstCoAggregatorPad * pad,
-                               const GstVideoInfo * info, CoBayer bayer);
+                               const GstVideoInfo * info, CoBayer bayer,
+                               gchar ** why);
   /* The output caps once every pad is configured (@downstream: what the
    * peer accepts, to intersect with); NULL: not yet. */
   GstCaps *     (*src_caps)  (GstCoBaseAggregator * self,
@@ -115,7 +117,9 @@ struct _GstCoBaseAggregatorClass
   /* The matched frames of one instant: @frames[i] and @inbufs[i] of
    * self->pads[i], on the device (work on self->engine.stream, the base
    * waits once after) or mapped on the host.  *@outbuf: the buffer to push
-   * (its timestamps are set by the base), or NULL for none this time. */
+   * (its timestamps are set by the base; gst_co_base_aggregator_alloc
+   * gives one of the negotiated output caps), or NULL for none this
+   * time. */
   GstFlowReturn (*process)   (GstCoBaseAggregator * self,
                               GstBuffer * const *inbufs,
                               const CoFrame * frames, guint n,
@@ -150,6 +154,10 @@ void     gst_co_base_aggregator_snapshot_clear (GstCoBaseAggregator * self,
     gpointer snap);
 /* Call with the object lock held (a property setter) */
 void     gst_co_base_aggregator_mark_dirty (GstCoBaseAggregator * self);
+/* An output buffer of the negotiated caps from the pool decided with
+ * downstream (ours, pinned on the CUDA backend, when downstream offered
+ * none).  NULL after an element error. */
+GstBuffer *gst_co_base_aggregator_alloc (GstCoBaseAggregator * self);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (GstCoBaseAggregator, gst_object_unref)
 

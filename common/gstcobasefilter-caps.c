@@ -243,13 +243,7 @@ gst_co_base_filter_class_add_video_templates (GstElementClass * klass,
 gboolean
 co_caps_is_cuda (GstCaps * caps, guint i)
 {
-#ifdef HAVE_GST_CUDA
-  GstCapsFeatures *f = gst_caps_get_features (caps, i);
-  return f && !gst_caps_features_is_any (f) &&
-      gst_caps_features_contains (f, GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
-#else
-  return FALSE;
-#endif
+  return gst_co_caps_is_cuda (caps, i);
 }
 
 /* Whether only the CPU backend can run: the one in use once started, the

@@ -9,70 +9,6 @@
 
 #define GST_CAT_DEFAULT gst_co_base_filter_debug
 
-/* The caps a pool is configured with: a Bayer frame is carried as the
- * GRAY8/GRAY16_LE frame of the same layout, which video and CUDA pools
- * know how to lay out (and video meta describes). */
-static GstCaps *
-pool_caps (GstCaps * caps)
-{
-  GstVideoInfo info;
-  CoBayer bayer;
-  GstCaps *ret;
-
-  if (!gst_co_info_from_caps (&info, &bayer, caps) || bayer == CO_BAYER_NONE)
-    return gst_caps_ref (caps);
-  ret = gst_video_info_to_caps (&info);
-  gst_caps_set_features (ret, 0,
-      gst_caps_features_copy (gst_caps_get_features (caps, 0)));
-  return ret;
-}
-
-/* A pool for @caps: GstCudaMemory for CUDA caps, else a video pool, of our
- * pinned/mapped host memory when the CUDA backend runs. */
-static GstBufferPool *
-make_pool (GstCoBaseFilter * self, GstCaps * caps, guint * size, guint min,
-    guint max)
-{
-  GstBufferPool *pool = NULL;
-  GstStructure *config;
-  GstCaps *pcaps;
-
-#ifdef HAVE_GST_CUDA
-  if (co_caps_is_cuda (caps, 0)) {
-    if (!self->engine.cuda_context)
-      return NULL;
-    pool = gst_cuda_buffer_pool_new (self->engine.cuda_context);
-  }
-#endif
-  if (!pool)
-    pool = gst_video_buffer_pool_new ();
-
-  pcaps = pool_caps (caps);
-  config = gst_buffer_pool_get_config (pool);
-  gst_buffer_pool_config_set_params (config, pcaps, *size, min, max);
-  gst_caps_unref (pcaps);
-  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
-#ifdef CO_CUDA_STREAMS
-  if (co_caps_is_cuda (caps, 0) && self->engine.gst_stream)
-    gst_buffer_pool_config_set_cuda_stream (config, self->engine.gst_stream);
-#endif
-  if (!co_caps_is_cuda (caps, 0) && self->engine.host_alloc) {
-    GstAllocationParams params;
-    gst_allocation_params_init (&params);
-    gst_buffer_pool_config_set_allocator (config, self->engine.host_alloc,
-        &params);
-  }
-  if (!gst_buffer_pool_set_config (pool, config)) {
-    gst_object_unref (pool);
-    return NULL;
-  }
-  /* the CUDA pool pads rows to its pitch: take the size it settled on */
-  config = gst_buffer_pool_get_config (pool);
-  gst_buffer_pool_config_get_params (config, NULL, size, NULL, NULL);
-  gst_structure_free (config);
-  return pool;
-}
-
 /* Upstream gets our pool when nobody offered one: pinned memory, which
  * crosses the bus by DMA at its full rate (read in place on integrated
  * GPUs).  In ANALYSE mode the query went downstream
@@ -83,10 +19,6 @@ co_propose_allocation (GstBaseTransform * bt, GstQuery * decide_query,
 {
   GstCoBaseFilter *self = GST_CO_BASE_FILTER (bt);
   gboolean analyse = (CO_MODE (self) & GST_CO_FILTER_ANALYSE) != 0;
-  GstVideoInfo info;
-  CoBayer bayer;
-  GstCaps *caps;
-  guint size;
 
   /* in place, BaseTransform asks downstream, which may not answer
    * (fakesink): then nobody proposed anything, and ours is still good */
@@ -95,32 +27,8 @@ co_propose_allocation (GstBaseTransform * bt, GstQuery * decide_query,
     return FALSE;
   if (!decide_query && !analyse)        /* passthrough */
     return TRUE;
-  gst_query_parse_allocation (query, &caps, NULL);
-  if (!caps || !gst_co_info_from_caps (&info, &bayer, caps))
-    return FALSE;
-  if (gst_query_get_n_allocation_pools (query) == 0 &&
-      (!analyse || self->engine.device)) {
-    GstBufferPool *pool;
-    size = (guint) info.size;
-    pool = make_pool (self, caps, &size, 0, 0);
-    if (pool) {
-      gst_query_add_allocation_pool (query, pool, size, 0, 0);
-      gst_object_unref (pool);
-    }
-    /* the allocator too: GstBaseSrc's decide_allocation sets the pool's
-     * allocator to the query's first one, and without it the pool falls
-     * back to system memory */
-    if (pool && self->engine.host_alloc && !co_caps_is_cuda (caps, 0) &&
-        gst_query_get_n_allocation_params (query) == 0) {
-      GstAllocationParams params;
-      gst_allocation_params_init (&params);
-      gst_query_add_allocation_param (query, self->engine.host_alloc,
-          &params);
-    }
-  }
-  if (!gst_query_find_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL))
-    gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
-  return TRUE;
+  return gst_co_engine_propose_pool (&self->engine, query,
+      !analyse || self->engine.device);
 }
 
 /* A meta that says nothing of where pixels are (no tags, or only "video")
@@ -213,7 +121,8 @@ co_decide_allocation (GstBaseTransform * bt, GstQuery * query)
   }
   if (!keep) {
     gst_clear_object (&pool);
-    pool = make_pool (self, caps, &size, min, max);
+    pool = gst_co_engine_make_pool (&self->engine, caps, &size, min,
+        max);
     if (!pool) {
       GST_ERROR_OBJECT (self, "no buffer pool for %" GST_PTR_FORMAT, caps);
       return FALSE;

@@ -97,6 +97,22 @@ gboolean gst_co_engine_download (GstCoEngine * e, gpointer dst,
     gconstpointer src, gsize size, const gchar * what);
 gboolean gst_co_engine_sync     (GstCoEngine * e, const gchar * what);
 
+/* ---- pools (gstcoengine-pool.c) ---- */
+
+/* Whether structure @i of @caps is in memory:CUDAMemory */
+gboolean gst_co_caps_is_cuda (GstCaps * caps, guint i);
+/* A pool of frames of @caps (a Bayer mosaic as its grey layout), with
+ * video meta: GstCudaMemory of the element's context (its stream, 1.24+)
+ * for CUDA caps, else system memory, pinned once the CUDA backend runs.
+ * *@size: the frame size asked, then the pool's. */
+GstBufferPool *gst_co_engine_make_pool (GstCoEngine * e, GstCaps * caps,
+    guint * size, guint min, guint max);
+/* Answers an ALLOCATION query from upstream: video meta, and (with
+ * @with_pool, when nobody downstream offered one) our pool and, for
+ * system caps, our pinned allocator.  FALSE: caps that are no frame. */
+gboolean gst_co_engine_propose_pool (GstCoEngine * e, GstQuery * query,
+    gboolean with_pool);
+
 /* ---- frames (gstcoengine-frame.c) ---- */
 
 /* How a buffer reached the device */

@@ -49,6 +49,7 @@
 #include "config.h"
 #endif
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include "gstcudacltcorrelate.h"
@@ -62,6 +63,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_clt_correlate_debug);
 
 #define RESULT_KIND "GstCoCltCorrelation"
 #define MAX_SIZE 16384
+#define MIN_SIZE 16                /* one tile */
 #define MAX_INPUTS 16
 /* grey, the luma plane of what decoders give, or luma from RGB: the last
  * ones also in CUDA memory (GstCudaMemory holds no grey formats) */
@@ -259,8 +261,26 @@ co_corr_output_get_type (void)
 
 /* ---- pairs ---- */
 
+/* One input number of a pairs list at *@s (digits only), moving past it */
+static gboolean
+pair_number (const gchar ** s, guint * v)
+{
+  gchar *end;
+  guint64 n;
+
+  if (!g_ascii_isdigit (**s))
+    return FALSE;
+  n = g_ascii_strtoull (*s, &end, 10);
+  if (n >= MAX_INPUTS * 1000)
+    return FALSE;
+  *v = (guint) n;
+  *s = end;
+  return TRUE;
+}
+
 /* "all", or "a-b,c-d" of sink pad numbers, into positions among @pads;
- * NULL and *why on a bad list */
+ * NULL and *why on a bad list (a pair that is not two different existing
+ * inputs, one listed twice, more than a rig holds) */
 static Pair *
 parse_pairs (const gchar * text, GstCoAggregatorPad ** pads, guint n,
     guint * n_pairs, gchar ** label, gchar ** why)
@@ -285,10 +305,11 @@ parse_pairs (const gchar * text, GstCoAggregatorPad ** pads, guint n,
     out = g_new (Pair, g_strv_length (items) + 1);
     for (i = 0; items[i]; i++) {
       guint a, b, pa = n, pb = n, m;
-      gchar *s = g_strstrip (items[i]);
-      if (sscanf (s, "%u-%u", &a, &b) != 2 || a == b) {
+      const gchar *c = g_strstrip (items[i]);
+      if (!pair_number (&c, &a) || *c++ != '-' || !pair_number (&c, &b) ||
+          *c || a == b) {
         *why = g_strdup_printf ("\"%s\" is not a pair of two different "
-            "input numbers (e.g. 0-1)", s);
+            "input numbers (e.g. 0-1)", items[i]);
         break;
       }
       for (m = 0; m < n; m++) {
@@ -300,6 +321,16 @@ parse_pairs (const gchar * text, GstCoAggregatorPad ** pads, guint n,
       if (pa == n || pb == n) {
         *why = g_strdup_printf ("pair %u-%u names an input that does not "
             "exist (sink_%u)", a, b, pa == n ? a : b);
+        break;
+      }
+      for (m = 0; m < k && (out[m].a != pa || out[m].b != pb); m++);
+      if (m < k) {
+        *why = g_strdup_printf ("pair %u-%u is listed twice", a, b);
+        break;
+      }
+      if (k == CO_CLT_CORR_MAX_PAIRS) {
+        *why = g_strdup_printf ("%u pairs listed: at most %d are "
+            "correlated", g_strv_length (items), CO_CLT_CORR_MAX_PAIRS);
         break;
       }
       out[k].a = pa;
@@ -323,7 +354,8 @@ parse_pairs (const gchar * text, GstCoAggregatorPad ** pads, guint n,
 
 static gboolean
 gst_cuda_clt_correlate_check_info (GstCoBaseAggregator * base,
-    GstCoAggregatorPad * pad, const GstVideoInfo * info, CoBayer bayer)
+    GstCoAggregatorPad * pad, const GstVideoInfo * info, CoBayer bayer,
+    gchar ** why)
 {
   const CoFormat format =
       gst_co_format_from_video (GST_VIDEO_INFO_FORMAT (info));
@@ -332,16 +364,15 @@ gst_cuda_clt_correlate_check_info (GstCoBaseAggregator * base,
   if (format == CO_FORMAT_UNKNOWN || format == CO_FORMAT_RGB ||
       (bayer != CO_BAYER_NONE && format != CO_FORMAT_GRAY8 &&
           format != CO_FORMAT_GRAY16_LE)) {
-    GST_ELEMENT_ERROR (base, CORE, NEGOTIATION, ("%s: %s frames are not "
-            "correlated", GST_PAD_NAME (pad),
-            gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (info))),
-        (NULL));
+    *why = g_strdup_printf ("%s frames are not correlated",
+        gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (info)));
     return FALSE;
   }
-  if (GST_VIDEO_INFO_WIDTH (info) < 16 || GST_VIDEO_INFO_HEIGHT (info) < 16) {
-    GST_ELEMENT_ERROR (base, CORE, NEGOTIATION, ("%s: %dx%d is smaller than "
-            "one 16x16 tile", GST_PAD_NAME (pad), GST_VIDEO_INFO_WIDTH (info),
-            GST_VIDEO_INFO_HEIGHT (info)), (NULL));
+  if (GST_VIDEO_INFO_WIDTH (info) < MIN_SIZE ||
+      GST_VIDEO_INFO_HEIGHT (info) < MIN_SIZE) {
+    *why = g_strdup_printf ("%dx%d is smaller than one %dx%d tile",
+        GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info), MIN_SIZE,
+        MIN_SIZE);
     return FALSE;
   }
   return TRUE;
@@ -418,7 +449,11 @@ pad_kernels (GstCoAggregatorPad * pad, GstElement * element, gboolean keep,
 
 /* How many inputs name their @prop (every input or none): -1 after an
  * element error when a file cannot be used (its @noun) or only some
- * inputs name one (@why every one is needed) */
+ * inputs name one (@why every one is needed).  While streaming, files
+ * are set one pad after the other: a partial set is then a warning and
+ * KEEP (the element keeps what it had until every input names one). */
+#define KEEP (-2)
+
 static gint
 every_or_none (GstCudaCltCorrelate * self, PadFile get, gpointer out,
     gsize size, const gchar * prop, const gchar * noun, const gchar * why)
@@ -441,6 +476,12 @@ every_or_none (GstCudaCltCorrelate * self, PadFile get, gpointer out,
     } else {
       missing = i;
     }
+  }
+  if (n_have > 0 && missing >= 0 && self->frames > 0) {
+    GST_ELEMENT_WARNING (self, RESOURCE, NOT_FOUND, ("%s has no %s yet: %s "
+            "(or none); until it has, the last state stays",
+            GST_PAD_NAME (base->pads[missing]), prop, why), (NULL));
+    return KEEP;
   }
   if (n_have > 0 && missing >= 0) {
     GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("%s has no %s: %s (or "
@@ -499,13 +540,20 @@ setup_lens (GstCudaCltCorrelate * self, gint w, gint h, gint n_tiles,
   n_have = every_or_none (self, pad_kernels, grids, sizeof (grids[0]),
       "kernels-file", "kernels", "the tile processor's colour path needs "
       "every camera's kernels");
+  if (n_have == KEEP && self->colour && self->w == w && self->h == h) {
+    /* the path and tables of the last usable set stay */
+    *colour = ok = TRUE;
+    goto done;
+  }
   if (n_have <= 0) {
-    ok = n_have == 0;
+    ok = n_have == 0 || n_have == KEEP;
     goto done;
   }
   n_cams = every_or_none (self, pad_camera, cams, sizeof (cams[0]),
       "calibration-file", "calibration", "the tiles' undistortion needs "
       "every camera's calibration");
+  if (n_cams == KEEP)           /* placed without the cameras' maps */
+    n_cams = 0;
   if (n_cams < 0)
     goto done;
   dx = g_malloc (t3 * base->n_pads);
@@ -569,13 +617,19 @@ free_buffers (GstCudaCltCorrelate * self)
   free_lens (self);
 }
 
+/* The largest |P's fourth column| taken for a camera's place: f times
+ * the baseline, in pixels (10^4 px focal length times 10 km) */
+#define MAX_PLACE 1e8
+
 /* The rig of @pairs from the inputs' calibrations (GstCoAggregatorPad's
- * calibration-file): *have FALSE when no input names one; an element
- * error when only some do, a file cannot be used, or a pair's cameras
- * stand at one place. */
+ * calibration-file) into @rig: *have FALSE when no input names one.  An
+ * element error when only some do, a file cannot be used, or a pair's
+ * cameras stand at one place (or nowhere finite); while streaming, a
+ * warning and *keep (the last rig stays) instead. */
 static gboolean
 build_rig (GstCudaCltCorrelate * self, const Pair * pairs, guint n_pairs,
-    gboolean * have)
+    CoCltCorrRig * rig, gdouble * ref_baseline, gboolean * have,
+    gboolean * keep)
 {
   GstCoBaseAggregator *base = GST_CO_BASE_AGGREGATOR (self);
   CoCamera cams[MAX_INPUTS];
@@ -583,27 +637,43 @@ build_rig (GstCudaCltCorrelate * self, const Pair * pairs, guint n_pairs,
   guint i;
   gdouble ref = 0.0;
 
-  *have = FALSE;
+  *have = *keep = FALSE;
   n_have = every_or_none (self, pad_camera, cams, sizeof (cams[0]),
       "calibration-file", "calibration", "the rig's geometry needs every "
       "camera's calibration");
+  if (n_have == KEEP) {
+    *keep = TRUE;
+    return TRUE;
+  }
   if (n_have < 0)
     return FALSE;
   if (n_have == 0 || n_pairs == 0)
     return TRUE;
+  g_assert (n_pairs <= CO_CLT_CORR_MAX_PAIRS);
   /* o_k, P's fourth column, places camera k in the rectified images */
   for (i = 0; i < n_pairs; i++) {
     const CoCamera *a = &cams[pairs[i].a], *b = &cams[pairs[i].b];
     const gdouble ox = b->p[3] - a->p[3], oy = b->p[7] - a->p[7];
     const gdouble len = sqrt (ox * ox + oy * oy);
-    CoCltCorrBaseline *bl = &self->rig.pair[i];
-    if (!(len > 1e-9)) {
-      GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, ("Pair %u-%u: the two "
-              "calibrations place the cameras at one point (their "
-              "projections' fourth columns are equal): no baseline",
-              base->pads[pairs[i].a]->index, base->pads[pairs[i].b]->index),
-          (NULL));
-      return FALSE;
+    CoCltCorrBaseline *bl = &rig->pair[i];
+    if (!(len > 1e-9) || !(len < MAX_PLACE)) {
+      const guint ia = base->pads[pairs[i].a]->index;
+      const guint ib = base->pads[pairs[i].b]->index;
+      gchar *msg = len > 1e-9 ? g_strdup_printf ("Pair %u-%u: the two "
+          "calibrations place the cameras %g px apart (their projections' "
+          "fourth columns, f times the baseline): no usable baseline", ia,
+          ib, len) : g_strdup_printf ("Pair %u-%u: the two calibrations "
+          "place the cameras at one point (their projections' fourth "
+          "columns are equal): no baseline", ia, ib);
+      if (self->frames > 0) {
+        GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS, ("%s; the last rig "
+                "stays", msg), (NULL));
+        *keep = TRUE;
+      } else {
+        GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, ("%s", msg), (NULL));
+      }
+      g_free (msg);
+      return *keep;
     }
     if (i == 0)
       ref = len;
@@ -612,8 +682,8 @@ build_rig (GstCudaCltCorrelate * self, const Pair * pairs, guint n_pairs,
     bl->scale = (gfloat) (ref / len);
     bl->inv_scale = (gfloat) (len / ref);
   }
-  self->rig.n_pairs = n_pairs;
-  self->ref_baseline = ref;
+  rig->n_pairs = n_pairs;
+  *ref_baseline = ref;
   *have = TRUE;
   return TRUE;
 }
@@ -628,7 +698,9 @@ gst_cuda_clt_correlate_rebuild (GstCoBaseAggregator * base,
   gchar *why = NULL, *label = NULL;
   Pair *pairs = NULL;
   guint n_pairs = 0, slots, per_tile;
-  gboolean ok = FALSE, rig = FALSE, colour = FALSE;
+  gboolean ok = FALSE, rig = FALSE, colour = FALSE, keep = FALSE;
+  CoCltCorrRig new_rig;
+  gdouble ref_baseline = 0.0;
 
   gst_co_base_aggregator_snapshot (base, &s);
   if (base->n_pads > MAX_INPUTS) {
@@ -656,8 +728,17 @@ gst_cuda_clt_correlate_rebuild (GstCoBaseAggregator * base,
           (NULL));
       goto done;
     }
-    if (!build_rig (self, pairs, n_pairs, &rig))
+    if (!build_rig (self, pairs, n_pairs, &new_rig, &ref_baseline, &rig,
+            &keep))
       goto done;
+    /* the last rig stays while its pairs do */
+    if (keep)
+      rig = self->have_rig && n_pairs == self->n_pairs &&
+          memcmp (pairs, self->pairs, n_pairs * sizeof (Pair)) == 0;
+    else if (rig) {
+      self->rig = new_rig;
+      self->ref_baseline = ref_baseline;
+    }
   } else {
     label = g_strdup_printf ("ref-%u", base->pads[0]->index);
   }
@@ -916,6 +997,25 @@ prior_of (GstCudaCltCorrelate * self, const gfloat ** prior)
       v[i] = GUINT32_FROM_LE (v[i]);
     data = swapped = (gfloat *) v;
   }
+  {
+    /* a shift beyond the frame (or NaN) would reach the tiles' integer
+     * offsets: refused whole, once a block */
+    const gfloat *v = data, lim = (gfloat) MAX (self->w, self->h);
+    gsize i;
+    for (i = 0; i < size / sizeof (gfloat) && fabsf (v[i]) <= lim; i++);
+    if (i < size / sizeof (gfloat)) {
+      if (self->warned_prior != bytes) {
+        GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS, ("pre-shift ignored: "
+                "float %" G_GSIZE_FORMAT " is %g, not a shift within the "
+                "frame (at most %g px)", i, v[i], lim), (NULL));
+        if (self->warned_prior)
+          g_bytes_unref (self->warned_prior);
+        self->warned_prior = g_bytes_ref (bytes);
+      }
+      g_free (swapped);
+      return TRUE;
+    }
+  }
   if (!e->device) {
     /* the snapshot holds the block until the next frame */
     if (!swapped) {
@@ -951,8 +1051,10 @@ gst_cuda_clt_correlate_process (GstCoBaseAggregator * base,
   gst_co_base_aggregator_snapshot (base, &self->snap);
   co_clt_corr_params_init (&self->cp, self->snap.fat_zero,
       self->snap.lpf_sigma);
-  *outbuf = self->map_out ? gst_buffer_new_allocate (NULL,
-      (gsize) self->w * self->h * 4, NULL) : gst_buffer_ref (inbufs[0]);
+  *outbuf = self->map_out ? gst_co_base_aggregator_alloc (base) :
+      gst_buffer_ref (inbufs[0]);
+  if (!*outbuf)
+    return GST_FLOW_ERROR;
 
   if (self->mode == CORR_TEMPORAL) {
     if (!self->have_ref)
@@ -1164,6 +1266,7 @@ gst_cuda_clt_correlate_class_init (GstCudaCltCorrelateClass * klass)
   GstAggregatorClass *ac = GST_AGGREGATOR_CLASS (klass);
   GstCoBaseAggregatorClass *bc = GST_CO_BASE_AGGREGATOR_CLASS (klass);
   GstCaps *caps;
+  guint i;
   const GstCoSetting settings[] = {
     /**
      * GstCudaCltCorrelate:mode:
@@ -1326,6 +1429,11 @@ gst_cuda_clt_correlate_class_init (GstCudaCltCorrelateClass * klass)
       "correlation in the tile processor's lapped transform domain");
   caps = gst_co_template_caps (MAX_SIZE, "video/x-raw", FORMATS,
       "video/x-bayer", GST_CO_BAYER_FORMATS, NULL);
+  /* at least one tile: smaller frames are refused in the caps answer */
+  for (i = 0; i < gst_caps_get_size (caps); i++)
+    gst_structure_set (gst_caps_get_structure (caps, i), "width",
+        GST_TYPE_INT_RANGE, MIN_SIZE, MAX_SIZE, "height", GST_TYPE_INT_RANGE,
+        MIN_SIZE, MAX_SIZE, NULL);
   gst_co_base_aggregator_class_add_sink_template (ec, caps);
   gst_element_class_add_pad_template (ec,
       gst_pad_template_new_with_gtype ("src", GST_PAD_SRC, GST_PAD_ALWAYS,
