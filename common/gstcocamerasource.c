@@ -36,15 +36,42 @@ same_file (const GstCoCameraSource * src, const GstCoCameraFile * f)
       src->rect);
 }
 
+/* A pinhole calibration where a fisheye was asked for: the error names
+ * the file and what makes one a fisheye. */
+static gboolean
+model_ok (const GstCoCameraFile * f, const GstCoCalibration * c,
+    gboolean fisheye, GError ** error)
+{
+  gchar *name;
+
+  if (!fisheye || c->model == CO_CAMERA_FISHEYE)
+    return TRUE;
+  name = g_filename_display_name (f->path);
+  g_set_error (error, GST_CO_CALIBRATION_ERROR,
+      GST_CO_CALIBRATION_ERROR_UNSUPPORTED, "%s holds a pinhole calibration, "
+      "and model=fisheye needs a fisheye one (a file says so with "
+      "fisheye_model: 1 or distortion_model: equidistant); model=camera "
+      "takes this file", name);
+  g_free (name);
+  return FALSE;
+}
+
 gboolean
-gst_co_camera_source_load (GstCoCameraSource * src,
-    const GstCoCameraFile * f, GError ** error)
+gst_co_camera_source_load_full (GstCoCameraSource * src,
+    const GstCoCameraFile * f, gboolean fisheye, GError ** error)
 {
   GstCoCalibration fresh;
 
   init_debug ();
-  if (same_file (src, f))
+  if (same_file (src, f)) {
+    /* the model may have changed since: the file in use may not do */
+    if (!model_ok (f, &src->calib, fisheye, error))
+      return FALSE;
+    /* fine for this model: asked for a fisheye once more, a pinhole file
+     * is warned about again */
+    g_clear_pointer (&src->bad_path, g_free);
     return TRUE;
+  }
   if (!gst_co_calibration_load (f->path, f->camera, &fresh, error))
     return FALSE;
   if (f->rect && *f->rect && !gst_co_calibration_load_rectification (f->rect,
@@ -52,6 +79,9 @@ gst_co_camera_source_load (GstCoCameraSource * src,
     g_prefix_error (error, "rectification file ");
     return FALSE;
   }
+  if (!model_ok (f, &fresh, fisheye, error))
+    return FALSE;
+  g_clear_pointer (&src->bad_path, g_free);
   src->calib = fresh;
   src->have = TRUE;
   g_free (src->path);
@@ -70,17 +100,26 @@ gst_co_camera_source_load (GstCoCameraSource * src,
 }
 
 gboolean
-gst_co_camera_source_get (GstCoCameraSource * src, GstElement * element,
-    const GstCoCameraFile * f, int w, int h, gboolean keep, CoCamera * cam,
-    GError ** error)
+gst_co_camera_source_load (GstCoCameraSource * src,
+    const GstCoCameraFile * f, GError ** error)
+{
+  return gst_co_camera_source_load_full (src, f, FALSE, error);
+}
+
+gboolean
+gst_co_camera_source_get_full (GstCoCameraSource * src, GstElement * element,
+    const GstCoCameraFile * f, gboolean fisheye, int w, int h, gboolean keep,
+    CoCamera * cam, GError ** error)
 {
   GError *err = NULL;
   double sx, sy;
 
   init_debug ();
-  /* a setting that failed is not read again at every other change */
-  if (!(f->gen == src->bad_gen && !g_strcmp0 (f->path, src->bad_path)) &&
-      !gst_co_camera_source_load (src, f, &err)) {
+  /* a setting that failed is not read again at every other change; one
+   * that failed asked for a fisheye may do for another model */
+  if (!(f->gen == src->bad_gen && !g_strcmp0 (f->path, src->bad_path) &&
+          (fisheye || !src->bad_fisheye)) &&
+      !gst_co_camera_source_load_full (src, f, fisheye, &err)) {
     if (!keep) {
       g_propagate_error (error, err);
       return FALSE;
@@ -93,6 +132,7 @@ gst_co_camera_source_get (GstCoCameraSource * src, GstElement * element,
     g_free (src->bad_path);
     src->bad_path = g_strdup (f->path);
     src->bad_gen = f->gen;
+    src->bad_fisheye = fisheye;
   }
   if (!src->have) {
     g_set_error (error, GST_CO_CALIBRATION_ERROR,
@@ -112,6 +152,15 @@ gst_co_camera_source_get (GstCoCameraSource * src, GstElement * element,
     src->warned_h = h;
   }
   return TRUE;
+}
+
+gboolean
+gst_co_camera_source_get (GstCoCameraSource * src, GstElement * element,
+    const GstCoCameraFile * f, int w, int h, gboolean keep, CoCamera * cam,
+    GError ** error)
+{
+  return gst_co_camera_source_get_full (src, element, f, FALSE, w, h, keep,
+      cam, error);
 }
 
 void

@@ -26,6 +26,7 @@ typedef struct
   guint gen;
   gchar *bad_path;              /* the last setting that failed */
   guint bad_gen;
+  gboolean bad_fisheye;         /* it was asked for a fisheye */
   gint warned_w, warned_h;      /* the size the aspect warning was for */
 } GstCoCameraSource;
 
@@ -70,6 +71,14 @@ gboolean gst_co_camera_source_get (GstCoCameraSource * src,
 /* Reads @file now (at start): FALSE with @error when it cannot be used. */
 gboolean gst_co_camera_source_load (GstCoCameraSource * src,
     const GstCoCameraFile * file, GError ** error);
+/* The same two for an element asked for a fisheye (@fisheye): a pinhole
+ * file is then one that cannot be used, since its model winning would give
+ * another model's picture in silence. */
+gboolean gst_co_camera_source_get_full (GstCoCameraSource * src,
+    GstElement * element, const GstCoCameraFile * file, gboolean fisheye,
+    int w, int h, gboolean keep, CoCamera * cam, GError ** error);
+gboolean gst_co_camera_source_load_full (GstCoCameraSource * src,
+    const GstCoCameraFile * file, gboolean fisheye, GError ** error);
 /* Forgets everything: the next get reads the file again. */
 void gst_co_camera_source_clear (GstCoCameraSource * src);
 

@@ -233,8 +233,8 @@ camera_from_file (GstCudaLensDistort * self, const Settings * s, int w, int h,
     s->rectification_file, s->calibration_gen
   };
 
-  return gst_co_camera_source_get (&self->camsrc, GST_ELEMENT (self), &f, w,
-      h, TRUE, cam, NULL);
+  return gst_co_camera_source_get_full (&self->camsrc, GST_ELEMENT (self), &f,
+      s->model == CO_LENS_FISHEYE, w, h, TRUE, cam, NULL);
 }
 
 /* ---- map file ---- */
@@ -529,6 +529,7 @@ gst_cuda_lens_distort_start (GstBaseTransform * bt)
   gchar *path, *camera, *map, *rect;
   const gchar *what = "calibration";
   guint map_gen, calib_gen;
+  gboolean fisheye;
 
   if (!GST_BASE_TRANSFORM_CLASS (parent_class)->start (bt))
     return FALSE;
@@ -539,6 +540,7 @@ gst_cuda_lens_distort_start (GstBaseTransform * bt)
   map = g_strdup (self->set.map_file);
   map_gen = self->set.map_gen;
   calib_gen = self->set.calibration_gen;
+  fisheye = self->set.model == CO_LENS_FISHEYE;
   self->base_model = (CoLensModel) self->set.model;
   gst_co_remap_filter_mark_dirty (GST_CO_REMAP_FILTER (self));
   GST_OBJECT_UNLOCK (self);
@@ -567,7 +569,7 @@ gst_cuda_lens_distort_start (GstBaseTransform * bt)
     /* the first table is built from this, not from a second read; the
      * error names the file, calibration or rectification */
     what = "calibration";
-    if (!gst_co_camera_source_load (&self->camsrc, &f, &err))
+    if (!gst_co_camera_source_load_full (&self->camsrc, &f, fisheye, &err))
       goto unusable;
   } else if (rect && *rect) {
     GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS, ("rectification-file is "
@@ -677,8 +679,9 @@ gst_cuda_lens_distort_class_init (GstCudaLensDistortClass * klass)
           "A calibration: OpenCV FileStorage YAML or XML (one camera, "
           "fisheye, or a stereo pair's M1 D1 R1 P1 / M2 D2 R2 P2), ROS "
           "camera_info YAML or a Kalibr camchain; replaces fx..tau-y, its "
-          "model (pinhole or fisheye) wins over model=camera/fisheye, its "
-          "R and P rectify", NULL, GST_CO_PARAM_LIVE),
+          "model (pinhole or fisheye) wins over model=camera (a pinhole "
+          "one with model=fisheye is an error), its R and P rectify", NULL,
+          GST_CO_PARAM_LIVE),
         SET (calibration_file), REBUILD, SET (calibration_gen)},
     [PROP_ALPHA - 1] = DOUBLE ("alpha", "Alpha", "Free scaling of "
         "cv::getOptimalNewCameraMatrix: 0 keeps only valid pixels, 1 keeps "

@@ -882,6 +882,98 @@ GST_START_TEST (test_bad_calibration_keeps_model)
 
 GST_END_TEST;
 
+/* model=fisheye asks for a fisheye: a pinhole file (OpenCV's camera_matrix
+ * and 5 coefficients, no fisheye marker) is an error before the first
+ * frame whichever property came first, not model=camera's picture in
+ * silence.  While PLAYING it is a warning and the camera in use stays;
+ * model=camera takes the same file. */
+GST_START_TEST (test_fisheye_with_pinhole_file)
+{
+  gchar *dir = g_dir_make_tmp ("co-lens-XXXXXX", NULL);
+  gchar *pin = g_build_filename (dir, "pinhole.yml", NULL);
+  gchar *fish = data_path ("CO_TEST_DATA_DIR", "calib-opencv-fisheye.yml");
+  const gchar *props[] = { "model=fisheye calibration-file=\"%s\"",
+    "calibration-file=\"%s\" model=fisheye", "model=camera "
+        "calibration-file=\"%s\""
+  };
+  gchar *launch, *fish_props, *pin_props, *err;
+  GstStateChangeReturn sret;
+  GstCaps *caps = video_caps ("GRAY8", 64, 48);
+  GRand *rand = g_rand_new_with_seed (13);
+  GstElement *pipe, *lens;
+  GstVideoInfo info;
+  GstBuffer *in;
+  guint i;
+
+  fail_unless (g_file_set_contents (pin, "%YAML:1.0\n---\n"
+          "image_width: 64\nimage_height: 48\n"
+          "camera_matrix: !!opencv-matrix\n   rows: 3\n   cols: 3\n"
+          "   dt: d\n   data: [ 60., 0., 31.5, 0., 60., 23.5, 0., 0., 1. ]\n"
+          "distortion_coefficients: !!opencv-matrix\n   rows: 5\n"
+          "   cols: 1\n   dt: d\n"
+          "   data: [ -0.2, 0.05, 0.001, -0.002, 0.01 ]\n", -1, NULL));
+  for (i = 0; i < G_N_ELEMENTS (props); i++) {
+    gchar *p = g_strdup_printf (props[i], pin);
+    launch = g_strdup_printf ("videotestsrc num-buffers=2 ! video/x-raw,"
+        "format=GRAY8,width=64,height=48 ! " CPU "%s ! fakesink", p);
+    err = run_pipeline (launch, NULL, &sret);
+    if (i < 2) {
+      fail_unless (err != NULL, "[%s]: no error", p);
+      fail_unless (strstr (err, "pinhole.yml") && strstr (err, "pinhole ") &&
+          strstr (err, "fisheye"), "[%s]: error '%s'", p, err);
+      fail_unless_equals_int (sret, GST_STATE_CHANGE_FAILURE);
+    } else {
+      fail_unless (err == NULL, "[%s]: %s", p, err);
+    }
+    g_free (err);
+    g_free (launch);
+    g_free (p);
+  }
+
+  /* while PLAYING */
+  gst_video_info_from_caps (&info, caps);
+  in = make_frame (&info, rand, TRUE);
+  fish_props = g_strdup_printf ("model=fisheye calibration-file=\"%s\"",
+      fish);
+  pin_props = g_strdup_printf ("model=camera calibration-file=\"%s\"", pin);
+  launch = g_strdup_printf ("appsrc name=src format=time ! " CPU "name=lens "
+      "%s ! appsink name=sink sync=false", fish_props);
+  pipe = gst_parse_launch (launch, NULL);
+  lens = gst_bin_get_by_name (GST_BIN (pipe), "lens");
+  fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  push_expect (pipe, caps, in, fish_props);
+  fail_unless_equals_int (count_warnings (pipe), 0);
+  g_object_set (lens, "calibration-file", pin, NULL);
+  push_expect (pipe, caps, in, fish_props);
+  fail_unless_equals_int (count_warnings (pipe), 1);
+  /* the file was fine for another model: no memory of it as bad */
+  gst_util_set_object_arg (G_OBJECT (lens), "model", "camera");
+  push_expect (pipe, caps, in, pin_props);
+  fail_unless_equals_int (count_warnings (pipe), 0);
+  /* and back: the pinhole camera in use stays, said once more */
+  gst_util_set_object_arg (G_OBJECT (lens), "model", "fisheye");
+  push_expect (pipe, caps, in, pin_props);
+  fail_unless_equals_int (count_warnings (pipe), 1);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+
+  gst_object_unref (lens);
+  gst_object_unref (pipe);
+  gst_buffer_unref (in);
+  gst_caps_unref (caps);
+  g_rand_free (rand);
+  g_unlink (pin);
+  g_rmdir (dir);
+  g_free (launch);
+  g_free (fish_props);
+  g_free (pin_props);
+  g_free (fish);
+  g_free (pin);
+  g_free (dir);
+}
+
+GST_END_TEST;
+
 /* A file name need not be UTF-8; the bus messages that name it must be. */
 GST_START_TEST (test_warning_names_file_in_utf8)
 {
@@ -1445,6 +1537,7 @@ cudalensdistort_suite (void)
   tcase_add_test (tc, test_allocation_metas);
   tcase_add_test (tc, test_cpu_offers_no_cuda_memory);
   tcase_add_test (tc, test_bad_calibration_keeps_model);
+  tcase_add_test (tc, test_fisheye_with_pinhole_file);
   tcase_add_test (tc, test_warning_names_file_in_utf8);
   tcase_add_test (tc, test_state_cycles);
   tcase_add_test (tc, test_properties_while_playing);
