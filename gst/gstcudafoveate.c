@@ -71,6 +71,9 @@ struct _GstCudaFoveate
   gpointer map_mem;             /* backend memory */
   gsize map_size;
   gint map_w, map_h;
+  /* under the object lock: the output's size for the pointer, whose events
+   * come from downstream while set_caps writes base->out_info */
+  gint out_w, out_h;
 };
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_foveate_debug);
@@ -182,6 +185,18 @@ load_map (GstCudaFoveate * self, const GstCoFoveaSettings * s)
   self->map_w = w;
   self->map_h = h;
   GST_INFO_OBJECT (self, "blur map %s: %dx%d", path, w, h);
+  return TRUE;
+}
+
+/* GstCoBaseFilter::set_info: a copy of the size src_event may read. */
+static gboolean
+gst_cuda_foveate_set_info (GstCoBaseFilter * base, GstCaps * incaps,
+    const GstVideoInfo * in, GstCaps * outcaps, const GstVideoInfo * out)
+{
+  GST_OBJECT_LOCK (base);
+  GST_CUDA_FOVEATE (base)->out_w = GST_VIDEO_INFO_WIDTH (out);
+  GST_CUDA_FOVEATE (base)->out_h = GST_VIDEO_INFO_HEIGHT (out);
+  GST_OBJECT_UNLOCK (base);
   return TRUE;
 }
 
@@ -356,9 +371,10 @@ gst_cuda_foveate_src_event (GstBaseTransform * bt, GstEvent * event)
   if (GST_EVENT_TYPE (event) == GST_EVENT_NAVIGATION &&
       gst_navigation_event_get_type (event) == GST_NAVIGATION_EVENT_MOUSE_MOVE
       && gst_navigation_event_parse_mouse_move_event (event, &x, &y)) {
-    gint w = GST_VIDEO_INFO_WIDTH (&base->out_info);
-    gint h = GST_VIDEO_INFO_HEIGHT (&base->out_info);
+    gint w, h;
     GST_OBJECT_LOCK (self);
+    w = self->out_w;
+    h = self->out_h;
     /* coordinates from a remote client may be anything */
     if (self->set.follow_pointer && w > 0 && h > 0 && isfinite (x) &&
         isfinite (y)) {
@@ -479,6 +495,7 @@ gst_cuda_foveate_class_init (GstCudaFoveateClass * klass)
 
   bt->src_event = GST_DEBUG_FUNCPTR (gst_cuda_foveate_src_event);
   fc->mode = GST_CO_FILTER_SAME;
+  fc->set_info = GST_DEBUG_FUNCPTR (gst_cuda_foveate_set_info);
   fc->rebuild = GST_DEBUG_FUNCPTR (gst_cuda_foveate_rebuild);
   fc->process = GST_DEBUG_FUNCPTR (gst_cuda_foveate_process);
   fc->finish = GST_DEBUG_FUNCPTR (gst_cuda_foveate_finish);

@@ -266,6 +266,21 @@ GST_START_TEST (test_gaze_results)
   gst_structure_get_double (s, "fixation-y", &fy);
   fail_unless (fx == 0.0 && fy == 1.0, "after NaN: %g,%g", fx, fy);
   gst_buffer_unref (out);
+  /* after renegotiating, the pointer is over the new picture's pixels */
+  gst_caps_unref (caps);
+  caps = video_caps ("GRAY8", 100, 50);
+  gst_video_info_from_caps (&info, caps);
+  gst_harness_set_src_caps (h, gst_caps_ref (caps));
+  gst_harness_push_upstream_event (h, gst_event_new_navigation
+      (gst_structure_new ("application/x-gst-navigation", "event",
+              G_TYPE_STRING, "mouse-move", "pointer_x", G_TYPE_DOUBLE, 24.5,
+              "pointer_y", G_TYPE_DOUBLE, 37.0, NULL)));
+  out = gst_harness_push_and_pull (h, make_frame (&info, NULL, TRUE));
+  s = gst_co_buffer_get_results (out, "GstCoFoveaGaze");
+  gst_structure_get_double (s, "fixation-x", &fx);
+  gst_structure_get_double (s, "fixation-y", &fy);
+  fail_unless (fx == 0.25 && fy == 0.75, "100x50: %g,%g", fx, fy);
+  gst_buffer_unref (out);
   gst_harness_teardown (h);
   gst_caps_unref (caps);
 }
