@@ -31,9 +31,11 @@ if [ -n "${RUN126:-}" ]; then
 fi
 clean=0 bad=0 skipped=0
 start=$(date +%s)
-run () {   # TOOL NAME PROGRAM [ENV=VALUE...]
-  local tool=$1 name=$2 prog=$3 log rc
+run () {   # TOOL NAME PROGRAM[:cuda] [ENV=VALUE...]
+  local tool=$1 name=$2 prog=$3 log rc args=()
   shift 3
+  # PROGRAM:cuda: its CUDA cases (--backend=cuda, as run-built-tests.sh)
+  case $prog in *:cuda) prog=${prog%:cuda}; args=(--backend=cuda) ;; esac
   if [ -n "${SAN_BUDGET:-}" ] && [ $(( $(date +%s) - start )) -ge "$SAN_BUDGET" ]; then
     echo "$tool $name: not run (SAN_BUDGET spent)"; skipped=$((skipped + 1)); return
   fi
@@ -42,7 +44,7 @@ run () {   # TOOL NAME PROGRAM [ENV=VALUE...]
   local extra=()
   [ "$tool" = memcheck ] && extra=(--leak-check full)
   env "$@" timeout "${SAN_TIMEOUT:-240}" "$san" --tool "$tool" "${extra[@]}" \
-    --error-exitcode 99 "$b/$prog" >"$log" 2>&1
+    --error-exitcode 99 "$b/$prog" "${args[@]}" >"$log" 2>&1
   rc=$?
   local summary
   summary=$(grep -E "ERROR SUMMARY|LEAK SUMMARY|RACECHECK SUMMARY" "$log" | tail -2 | tr '\n' ' ')
@@ -53,16 +55,16 @@ run () {   # TOOL NAME PROGRAM [ENV=VALUE...]
        grep -m5 -E "Invalid|Race|error|leak" "$log" | sed 's/^/    /' ;;
   esac
 }
-run memcheck check-cudashcentroid tests/check/check-cudashcentroid
-run memcheck check-cudaaberration tests/check/check-cudaaberration
-run memcheck check-cudaomniunwrap tests/check/check-cudaomniunwrap
+run memcheck check-cudashcentroid tests/check/check-cudashcentroid:cuda
+run memcheck check-cudaaberration tests/check/check-cudaaberration:cuda
+run memcheck check-cudaomniunwrap tests/check/check-cudaomniunwrap:cuda
 run memcheck check-cudacltcorrelate tests/check/check-cudacltcorrelate
 run racecheck test-clt-correlate tests/test-clt-correlate
-run memcheck check-cudafoveate tests/check/check-cudafoveate
+run memcheck check-cudafoveate tests/check/check-cudafoveate:cuda
 run memcheck check-cudalensdistort-gpu tests/check/check-cudalensdistort-gpu CK_RUN_CASE=gpu
 run memcheck test-shcentroid tests/test-shcentroid
 run memcheck test-remap tests/test-remap
-run racecheck check-cudafoveate tests/check/check-cudafoveate
+run racecheck check-cudafoveate tests/check/check-cudafoveate:cuda
 run racecheck check-cudalensdistort-gpu tests/check/check-cudalensdistort-gpu CK_RUN_CASE=gpu
 run synccheck check-cudalensdistort-gpu tests/check/check-cudalensdistort-gpu CK_RUN_CASE=gpu
 echo "sanitize: $clean clean, $bad with errors, $skipped not run"

@@ -13,10 +13,13 @@ export CO_TEST_DATA_DIR="$root/tests/data" CO_SAMPLES_DIR="$root/pipelines/sampl
 logs=${OUT:-/tmp}
 pass=0 fail=0 skip=0
 for t in tests/test-lut tests/test-remap tests/test-camera tests/test-remapfilter tests/test-omni tests/test-circle tests/test-foveate tests/test-ssim tests/test-calibration tests/test-shcentroid tests/test-clt tests/test-clt-kernels tests/test-clt-correlate tests/check/check-cudalensdistort \
-         tests/check/check-churn tests/check/check-faults tests/check/check-basefilter \
-         tests/check/check-modes tests/check/check-cudaomniunwrap tests/check/check-cudafoveate tests/check/check-cudashcentroid tests/check/check-cudaaberration tests/check/check-cudacltcorrelate tests/check/check-cudalensdistort-gpu \
+         tests/check/check-churn tests/check/check-churn:cuda tests/check/check-faults tests/check/check-basefilter \
+         tests/check/check-modes tests/check/check-modes:cuda tests/check/check-cudaomniunwrap tests/check/check-cudaomniunwrap:cuda \
+         tests/check/check-cudafoveate tests/check/check-cudafoveate:cuda tests/check/check-cudashcentroid tests/check/check-cudashcentroid:cuda \
+         tests/check/check-cudaaberration tests/check/check-cudaaberration:cuda tests/check/check-cudacltcorrelate tests/check/check-cudalensdistort-gpu \
          tests/check/check-conformance tests/check/check-conformance:cuda; do
-  # PROGRAM:cuda runs PROGRAM --backend=cuda (the conformance suite on CUDA)
+  # PROGRAM:cuda runs PROGRAM --backend=cuda, the meson test PROGRAM-cuda:
+  # its CUDA cases (tests/check/family-check.h, CO_CHECK_MAIN)
   args=()
   case $t in *:cuda) t=${t%:cuda}; args=(--backend=cuda) ;; esac
   [ -x "$b/$t" ] || continue
@@ -27,10 +30,10 @@ for t in tests/test-lut tests/test-remap tests/test-camera tests/test-remapfilte
   case $name in
     # their own GstCoBaseFilter subclasses: never the plugin in-process
     # (tests/meson.build, test_env_own)
-    check-basefilter|check-modes|test-remapfilter)
+    check-basefilter|check-modes|check-modes-cuda|test-remapfilter)
       GST_PLUGIN_PATH=$root/$b/no-plugins GST_PLUGIN_PATH_1_0=$root/$b/no-plugins \
         GST_REGISTRY=/tmp/co-registry-own.bin GST_REGISTRY_1_0=/tmp/co-registry-own.bin \
-        timeout "${TEST_TIMEOUT:-300}" "$b/$t" >"$logs/$name.log" 2>&1 ;;
+        timeout "${TEST_TIMEOUT:-300}" "$b/$t" "${args[@]}" >"$logs/$name.log" 2>&1 ;;
     *) timeout "${TEST_TIMEOUT:-300}" "$b/$t" "${args[@]}" >"$logs/$name.log" 2>&1 ;;
   esac
   rc=$?

@@ -712,20 +712,11 @@ GST_START_TEST (test_cuda_equals_cpu)
   gchar *path = g_strdup_printf ("%s/co-ab-gpu-%d.cltk", g_get_tmp_dir (),
       (int) getpid ());
   gchar *props[5];
-  gchar *why = NULL;
   gint w, h, i, f, n = 0;
   guint8 *nat = load_rgb ("coffee.png", &w, &h), *rnd;
   CoCltLens lens;
   GRand *r = g_rand_new_with_seed (3);
 
-  if (!gst_co_cuda_probe (-1, &why)) {
-    GST_INFO ("no CUDA (%s): skipped", why);
-    g_free (why);
-    g_free (nat);
-    g_free (path);
-    g_rand_free (r);
-    return;
-  }
   co_clt_lens_init (&lens, w, h);
   lens.sigma0 = 0.7;
   lens.sigma1 = 1.0;
@@ -808,14 +799,19 @@ GST_START_TEST (test_calibration_needs_model)
 
 GST_END_TEST;
 
+/* The CUDA cases apart: check-cudaaberration-cuda (family-check.h) */
 static Suite *
-cudaaberration_suite (void)
+cudaaberration_suite (gboolean cuda)
 {
   Suite *s = suite_create ("cudaaberration");
-  TCase *tc = tcase_create ("aberration");
+  TCase *tc = tcase_create (cuda ? "cuda" : "aberration");
 
   suite_add_tcase (s, tc);
   tcase_set_timeout (tc, 600);
+  if (cuda) {
+    tcase_add_test (tc, test_cuda_equals_cpu);
+    return s;
+  }
   tcase_add_test (tc, test_formats);
   tcase_add_test (tc, test_flat);
   tcase_add_test (tc, test_demosaic);
@@ -824,9 +820,8 @@ cudaaberration_suite (void)
   tcase_add_test (tc, test_bad_input);
   tcase_add_test (tc, test_roi);
   tcase_add_test (tc, test_live_properties);
-  tcase_add_test (tc, test_cuda_equals_cpu);
   tcase_add_test (tc, test_calibration_needs_model);
   return s;
 }
 
-GST_CHECK_MAIN (cudaaberration);
+CO_CHECK_MAIN (cudaaberration);

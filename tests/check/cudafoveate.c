@@ -513,14 +513,8 @@ GST_START_TEST (test_cuda_equals_cpu)
     "fragment-size=8 show-map=true strength=2",
     "blur-map=@natural/gravel.png strength=2 fixation-x=0.4",
   };
-  gchar *why = NULL;
   guint f, i;
 
-  if (!gst_co_cuda_probe (-1, &why)) {
-    GST_INFO ("no CUDA (%s): skipped", why);
-    g_free (why);
-    return;
-  }
   for (f = 0; f < G_N_ELEMENTS (all_formats); f++) {
     if (!strcmp (all_formats[f], "GRAY16_LE"))
       continue;
@@ -577,14 +571,19 @@ GST_START_TEST (test_cuda_equals_cpu)
 
 GST_END_TEST;
 
+/* The CUDA cases apart: check-cudafoveate-cuda (family-check.h) */
 static Suite *
-cudafoveate_suite (void)
+cudafoveate_suite (gboolean cuda)
 {
   Suite *s = suite_create ("cudafoveate");
-  TCase *tc = tcase_create ("foveate");
+  TCase *tc = tcase_create (cuda ? "cuda" : "foveate");
 
   suite_add_tcase (s, tc);
   tcase_set_timeout (tc, 600);
+  if (cuda) {
+    tcase_add_test (tc, test_cuda_equals_cpu);
+    return s;
+  }
   tcase_add_test (tc, test_copies);
   tcase_add_test (tc, test_gaze_results);
   tcase_add_test (tc, test_gaze_time_repeats);
@@ -592,8 +591,7 @@ cudafoveate_suite (void)
   tcase_add_test (tc, test_show_map);
   tcase_add_test (tc, test_bad_input);
   tcase_add_test (tc, test_quality);
-  tcase_add_test (tc, test_cuda_equals_cpu);
   return s;
 }
 
-GST_CHECK_MAIN (cudafoveate);
+CO_CHECK_MAIN (cudafoveate);

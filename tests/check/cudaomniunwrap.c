@@ -779,23 +779,12 @@ check_pan_and_zoom (const gchar * backend)
   gst_caps_unref (caps);
 }
 
-/* @check on the CPU backend, and on CUDA where a device is usable. */
-static void
-on_each_backend (void (*check) (const gchar * backend))
-{
-  gchar *why = NULL;
-
-  check ("cpu");
-  if (gst_co_cuda_probe (-1, &why))
-    check ("cuda");
-  else
-    GST_INFO ("no CUDA (%s): CPU only", why);
-  g_free (why);
-}
+/* loop index: 0 the CPU backend (the CPU cases), 1 CUDA (the CUDA ones) */
+static const gchar *const backends[] = { "cpu", "cuda" };
 
 GST_START_TEST (test_pan_keeps_radii)
 {
-  on_each_backend (check_pan_and_zoom);
+  check_pan_and_zoom (backends[__i__]);
 }
 
 GST_END_TEST;
@@ -846,7 +835,7 @@ check_shared_solves (const gchar * backend)
 
 GST_START_TEST (test_cuboid_shared_solves)
 {
-  on_each_backend (check_shared_solves);
+  check_shared_solves (backends[__i__]);
 }
 
 GST_END_TEST;
@@ -965,8 +954,7 @@ auto_center_message (GstBus * bus)
 }
 
 /* auto-center on frames in memory:CUDAMemory (read back to the host). */
-static void
-check_auto_center_cuda (void)
+GST_START_TEST (test_auto_center_cuda)
 {
   GstCaps *caps = video_caps ("RGBA", 640, 480);
   gchar *caps_str = gst_caps_to_string (caps);
@@ -1013,6 +1001,8 @@ check_auto_center_cuda (void)
   fail_unless (found && fabs (cx - 300.3) < 1 && fabs (cy - 250.6) < 1,
       "CUDA memory: found %d at %g,%g", found, cx, cy);
 }
+
+GST_END_TEST;
 
 /* auto-center finds the image circle in the first frame, sets the centre
  * and polar's outer radius from it, posts the fit, and the frame comes out
@@ -1117,8 +1107,6 @@ GST_START_TEST (test_auto_center)
     gst_object_unref (bus);
     gst_caps_unref (caps);
   }
-  if (gst_co_cuda_probe (-1, NULL) && gst_element_factory_find ("cudaupload"))
-    check_auto_center_cuda ();
 }
 
 GST_END_TEST;
@@ -1143,14 +1131,8 @@ GST_START_TEST (test_polar_cuda_equals_cpu)
     "projection=ground plane-distance=300 inner-radius=10 outer-radius=80 "
         "layout=four zoom=1.7 interpolation=nearest",
   };
-  gchar *why = NULL;
   guint f, i;
 
-  if (!gst_co_cuda_probe (-1, &why)) {
-    GST_INFO ("no CUDA (%s): skipped", why);
-    g_free (why);
-    return;
-  }
   for (f = 0; f < G_N_ELEMENTS (all_formats); f++)
     for (i = 0; i < G_N_ELEMENTS (configs); i++) {
       GstCaps *caps = video_caps (all_formats[f], 322, 242);
@@ -1209,14 +1191,29 @@ GST_START_TEST (test_polar_cuda_equals_cpu)
 
 GST_END_TEST;
 
+/* The CUDA cases apart: check-cudaomniunwrap-cuda (family-check.h) */
 static Suite *
-cudaomniunwrap_suite (void)
+cudaomniunwrap_suite (gboolean cuda)
 {
   Suite *s = suite_create ("cudaomniunwrap");
-  TCase *tc = tcase_create ("polar");
+  TCase *tc = tcase_create (cuda ? "cuda" : "polar");
+  GstElementFactory *up;
 
   suite_add_tcase (s, tc);
   tcase_set_timeout (tc, 300);
+  if (cuda) {
+    tcase_add_loop_test (tc, test_pan_keeps_radii, 1, 2);
+    tcase_add_loop_test (tc, test_cuboid_shared_solves, 1, 2);
+    tcase_add_test (tc, test_polar_cuda_equals_cpu);
+    /* frames in CUDA memory need cudaupload (gst-plugins-bad's nvcodec) */
+    up = gst_element_factory_find ("cudaupload");
+    if (up)
+      tcase_add_test (tc, test_auto_center_cuda);
+    else
+      g_print ("no cudaupload: auto-center in CUDA memory not run\n");
+    g_clear_object (&up);
+    return s;
+  }
   tcase_add_test (tc, test_polar_straightens);
   tcase_add_test (tc, test_mirror_defaults);
   tcase_add_test (tc, test_polar_sizes);
@@ -1228,12 +1225,11 @@ cudaomniunwrap_suite (void)
   tcase_add_test (tc, test_ground_scene);
   tcase_add_test (tc, test_layouts);
   tcase_add_test (tc, test_zoom);
-  tcase_add_test (tc, test_pan_keeps_radii);
+  tcase_add_loop_test (tc, test_pan_keeps_radii, 0, 1);
   tcase_add_test (tc, test_controlled_zoom_and_pan);
-  tcase_add_test (tc, test_cuboid_shared_solves);
+  tcase_add_loop_test (tc, test_cuboid_shared_solves, 0, 1);
   tcase_add_test (tc, test_auto_center);
-  tcase_add_test (tc, test_polar_cuda_equals_cpu);
   return s;
 }
 
-GST_CHECK_MAIN (cudaomniunwrap);
+CO_CHECK_MAIN (cudaomniunwrap);

@@ -16,6 +16,7 @@
 #include <string.h>
 #include "shcentroid_math.h"
 #include "gstcodevice.h"
+#include "family-check.h"
 #include "../sh-spots.h"
 #include "../../include/cudaoptics/co-results.h"
 
@@ -249,18 +250,11 @@ GST_START_TEST (test_results)
 GST_END_TEST;
 
 /* The CUDA backend: the same checks, and the same overlay as the CPU's
- * wherever the centroids round to the same pixels.  Skipped without a
- * usable GPU. */
+ * wherever the centroids round to the same pixels. */
 GST_START_TEST (test_cuda)
 {
-  gchar *why = NULL;
   guint bits;
 
-  if (!gst_co_cuda_probe (-1, &why)) {
-    GST_INFO ("no CUDA (%s): skipped", why);
-    g_free (why);
-    return;
-  }
   for (bits = 8; bits <= 16; bits += 8) {
     gdouble tx[400], ty[400];
     gint nx, ny, md = 0;
@@ -918,16 +912,20 @@ GST_START_TEST (test_bad_input)
 
 GST_END_TEST;
 
+/* The CUDA cases apart: check-cudashcentroid-cuda (family-check.h) */
 static Suite *
-cudashcentroid_suite (void)
+cudashcentroid_suite (gboolean cuda)
 {
   Suite *s = suite_create ("cudashcentroid");
-  TCase *tc = tcase_create ("general");
+  TCase *tc = tcase_create (cuda ? "cuda" : "general");
 
   tcase_set_timeout (tc, 300);
   suite_add_tcase (s, tc);
+  if (cuda) {
+    tcase_add_test (tc, test_cuda);
+    return s;
+  }
   tcase_add_test (tc, test_results);
-  tcase_add_test (tc, test_cuda);
   tcase_add_test (tc, test_passthrough);
   tcase_add_test (tc, test_overlay);
   tcase_add_test (tc, test_messages);
@@ -943,4 +941,4 @@ cudashcentroid_suite (void)
   return s;
 }
 
-GST_CHECK_MAIN (cudashcentroid);
+CO_CHECK_MAIN (cudashcentroid);

@@ -280,6 +280,65 @@ first_message (const gchar * desc, GstMessageType type)
       type);
 }
 
+/* ---- CUDA cases: a meson test of their own, skipped without a device ----
+ *
+ * A CUDA case that returned early without a device left its program green
+ * where nothing ran.  A check file with CUDA-only cases instead gives its
+ * suite function a flag, NAME_suite (gboolean cuda): the CUDA cases when
+ * TRUE, every other case when FALSE; CO_CHECK_MAIN (NAME) replaces
+ * GST_CHECK_MAIN (NAME).  The program runs the other cases; with
+ * --backend=cuda it runs the CUDA ones, or, where no CUDA device is
+ * usable, prints one line saying why and exits 77 (a skip to meson and to
+ * tests/run-built-tests.sh).  tests/check/meson.build registers the program
+ * twice: check-NAME, and check-NAME-cuda with args : ['--backend=cuda']. */
+
+#define CO_CHECK_SKIPPED 77
+
+/* FALSE, after one line on stdout saying why, where CUDA cannot run. */
+static inline gboolean
+co_check_cuda_usable (void)
+{
+  gchar *why = NULL;
+
+  if (gst_co_cuda_probe (-1, &why))
+    return TRUE;
+  g_print ("no usable CUDA device (%s): skipped\n", why);
+  g_free (why);
+  return FALSE;
+}
+
+/* main of a check program whose suite function takes the cuda flag. */
+static inline int
+co_check_main (int argc, char **argv, Suite * (*make_suite) (gboolean cuda),
+    const gchar * name, const gchar * file)
+{
+  gboolean cuda = argc > 1 && g_strcmp0 (argv[1], "--backend=cuda") == 0;
+  gchar *run_name;
+  int rc;
+
+  if (cuda) {
+    /* gst_check_init would refuse an option it does not know */
+    argv[1] = argv[0];
+    argv++;
+    argc--;
+  }
+  gst_check_init (&argc, &argv);
+  if (cuda && !co_check_cuda_usable ())
+    return CO_CHECK_SKIPPED;
+  /* "Check suite NAME-cuda ran in ...": which run the log is of */
+  run_name = g_strconcat (name, cuda ? "-cuda" : "", NULL);
+  rc = gst_check_run_suite (make_suite (cuda), run_name, file);
+  g_free (run_name);
+  return rc;
+}
+
+#define CO_CHECK_MAIN(name) \
+int \
+main (int argc, char **argv) \
+{ \
+  return co_check_main (argc, argv, name##_suite, #name, __FILE__); \
+}
+
 /* ---- injected faults (CO_FAULT_INJECT, common/gstcobasefilter.c) ---- */
 
 /* The first ERROR on @bus within @timeout (NULL: none). */
