@@ -135,9 +135,10 @@ gst_co_engine_clear (GstCoEngine * e)
  * CO_FAULT_INJECT="STEP:N" makes the N-th (1-based, default 1) occurrence of
  * STEP in each element started while it is set fail as if the GPU had
  * failed: STEP is "alloc" (the engine's allocations, as an out-of-memory
- * cudaMalloc or malloc) or the @what of a gst_co_engine_cuda_ok check
- * (e.g. "building the LUT", "remapping").  Read when an element starts, so
- * a test can arm it for one pipeline; inert (one NULL check) when unset. */
+ * cudaMalloc or malloc), "creating a CUDA event" (when the CUDA backend
+ * starts) or the @what of a gst_co_engine_cuda_ok check (e.g. "building
+ * the LUT", "remapping").  Read when an element starts, so a test can arm
+ * it for one pipeline; inert (one NULL check) when unset. */
 
 static void
 fault_arm (GstCoEngine * e)
@@ -486,6 +487,8 @@ gst_co_engine_open (GstCoEngine * e, gint device_id, gchar ** why)
     cudaStream_t s = NULL;
     cudaEvent_t ev = NULL;
     cudaError_t err = cudaSuccess;
+    const gchar *what = "creating a CUDA stream";
+    gboolean own_stream = FALSE;
 #ifdef CO_CUDA_STREAMS
     /* a GstCudaStream, so that memory of our pools carries it and
      * neighbours order their work after ours without a host wait */
@@ -494,9 +497,18 @@ gst_co_engine_open (GstCoEngine * e, gint device_id, gchar ** why)
       s = (cudaStream_t) gst_cuda_stream_get_handle (e->gst_stream);
     else
 #endif
+    {
       err = cudaStreamCreateWithFlags (&s, cudaStreamNonBlocking);
-    if (err == cudaSuccess)
-      err = cudaEventCreateWithFlags (&ev, cudaEventDisableTiming);
+      own_stream = err == cudaSuccess;
+    }
+    if (err == cudaSuccess) {
+      what = "creating a CUDA event";
+      err = fault_hit (e, what) ? cudaErrorUnknown :
+          cudaEventCreateWithFlags (&ev, cudaEventDisableTiming);
+    }
+    /* a GstCudaStream's handle is its own: cleared below */
+    if (err != cudaSuccess && own_stream)
+      cudaStreamDestroy (s);
     gst_co_device_pop (e->device);
     if (err == cudaSuccess) {
       e->stream = s;
@@ -504,8 +516,10 @@ gst_co_engine_open (GstCoEngine * e, gint device_id, gchar ** why)
       e->host_alloc = gst_co_host_allocator_new (e->device);
       return TRUE;
     }
-    *why = g_strdup_printf ("creating a CUDA stream: %s",
-        cudaGetErrorString (err));
+#ifdef CO_CUDA_STREAMS
+    gst_clear_cuda_stream ((GstCudaStream **) & e->gst_stream);
+#endif
+    *why = g_strdup_printf ("%s: %s", what, cudaGetErrorString (err));
   } else {
     *why = g_strdup ("the CUDA context could not be made current");
   }

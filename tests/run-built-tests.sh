@@ -13,7 +13,7 @@ export CO_TEST_DATA_DIR="$root/tests/data" CO_SAMPLES_DIR="$root/pipelines/sampl
 logs=${OUT:-/tmp}
 pass=0 fail=0 skip=0
 for t in tests/test-lut tests/test-remap tests/test-camera tests/test-remapfilter tests/test-omni tests/test-circle tests/test-foveate tests/test-ssim tests/test-calibration tests/test-shcentroid tests/test-clt tests/test-clt-kernels tests/test-clt-correlate tests/check/check-cudalensdistort \
-         tests/check/check-churn tests/check/check-churn:cuda tests/check/check-faults tests/check/check-basefilter \
+         tests/check/check-churn tests/check/check-churn:cuda tests/check/check-faults tests/check/check-faults:cuda tests/check/check-basefilter \
          tests/check/check-modes tests/check/check-modes:cuda tests/check/check-cudaomniunwrap tests/check/check-cudaomniunwrap:cuda \
          tests/check/check-cudafoveate tests/check/check-cudafoveate:cuda tests/check/check-cudashcentroid tests/check/check-cudashcentroid:cuda \
          tests/check/check-cudaaberration tests/check/check-cudaaberration:cuda tests/check/check-cudacltcorrelate tests/check/check-cudalensdistort-gpu \
