@@ -58,7 +58,8 @@ run () {   # TOOL NAME PROGRAM[:cuda] [ENV=VALUE...]
 run memcheck check-cudashcentroid tests/check/check-cudashcentroid:cuda
 run memcheck check-cudaaberration tests/check/check-cudaaberration:cuda
 run memcheck check-cudaomniunwrap tests/check/check-cudaomniunwrap:cuda
-run memcheck check-cudacltcorrelate tests/check/check-cudacltcorrelate
+run memcheck check-cudacltcorrelate tests/check/check-cudacltcorrelate:cuda
+run memcheck check-coaggregator tests/check/check-coaggregator:cuda
 run racecheck test-clt-correlate tests/test-clt-correlate
 run memcheck check-cudafoveate tests/check/check-cudafoveate:cuda
 run memcheck check-cudalensdistort-gpu tests/check/check-cudalensdistort-gpu CK_RUN_CASE=gpu

@@ -16,7 +16,8 @@ for t in tests/test-lut tests/test-remap tests/test-camera tests/test-remapfilte
          tests/check/check-churn tests/check/check-churn:cuda tests/check/check-faults tests/check/check-faults:cuda tests/check/check-basefilter \
          tests/check/check-modes tests/check/check-modes:cuda tests/check/check-cudaomniunwrap tests/check/check-cudaomniunwrap:cuda \
          tests/check/check-cudafoveate tests/check/check-cudafoveate:cuda tests/check/check-cudashcentroid tests/check/check-cudashcentroid:cuda \
-         tests/check/check-cudaaberration tests/check/check-cudaaberration:cuda tests/check/check-cudacltcorrelate tests/check/check-cudalensdistort-gpu \
+         tests/check/check-cudaaberration tests/check/check-cudaaberration:cuda tests/check/check-cudacltcorrelate tests/check/check-cudacltcorrelate:cuda \
+         tests/check/check-coaggregator tests/check/check-coaggregator:cuda tests/check/check-cudalensdistort-gpu \
          tests/check/check-conformance tests/check/check-conformance:cuda; do
   # PROGRAM:cuda runs PROGRAM --backend=cuda, the meson test PROGRAM-cuda:
   # its CUDA cases (tests/check/family-check.h, CO_CHECK_MAIN)

@@ -19,6 +19,7 @@
 #include <gst/app/gstappsrc.h>
 #include <gst/app/gstappsink.h>
 #include "gstcodevice.h"
+#include "family-check.h"
 #include "../clt-texture.h"
 #include "../../include/cudaoptics/co-results.h"
 
@@ -937,10 +938,13 @@ GST_START_TEST (test_flat_tiles)
 GST_END_TEST;
 
 static Suite *
-coaggregator_suite (void)
+coaggregator_suite (gboolean cuda)
 {
   Suite *s = suite_create ("coaggregator");
-  TCase *tc = tcase_create ("general");
+  TCase *tc = tcase_create (cuda ? "cuda" : "general");
+
+  /* every case, on the backend the run names */
+  the_backend = cuda ? "cuda" : "cpu";
 
   suite_add_tcase (s, tc);
   tcase_set_timeout (tc, 120);
@@ -961,22 +965,4 @@ coaggregator_suite (void)
   return s;
 }
 
-int
-main (int argc, char **argv)
-{
-  gchar *why = NULL;
-
-  if (argc > 1 && !strcmp (argv[1], "--backend=cuda")) {
-    the_backend = "cuda";
-    argv[1] = argv[argc - 1];
-    argv[--argc] = NULL;
-  }
-  gst_check_init (&argc, &argv);
-  if (g_str_equal (the_backend, "cuda") && !gst_co_cuda_probe (-1, &why)) {
-    g_print ("no usable CUDA device (%s): skipped\n", why);
-    g_free (why);
-    return 77;
-  }
-  return gst_check_run_suite (coaggregator_suite (), "coaggregator",
-      __FILE__);
-}
+CO_CHECK_MAIN (coaggregator);

@@ -17,6 +17,7 @@
 #include <gst/app/gstappsrc.h>
 #include <gst/app/gstappsink.h>
 #include "gstcodevice.h"
+#include "family-check.h"
 #include "gstcoimage.h"
 #include "../clt-texture.h"
 #include "../clt-kernels-file.h"
@@ -1414,14 +1415,9 @@ GST_START_TEST (test_cuda_equals_cpu)
   };
   Texture t;
   GstBuffer *img[3][3];
-  gchar *why = NULL, *cpu, *cuda;
+  gchar *cpu, *cuda;
   guint i, c;
 
-  if (!gst_co_cuda_probe (-1, &why)) {
-    GST_INFO ("no CUDA (%s): skipped", why);
-    g_free (why);
-    return;
-  }
   texture_init (&t, 12);
   for (i = 0; i < 3; i++) {
     img[0][i] = render (&t, 0.4 * i - 0.3, 0.7 - 0.5 * i);
@@ -1623,14 +1619,18 @@ watchdog_stop (void)
 }
 
 static Suite *
-cudacltcorrelate_suite (void)
+cudacltcorrelate_suite (gboolean cuda)
 {
   Suite *s = suite_create ("cudacltcorrelate");
-  TCase *tc = tcase_create ("general");
+  TCase *tc = tcase_create (cuda ? "cuda" : "general");
 
   suite_add_tcase (s, tc);
   tcase_set_timeout (tc, TEST_TIMEOUT);
   tcase_add_checked_fixture (tc, watchdog_start, watchdog_stop);
+  if (cuda) {
+    tcase_add_test (tc, test_cuda_equals_cpu);
+    return s;
+  }
   tcase_add_test (tc, test_pairs_known_shift);
   tcase_add_test (tc, test_refine);
   tcase_add_test (tc, test_temporal);
@@ -1646,8 +1646,7 @@ cudacltcorrelate_suite (void)
   tcase_add_test (tc, test_rig_geometry);
   tcase_add_test (tc, test_pre_shift);
   tcase_add_test (tc, test_rig_errors);
-  tcase_add_test (tc, test_cuda_equals_cpu);
   return s;
 }
 
-GST_CHECK_MAIN (cudacltcorrelate);
+CO_CHECK_MAIN (cudacltcorrelate);
