@@ -44,6 +44,7 @@ struct _GstCoBaseAggregatorPrivate
    * frames are freed by the streaming thread, which may be mapping one */
   GList *released;
   gboolean pushed;              /* a buffer left since the last flush */
+  gboolean unusable;            /* an adoption failed: every frame errs */
 };
 
 /* ---- the class ---- */
@@ -526,6 +527,7 @@ gst_co_base_aggregator_start (GstAggregator * agg)
   self->priv->unmatched = 0;
   self->priv->warned_unmatched = FALSE;
   self->priv->pushed = FALSE;
+  self->priv->unusable = FALSE;
   return gst_co_engine_start (&self->engine,
       GST_CO_BASE_AGGREGATOR_GET_CLASS (self)->host_only);
 }
@@ -749,6 +751,68 @@ done:
   return ret;
 }
 
+/* Every input's CUDA memory is of one context other than ours (the
+ * decoders' own, another pipeline's): the element takes it, as the
+ * filters do (gst_co_engine_foreign_context), and rebuilds on it.  Inputs
+ * of different contexts are left as they are (mapping warns once and
+ * copies through the host): taking one would only move the copies to the
+ * others. */
+static void
+adopt_context (GstCoBaseAggregator * self, GstBuffer ** bufs)
+{
+#ifdef HAVE_GST_CUDA
+  GstCoEngine *e = &self->engine;
+  GstCudaContext *ctx = NULL;
+  gint dev_id = -1;
+  gchar *why = NULL;
+  guint i;
+
+  for (i = 0; i < self->n_pads; i++) {
+    GstMemory *mem = gst_buffer_n_memory (bufs[i]) ?
+        gst_buffer_peek_memory (bufs[i], 0) : NULL;
+    if (!mem || !gst_is_cuda_memory (mem))
+      continue;
+    if (!ctx) {
+      if (!(ctx = gst_co_engine_foreign_context (e, bufs[i], &dev_id)))
+        return;
+    } else if (GST_CUDA_MEMORY_CAST (mem)->context != ctx) {
+      gst_object_unref (ctx);
+      return;
+    }
+  }
+  if (!ctx)
+    return;
+  GST_INFO_OBJECT (self, "adopting the CUDA context %" GST_PTR_FORMAT
+      " (device %d) of the inputs", ctx, dev_id);
+  for (i = 0; i < self->n_pads; i++)
+    gst_co_stage_free (e, &self->pads[i]->stage);
+  free_released (self);
+  gst_co_engine_close (e, GST_CO_BASE_AGGREGATOR_GET_CLASS (self)->release ?
+      release : NULL, self);
+  gst_co_rebuild_invalidate (&self->priv->rebuild);
+  gst_co_engine_replace_context (e, ctx);
+  gst_object_unref (ctx);
+  /* (tests: CO_FAULT_INJECT="adopting a context:1" fails it here, with
+   * the old context already given up, as a real failure would) */
+  if (!gst_co_engine_cuda_ok (e, 0, "adopting a context")) {
+    self->priv->unusable = TRUE;
+    return;
+  }
+  if (!gst_co_engine_open (e, dev_id, &why)) {
+    /* nothing to run on any more: every output fails until a restart */
+    self->priv->unusable = TRUE;
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("Could not work on the CUDA "
+            "context of the incoming frames: %s", why), (NULL));
+    g_free (why);
+    return;
+  }
+  gst_pad_mark_reconfigure (GST_AGGREGATOR_SRC_PAD (self));
+#else
+  (void) self;
+  (void) bufs;
+#endif
+}
+
 /* A GAP event (a lost frame) as GstAggregator queues it */
 static gboolean
 is_gap (GstBuffer * buf)
@@ -887,7 +951,9 @@ gst_co_base_aggregator_aggregate (GstAggregator * agg, gboolean timeout)
   }
   if (GST_CLOCK_TIME_IS_VALID (stream))
     gst_object_sync_values (GST_OBJECT (self), stream);
-  ret = process_matched (self, bufs, &outbuf);
+  adopt_context (self, bufs);
+  ret = self->priv->unusable ? GST_FLOW_ERROR :
+      process_matched (self, bufs, &outbuf);
   if (ret == GST_FLOW_OK && outbuf) {
     outbuf = gst_buffer_make_writable (outbuf);
     GST_BUFFER_PTS (outbuf) = pts;

@@ -225,25 +225,14 @@ co_adopt_context (GstCoBaseFilter * self, GstBuffer * buf)
   GstCoBaseFilterClass *klass = GST_CO_BASE_FILTER_GET_CLASS (self);
   GstBaseTransform *bt = GST_BASE_TRANSFORM (self);
   GstCudaContext *ctx;
-  GstMemory *mem;
   GstCaps *incaps, *outcaps;
-  gint want, dev_id = -1;
+  gint dev_id = -1;
   gchar *why = NULL;
   gboolean ok;
 
-  if (!self->engine.device || gst_buffer_n_memory (buf) < 1)
+  ctx = gst_co_engine_foreign_context (&self->engine, buf, &dev_id);
+  if (!ctx)
     return;
-  mem = gst_buffer_peek_memory (buf, 0);
-  if (!gst_is_cuda_memory (mem) ||
-      GST_CUDA_MEMORY_CAST (mem)->context == self->engine.cuda_context)
-    return;
-  ctx = GST_CUDA_MEMORY_CAST (mem)->context;
-  g_object_get (ctx, "cuda-device-id", &dev_id, NULL);
-  GST_OBJECT_LOCK (self);
-  want = self->engine.device_id;
-  GST_OBJECT_UNLOCK (self);
-  if (want >= 0 && want != dev_id)
-    return;                     /* map_side warns and crosses the host */
 
   GST_INFO_OBJECT (self, "adopting the CUDA context %" GST_PTR_FORMAT
       " (device %d) of incoming frames", ctx, dev_id);
@@ -251,6 +240,7 @@ co_adopt_context (GstCoBaseFilter * self, GstBuffer * buf)
   co_close_device (self);
   co_invalidate (self);
   gst_co_engine_replace_context (&self->engine, ctx);
+  gst_object_unref (ctx);
   /* (tests: CO_FAULT_INJECT="adopting a context:1" fails it here, with
    * the old context already given up, as a real failure would) */
   if (!gst_co_base_filter_cuda_ok (self, 0, "adopting a context")) {

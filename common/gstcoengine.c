@@ -461,6 +461,40 @@ gst_co_engine_replace_context (GstCoEngine * e, gpointer ctx)
   GST_OBJECT_UNLOCK (e->element);
 }
 
+gpointer
+gst_co_engine_foreign_context (GstCoEngine * e, GstBuffer * buf,
+    gint * dev_id)
+{
+#ifdef HAVE_GST_CUDA
+  GstCudaContext *ctx;
+  GstMemory *mem;
+  gint want;
+
+  if (!e->device || gst_buffer_n_memory (buf) < 1)
+    return NULL;
+  mem = gst_buffer_peek_memory (buf, 0);
+  if (!gst_is_cuda_memory (mem) ||
+      GST_CUDA_MEMORY_CAST (mem)->context == e->cuda_context)
+    return NULL;
+  ctx = GST_CUDA_MEMORY_CAST (mem)->context;
+  *dev_id = -1;
+  g_object_get (ctx, "cuda-device-id", dev_id, NULL);
+  GST_OBJECT_LOCK (e->element);
+  want = e->device_id;
+  GST_OBJECT_UNLOCK (e->element);
+  /* another device than the one asked for: mapping warns and crosses the
+   * host */
+  if (want >= 0 && want != *dev_id)
+    return NULL;
+  return gst_object_ref (ctx);
+#else
+  (void) e;
+  (void) buf;
+  (void) dev_id;
+  return NULL;
+#endif
+}
+
 /* ---- the device ---- */
 
 gboolean

@@ -81,6 +81,15 @@ gboolean gst_co_engine_query_context (GstCoEngine * e, GstQuery * query);
 void     gst_co_engine_drop_context (GstCoEngine * e);
 /* Adopts @ctx (a GstCudaContext) as the element's */
 void     gst_co_engine_replace_context (GstCoEngine * e, gpointer ctx);
+/* The GstCudaContext (a reference) of @buf's CUDA memory when it is not
+ * ours and the device-id property allows its device (*@dev_id): a
+ * decoder's own, another pipeline's.  The element takes it, as
+ * GstCudaBaseTransform does, so that frames stay on the device instead of
+ * crossing the host: everything made on the old context is released, the
+ * device opened again on @ctx, everything rebuilt.  NULL: nothing to
+ * adopt. */
+gpointer gst_co_engine_foreign_context (GstCoEngine * e, GstBuffer * buf,
+    gint * dev_id);
 
 /* memory and copies (gstcobasefilter.h's gst_co_base_filter_* say how) */
 gboolean gst_co_engine_cuda_ok  (GstCoEngine * e, int err, const gchar * what);

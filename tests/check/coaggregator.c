@@ -19,6 +19,7 @@
 #include <gst/app/gstappsrc.h>
 #include <gst/app/gstappsink.h>
 #include "gstcodevice.h"
+#include "gstcocompat.h"
 #include "family-check.h"
 #include "../clt-texture.h"
 #include "../../include/cudaoptics/co-results.h"
@@ -937,6 +938,128 @@ GST_START_TEST (test_flat_tiles)
 
 GST_END_TEST;
 
+#ifdef HAVE_GST_CUDA
+/* @img (GRAY8) as RGBA, grey, in @pool's memory, or in system memory */
+static GstBuffer *
+rgba_of (GstBuffer * img, GstBufferPool * pool)
+{
+  GstVideoInfo info;
+  GstVideoFrame vf;
+  GstMapInfo in;
+  GstBuffer *buf = NULL;
+  gint x, y;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA, W, H);
+  if (pool)
+    fail_unless (gst_buffer_pool_acquire_buffer (pool, &buf, NULL) ==
+        GST_FLOW_OK);
+  else
+    buf = gst_buffer_new_allocate (NULL, info.size, NULL);
+  fail_unless (gst_video_frame_map (&vf, &info, buf, GST_MAP_WRITE));
+  gst_buffer_map (img, &in, GST_MAP_READ);
+  for (y = 0; y < H; y++)
+    for (x = 0; x < W; x++) {
+      guint8 *p = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&vf, 0) + y *
+          GST_VIDEO_FRAME_PLANE_STRIDE (&vf, 0) + 4 * x;
+      p[0] = p[1] = p[2] = in.data[y * W + x];
+      p[3] = 255;
+    }
+  gst_buffer_unmap (img, &in);
+  gst_video_frame_unmap (&vf);
+  return buf;
+}
+
+/* Shift-x of three outputs of two RGBA inputs (@cuda: in @pool's CUDA
+ * memory, on the CUDA backend), and whether a warning named a context */
+static GArray *
+rgba_run (gboolean cuda, GstBufferPool * pool, gboolean * warned)
+{
+  GstElement *pipe = launch ("cudacltcorrelate name=c backend=%s ! appsink "
+      "name=out sync=false appsrc name=s0 format=time caps=\"video/x-raw%s,"
+      "format=RGBA,width=%d,height=%d,framerate=30/1\" ! c.sink_0 appsrc "
+      "name=s1 format=time caps=\"video/x-raw%s,format=RGBA,width=%d,"
+      "height=%d,framerate=30/1\" ! c.sink_1", cuda ? "cuda" : "cpu",
+      cuda ? "(memory:CUDAMemory)" : "", W, H,
+      cuda ? "(memory:CUDAMemory)" : "", W, H);
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (gfloat));
+  gchar *w;
+  gint k;
+
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  for (k = 0; k < 3; k++) {
+    GstBuffer *a = frame (20 + k, 0), *b = frame (20 + k, 0.4 + 0.2 * k);
+    GstBuffer *ra = rgba_of (a, pool), *rb = rgba_of (b, pool);
+    GstSample *smp;
+    const GValue *v;
+    const gfloat *f;
+    gsize size;
+    push (by_name (pipe, "s0"), ra, k * GST_SECOND / 30);
+    push (by_name (pipe, "s1"), rb, k * GST_SECOND / 30);
+    smp = pull (pipe);
+    fail_unless (smp && results_of (smp), "output %d", k);
+    v = gst_structure_get_value (results_of (smp), "shift-x");
+    f = g_bytes_get_data (g_value_get_boxed (v), &size);
+    g_array_append_vals (out, f, size / sizeof (gfloat));
+    gst_sample_unref (smp);
+    gst_buffer_unref (a);
+    gst_buffer_unref (b);
+    gst_buffer_unref (ra);
+    gst_buffer_unref (rb);
+  }
+  *warned = FALSE;
+  while ((w = next_message (pipe, GST_MESSAGE_WARNING, 0, NULL))) {
+    GST_INFO ("warning: %s", w);
+    *warned |= strstr (w, "context") != NULL;
+    g_free (w);
+  }
+  assert_no_error (pipe, "foreign context");
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (pipe);
+  return out;
+}
+
+/* CUDA memory of a context the element did not start with (a decoder's
+ * own): the element takes that context instead of copying every frame
+ * through the host, without a warning, and gives the CPU's bits. */
+GST_START_TEST (test_adopts_foreign_context)
+{
+  GstCaps *caps = gst_caps_from_string ("video/x-raw(memory:CUDAMemory),"
+      "format=RGBA,width=64,height=48,framerate=30/1");
+  GstCudaContext *other;
+  GstBufferPool *pool;
+  GstStructure *config;
+  GstVideoInfo info;
+  GArray *cpu, *cuda;
+  gboolean warned;
+
+  fail_unless (gst_cuda_load_library ());
+  gst_cuda_memory_init_once ();
+  other = gst_cuda_context_new (0);
+  fail_unless (other != NULL);
+  gst_video_info_from_caps (&info, caps);
+  pool = gst_cuda_buffer_pool_new (other);
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_set_params (config, caps, info.size, 0, 0);
+  fail_unless (gst_buffer_pool_set_config (pool, config));
+  fail_unless (gst_buffer_pool_set_active (pool, TRUE));
+
+  cpu = rgba_run (FALSE, NULL, &warned);
+  cuda = rgba_run (TRUE, pool, &warned);
+  fail_if (warned, "CUDA memory of another context was not adopted");
+  fail_unless_equals_int (cpu->len, cuda->len);
+  fail_unless (memcmp (cpu->data, cuda->data, cpu->len * sizeof (gfloat)) ==
+      0, "CUDA differs from the CPU");
+  g_array_unref (cpu);
+  g_array_unref (cuda);
+  gst_buffer_pool_set_active (pool, FALSE);
+  gst_object_unref (pool);
+  gst_object_unref (other);
+  gst_caps_unref (caps);
+}
+
+GST_END_TEST;
+#endif
+
 static Suite *
 coaggregator_suite (gboolean cuda)
 {
@@ -962,6 +1085,10 @@ coaggregator_suite (gboolean cuda)
   tcase_add_test (tc, test_live_calibration_files);
   tcase_add_test (tc, test_non_finite_values);
   tcase_add_test (tc, test_flat_tiles);
+#ifdef HAVE_GST_CUDA
+  if (cuda)
+    tcase_add_test (tc, test_adopts_foreign_context);
+#endif
   return s;
 }
 
