@@ -195,7 +195,8 @@ apply_props (GstHarness * h, const gchar * props)
 
   for (i = 0; kv[i]; i++) {
     gchar **p = g_strsplit (kv[i], "=", 2);
-    if (p[0] && p[1])
+    /* a pad's property (sink_N::name) is the pad's, not reset here */
+    if (p[0] && p[1] && !strstr (p[0], "::"))
       gst_util_set_object_arg (G_OBJECT (e), p[0], p[1]);
     g_strfreev (p);
   }
