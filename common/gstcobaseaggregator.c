@@ -426,53 +426,13 @@ gst_co_base_aggregator_sink_query (GstAggregator * agg,
   return GST_AGGREGATOR_CLASS (parent_class)->sink_query (agg, pad, query);
 }
 
-/* What the element allocates itself (output=map's pictures): downstream's
- * pool when it offers one for system memory on the CPU backend or of our
- * context for CUDA caps, else ours */
+/* What the element allocates itself (output=map's pictures) */
 static gboolean
 gst_co_base_aggregator_decide_allocation (GstAggregator * agg,
     GstQuery * query)
 {
-  GstCoBaseAggregator *self = GST_CO_BASE_AGGREGATOR (agg);
-  GstBufferPool *pool = NULL;
-  GstVideoInfo info;
-  CoBayer bayer;
-  GstCaps *caps;
-  guint size = 0, min = 0, max = 0;
-  gboolean update = gst_query_get_n_allocation_pools (query) > 0;
-  gboolean keep = FALSE;
-
-  gst_query_parse_allocation (query, &caps, NULL);
-  if (!caps || !gst_co_info_from_caps (&info, &bayer, caps))
-    return FALSE;
-  if (update)
-    gst_query_parse_nth_allocation_pool (query, 0, &pool, &size, &min, &max);
-  size = MAX (size, (guint) info.size);
-#ifdef HAVE_GST_CUDA
-  if (pool && gst_co_caps_is_cuda (caps, 0) && GST_IS_CUDA_BUFFER_POOL (pool)
-      && GST_CUDA_BUFFER_POOL (pool)->context == self->engine.cuda_context)
-    keep = TRUE;
-#endif
-  if (pool && !gst_co_caps_is_cuda (caps, 0) && !self->engine.host_alloc)
-    keep = TRUE;
-  if (keep) {
-    GstStructure *config = gst_buffer_pool_get_config (pool);
-    gst_buffer_pool_config_set_params (config, caps, size, min, max);
-    if (!gst_buffer_pool_set_config (pool, config))
-      keep = FALSE;
-  }
-  if (!keep) {
-    gst_clear_object (&pool);
-    pool = gst_co_engine_make_pool (&self->engine, caps, &size, min, max);
-    if (!pool)
-      return FALSE;
-  }
-  if (update)
-    gst_query_set_nth_allocation_pool (query, 0, pool, size, min, max);
-  else
-    gst_query_add_allocation_pool (query, pool, size, min, max);
-  gst_object_unref (pool);
-  return TRUE;
+  return gst_co_engine_decide_pool (&GST_CO_BASE_AGGREGATOR (agg)->engine,
+      query);
 }
 
 GstBuffer *
@@ -764,7 +724,6 @@ adopt_context (GstCoBaseAggregator * self, GstBuffer ** bufs)
   GstCoEngine *e = &self->engine;
   GstCudaContext *ctx = NULL;
   gint dev_id = -1;
-  gchar *why = NULL;
   guint i;
 
   for (i = 0; i < self->n_pads; i++) {
@@ -790,22 +749,11 @@ adopt_context (GstCoBaseAggregator * self, GstBuffer ** bufs)
   gst_co_engine_close (e, GST_CO_BASE_AGGREGATOR_GET_CLASS (self)->release ?
       release : NULL, self);
   gst_co_rebuild_invalidate (&self->priv->rebuild);
-  gst_co_engine_replace_context (e, ctx);
+  if (!gst_co_engine_adopt (e, ctx, dev_id))
+    self->priv->unusable = TRUE;
   gst_object_unref (ctx);
-  /* (tests: CO_FAULT_INJECT="adopting a context:1" fails it here, with
-   * the old context already given up, as a real failure would) */
-  if (!gst_co_engine_cuda_ok (e, 0, "adopting a context")) {
-    self->priv->unusable = TRUE;
+  if (self->priv->unusable)
     return;
-  }
-  if (!gst_co_engine_open (e, dev_id, &why)) {
-    /* nothing to run on any more: every output fails until a restart */
-    self->priv->unusable = TRUE;
-    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("Could not work on the CUDA "
-            "context of the incoming frames: %s", why), (NULL));
-    g_free (why);
-    return;
-  }
   gst_pad_mark_reconfigure (GST_AGGREGATOR_SRC_PAD (self));
 #else
   (void) self;

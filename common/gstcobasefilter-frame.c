@@ -227,7 +227,6 @@ co_adopt_context (GstCoBaseFilter * self, GstBuffer * buf)
   GstCudaContext *ctx;
   GstCaps *incaps, *outcaps;
   gint dev_id = -1;
-  gchar *why = NULL;
   gboolean ok;
 
   ctx = gst_co_engine_foreign_context (&self->engine, buf, &dev_id);
@@ -239,23 +238,13 @@ co_adopt_context (GstCoBaseFilter * self, GstBuffer * buf)
   co_free_stages (self);
   co_close_device (self);
   co_invalidate (self);
-  gst_co_engine_replace_context (&self->engine, ctx);
+  ok = gst_co_engine_adopt (&self->engine, ctx, dev_id);
   gst_object_unref (ctx);
-  /* (tests: CO_FAULT_INJECT="adopting a context:1" fails it here, with
-   * the old context already given up, as a real failure would) */
-  if (!gst_co_base_filter_cuda_ok (self, 0, "adopting a context")) {
+  if (!ok) {
     self->priv->unusable = TRUE;
     return;
   }
-  if (!co_open_device (self, dev_id, &why)) {
-    /* nothing to run on any more: every frame fails until a restart, never
-     * half on one backend and half on the other */
-    self->priv->unusable = TRUE;
-    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("Could not work on the CUDA "
-            "context of the incoming frames: %s", why), (NULL));
-    g_free (why);
-    return;
-  }
+  co_hold_inputs_start (self);
   incaps = gst_pad_get_current_caps (bt->sinkpad);
   outcaps = gst_pad_get_current_caps (bt->srcpad);
   ok = TRUE;

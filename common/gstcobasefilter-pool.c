@@ -54,13 +54,6 @@ gboolean
 co_decide_allocation (GstBaseTransform * bt, GstQuery * query)
 {
   GstCoBaseFilter *self = GST_CO_BASE_FILTER (bt);
-  GstBufferPool *pool = NULL;
-  GstVideoInfo info;
-  CoBayer bayer;
-  GstCaps *caps;
-  guint size = 0, min = 0, max = 0;
-  gboolean update = gst_query_get_n_allocation_pools (query) > 0;
-  gboolean keep = FALSE;
   guint i;
 
   /* Stopped (its sink pad deactivated): no allocation is decided any more.
@@ -77,9 +70,6 @@ co_decide_allocation (GstBaseTransform * bt, GstQuery * query)
     return FALSE;
   }
   GST_OBJECT_UNLOCK (self);
-  gst_query_parse_allocation (query, &caps, NULL);
-  if (!caps || !gst_co_info_from_caps (&info, &bayer, caps))
-    return FALSE;
   /* what is left here is proposed upstream (propose_allocation): a crop
    * meta downstream takes must not make upstream skip cropping frames that
    * this element then remaps whole, as BaseTransform's own decide filters */
@@ -92,50 +82,7 @@ co_decide_allocation (GstBaseTransform * bt, GstQuery * query)
       gst_query_remove_nth_allocation_meta (query, i);
     }
   }
-  if (update)
-    gst_query_parse_nth_allocation_pool (query, 0, &pool, &size, &min, &max);
-  size = MAX (size, (guint) info.size);
-
-#ifdef HAVE_GST_CUDA
-  /* a CUDA pool downstream is fine when it lives in our context */
-  if (pool && co_caps_is_cuda (caps, 0) && GST_IS_CUDA_BUFFER_POOL (pool) &&
-      GST_CUDA_BUFFER_POOL (pool)->context == self->engine.cuda_context)
-    keep = TRUE;
-#endif
-  /* a plain pool is fine for the CPU backend; the CUDA backend wants pinned
-   * memory to download into */
-  if (pool && !co_caps_is_cuda (caps, 0) && !self->engine.host_alloc)
-    keep = TRUE;
-
-  if (keep) {
-    GstStructure *config = gst_buffer_pool_get_config (pool);
-    gst_buffer_pool_config_set_params (config, caps, size, min, max);
-    if (gst_buffer_pool_has_option (pool, GST_BUFFER_POOL_OPTION_VIDEO_META))
-      gst_buffer_pool_config_add_option (config,
-          GST_BUFFER_POOL_OPTION_VIDEO_META);
-    /* a pool that will not take our frame size is no use to us */
-    if (!gst_buffer_pool_set_config (pool, config)) {
-      GST_DEBUG_OBJECT (self, "downstream pool refused its config");
-      keep = FALSE;
-    }
-  }
-  if (!keep) {
-    gst_clear_object (&pool);
-    pool = gst_co_engine_make_pool (&self->engine, caps, &size, min,
-        max);
-    if (!pool) {
-      GST_ERROR_OBJECT (self, "no buffer pool for %" GST_PTR_FORMAT, caps);
-      return FALSE;
-    }
-  }
-  GST_DEBUG_OBJECT (self, "output pool %" GST_PTR_FORMAT " (%s)", pool,
-      keep ? "downstream's" : "ours");
-  if (update)
-    gst_query_set_nth_allocation_pool (query, 0, pool, size, min, max);
-  else
-    gst_query_add_allocation_pool (query, pool, size, min, max);
-  gst_object_unref (pool);
-  return TRUE;
+  return gst_co_engine_decide_pool (&self->engine, query);
 }
 
 /* As GstVideoFilter, with Bayer caps too: what the default transform_size

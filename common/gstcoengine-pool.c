@@ -119,3 +119,61 @@ gst_co_engine_propose_pool (GstCoEngine * e, GstQuery * query,
     gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
   return TRUE;
 }
+
+gboolean
+gst_co_engine_decide_pool (GstCoEngine * e, GstQuery * query)
+{
+  GstBufferPool *pool = NULL;
+  GstVideoInfo info;
+  CoBayer bayer;
+  GstCaps *caps;
+  guint size = 0, min = 0, max = 0;
+  const gboolean update = gst_query_get_n_allocation_pools (query) > 0;
+  gboolean keep = FALSE;
+
+  gst_query_parse_allocation (query, &caps, NULL);
+  if (!caps || !gst_co_info_from_caps (&info, &bayer, caps))
+    return FALSE;
+  if (update)
+    gst_query_parse_nth_allocation_pool (query, 0, &pool, &size, &min, &max);
+  size = MAX (size, (guint) info.size);
+#ifdef HAVE_GST_CUDA
+  /* a CUDA pool downstream is fine when it lives in our context */
+  if (pool && gst_co_caps_is_cuda (caps, 0) && GST_IS_CUDA_BUFFER_POOL (pool)
+      && GST_CUDA_BUFFER_POOL (pool)->context == e->cuda_context)
+    keep = TRUE;
+#endif
+  /* a plain pool is fine for the CPU backend; the CUDA backend wants pinned
+   * memory to download into */
+  if (pool && !gst_co_caps_is_cuda (caps, 0) && !e->host_alloc)
+    keep = TRUE;
+  if (keep) {
+    GstStructure *config = gst_buffer_pool_get_config (pool);
+    gst_buffer_pool_config_set_params (config, caps, size, min, max);
+    if (gst_buffer_pool_has_option (pool, GST_BUFFER_POOL_OPTION_VIDEO_META))
+      gst_buffer_pool_config_add_option (config,
+          GST_BUFFER_POOL_OPTION_VIDEO_META);
+    /* a pool that will not take our frame size is no use to us */
+    if (!gst_buffer_pool_set_config (pool, config)) {
+      GST_DEBUG_OBJECT (e->element, "downstream pool refused its config");
+      keep = FALSE;
+    }
+  }
+  if (!keep) {
+    gst_clear_object (&pool);
+    pool = gst_co_engine_make_pool (e, caps, &size, min, max);
+    if (!pool) {
+      GST_ERROR_OBJECT (e->element, "no buffer pool for %" GST_PTR_FORMAT,
+          caps);
+      return FALSE;
+    }
+  }
+  GST_DEBUG_OBJECT (e->element, "output pool %" GST_PTR_FORMAT " (%s)", pool,
+      keep ? "downstream's" : "ours");
+  if (update)
+    gst_query_set_nth_allocation_pool (query, 0, pool, size, min, max);
+  else
+    gst_query_add_allocation_pool (query, pool, size, min, max);
+  gst_object_unref (pool);
+  return TRUE;
+}

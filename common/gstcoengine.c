@@ -495,6 +495,25 @@ gst_co_engine_foreign_context (GstCoEngine * e, GstBuffer * buf,
 #endif
 }
 
+gboolean
+gst_co_engine_adopt (GstCoEngine * e, gpointer ctx, gint dev_id)
+{
+  gchar *why = NULL;
+
+  gst_co_engine_replace_context (e, ctx);
+  /* (tests: CO_FAULT_INJECT="adopting a context:1" fails it here, with
+   * the old context already given up, as a real failure would) */
+  if (!gst_co_engine_cuda_ok (e, 0, "adopting a context"))
+    return FALSE;
+  if (!gst_co_engine_open (e, dev_id, &why)) {
+    GST_ELEMENT_ERROR (e->element, RESOURCE, FAILED, ("Could not work on the "
+            "CUDA context of the incoming frames: %s", why), (NULL));
+    g_free (why);
+    return FALSE;
+  }
+  return TRUE;
+}
+
 /* ---- the device ---- */
 
 gboolean

@@ -90,6 +90,11 @@ void     gst_co_engine_replace_context (GstCoEngine * e, gpointer ctx);
  * adopt. */
 gpointer gst_co_engine_foreign_context (GstCoEngine * e, GstBuffer * buf,
     gint * dev_id);
+/* With the device closed (gst_co_engine_close): takes @ctx and opens the
+ * device on it.  FALSE after an element error: nothing to run on any more,
+ * every frame must fail until a restart (never half on one backend and
+ * half on the other). */
+gboolean gst_co_engine_adopt (GstCoEngine * e, gpointer ctx, gint dev_id);
 
 /* memory and copies (gstcobasefilter.h's gst_co_base_filter_* say how) */
 gboolean gst_co_engine_cuda_ok  (GstCoEngine * e, int err, const gchar * what);
@@ -121,6 +126,11 @@ GstBufferPool *gst_co_engine_make_pool (GstCoEngine * e, GstCaps * caps,
  * system caps, our pinned allocator.  FALSE: caps that are no frame. */
 gboolean gst_co_engine_propose_pool (GstCoEngine * e, GstQuery * query,
     gboolean with_pool);
+/* Decides downstream's ALLOCATION query for what the element allocates:
+ * downstream's first pool where it suits (a CUDA pool of our context for
+ * CUDA caps; any pool for system caps on the CPU backend, where pinned
+ * memory buys nothing), else ours, in the query's first place. */
+gboolean gst_co_engine_decide_pool (GstCoEngine * e, GstQuery * query);
 
 /* ---- frames (gstcoengine-frame.c) ---- */
 
