@@ -641,6 +641,7 @@ process_matched (GstCoBaseAggregator * self, GstBuffer ** bufs,
   CoFrame *frames = g_new0 (CoFrame, n);
   gboolean *mapped = g_new0 (gboolean, n);
   gpointer *foreign = g_new0 (gpointer, n);
+  GstBuffer **views = g_new0 (GstBuffer *, n);
   GstFlowReturn ret = GST_FLOW_ERROR;
   gboolean pushed = FALSE;
   guint i;
@@ -659,15 +660,19 @@ process_matched (GstCoBaseAggregator * self, GstBuffer ** bufs,
     goto done;
   for (i = 0; i < n; i++) {
     GstCoAggregatorPad *pad = self->pads[i];
+    GstBuffer *buf;
+    views[i] = gst_co_bayer_view (GST_ELEMENT (self), bufs[i], &pad->info,
+        pad->bayer);
+    buf = views[i] ? views[i] : bufs[i];
     if (self->engine.device) {
       GstCoSideKind kind;
       gboolean ordered;
       mapped[i] = gst_co_engine_map_frame (&self->engine, &pad->stage,
-          bufs[i], &pad->info, pad->format, pad->bayer, GST_MAP_READ,
+          buf, &pad->info, pad->format, pad->bayer, GST_MAP_READ,
           GST_PAD_NAME (pad), &pad->warned_context, &vf[i], &frames[i], &kind,
           &ordered, &foreign[i]);
     } else {
-      mapped[i] = gst_video_frame_map (&vf[i], &pad->info, bufs[i],
+      mapped[i] = gst_video_frame_map (&vf[i], &pad->info, buf,
           GST_MAP_READ);
       if (mapped[i])
         gst_co_frame_from_video (&vf[i], pad->format, pad->bayer, &frames[i]);
@@ -708,6 +713,9 @@ done:
   g_free (frames);
   g_free (mapped);
   g_free (foreign);
+  for (i = 0; i < n; i++)
+    gst_clear_buffer (&views[i]);
+  g_free (views);
   return ret;
 }
 

@@ -264,25 +264,6 @@ co_adopt_context (GstCoBaseFilter * self, GstBuffer * buf)
 #endif
 }
 
-/* A Bayer frame has no video format, so a GstVideoMeta on one was carried
- * over from the picture it was made from (rgb2bayer copies its input's)
- * and describes another layout: such a frame is read as its caps say,
- * through a buffer of the same memories without metas.  NULL: @inbuf is
- * fine as it is. */
-static GstBuffer *
-bayer_view (GstCoBaseFilter * self, GstBuffer * inbuf)
-{
-  GstVideoMeta *meta;
-
-  if (self->in_bayer == CO_BAYER_NONE ||
-      !(meta = gst_buffer_get_video_meta (inbuf)) ||
-      meta->format == GST_VIDEO_INFO_FORMAT (&self->in_info))
-    return NULL;
-  GST_LOG_OBJECT (self, "ignoring the %s video meta of a Bayer frame",
-      gst_video_format_to_string (meta->format));
-  return gst_buffer_copy_region (inbuf, GST_BUFFER_COPY_MEMORY, 0, -1);
-}
-
 static GstFlowReturn
 run_frame (GstCoBaseFilter * self, GstBuffer * inbuf, GstBuffer * outbuf,
     gboolean analyse, gboolean writes)
@@ -294,7 +275,8 @@ run_frame (GstCoBaseFilter * self, GstBuffer * inbuf, GstBuffer * outbuf,
   /* a context adoption failed (its error posted): no backend to run on */
   if (self->priv->unusable)
     return GST_FLOW_ERROR;
-  view = analyse ? NULL : bayer_view (self, inbuf);
+  view = analyse ? NULL : gst_co_bayer_view (self->engine.element, inbuf,
+      &self->in_info, self->in_bayer);
 #ifdef HAVE_CUDA
   if (self->engine.device)
     ret = process_cuda (self, view ? view : inbuf, outbuf, analyse, writes);

@@ -34,6 +34,20 @@ gst_co_frame_from_video (const GstVideoFrame * vf, CoFormat format, CoBayer baye
   }
 }
 
+GstBuffer *
+gst_co_bayer_view (GstElement * element, GstBuffer * buf,
+    const GstVideoInfo * info, CoBayer bayer)
+{
+  GstVideoMeta *meta;
+
+  if (bayer == CO_BAYER_NONE || !(meta = gst_buffer_get_video_meta (buf)) ||
+      meta->format == GST_VIDEO_INFO_FORMAT (info))
+    return NULL;
+  GST_LOG_OBJECT (element, "ignoring the %s video meta of a Bayer frame",
+      gst_video_format_to_string (meta->format));
+  return gst_buffer_copy_region (buf, GST_BUFFER_COPY_MEMORY, 0, -1);
+}
+
 void
 gst_co_stage_free (GstCoEngine * e, GstCoStage * stage)
 {

@@ -154,6 +154,13 @@ typedef struct
 void     gst_co_frame_from_video (const GstVideoFrame * vf, CoFormat format,
     CoBayer bayer, CoFrame * f);
 void     gst_co_stage_free      (GstCoEngine * e, GstCoStage * stage);
+/* A Bayer frame has no video format, so a GstVideoMeta on one was carried
+ * over from the picture it was made from (rgb2bayer copies its input's)
+ * and describes another layout: such a frame is read as its caps (@info,
+ * @bayer) say, through a buffer of the same memories without metas (to
+ * unref).  NULL: @buf is fine as it is. */
+GstBuffer *gst_co_bayer_view     (GstElement * element, GstBuffer * buf,
+    const GstVideoInfo * info, CoBayer bayer);
 /* Maps @buf for the device (the device pushed) and gives the frame the
  * kernels will use: CUDA memory of our context in place, our pinned memory
  * through its device alias, anything else copied through @stage (read

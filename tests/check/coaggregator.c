@@ -600,6 +600,39 @@ GST_START_TEST (test_release_while_playing)
 
 GST_END_TEST;
 
+/* Raw Bayer frames carrying the video meta of the picture they were made
+ * from (rgb2bayer copies its input's, ARGB): read as their caps say, as
+ * the filters do, not refused as a frame that cannot be mapped. */
+GST_START_TEST (test_bayer_with_foreign_meta)
+{
+  GstElement *pipe = launch ("cudacltcorrelate name=c backend=%s ! appsink "
+      "name=out sync=false appsrc name=s0 format=time caps=video/x-bayer,"
+      "format=rggb,width=%d,height=%d,framerate=30/1 ! c.sink_0 appsrc "
+      "name=s1 format=time caps=video/x-bayer,format=rggb,width=%d,"
+      "height=%d,framerate=30/1 ! c.sink_1", backend (), W, H, W, H);
+  GstBuffer *img[2] = { frame (9, 0), frame (9, 1) };
+  GstSample *s;
+  gint i;
+
+  for (i = 0; i < 2; i++)
+    /* the size of the frame's bytes, another format's layout */
+    gst_buffer_add_video_meta (img[i], GST_VIDEO_FRAME_FLAG_NONE,
+        GST_VIDEO_FORMAT_ARGB, W / 4, H);
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  push (by_name (pipe, "s0"), img[0], 0);
+  push (by_name (pipe, "s1"), img[1], 0);
+  s = pull (pipe);
+  fail_unless (s != NULL && results_of (s) != NULL);
+  gst_sample_unref (s);
+  assert_no_error (pipe, "Bayer with an ARGB meta");
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_buffer_unref (img[0]);
+  gst_buffer_unref (img[1]);
+  gst_object_unref (pipe);
+}
+
+GST_END_TEST;
+
 /* ---- what the element refuses or survives ---- */
 
 GST_START_TEST (test_pairs_lists)
@@ -1080,6 +1113,7 @@ coaggregator_suite (gboolean cuda)
   tcase_add_test (tc, test_frames_before_caps);
   tcase_add_test (tc, test_pad_limit);
   tcase_add_test (tc, test_release_while_playing);
+  tcase_add_test (tc, test_bayer_with_foreign_meta);
   tcase_add_test (tc, test_pairs_lists);
   tcase_add_test (tc, test_many_pairs);
   tcase_add_test (tc, test_live_calibration_files);
