@@ -484,7 +484,7 @@ GST_START_TEST (test_gap_event)
       push (by_name (pipe, "s1"), img, k * GST_SECOND / 30);
     } else {
       /* after frame 0 has left appsrc, so that the gap comes between */
-      while (gst_app_src_get_current_level_buffers (GST_APP_SRC (by_name
+      while (gst_app_src_get_current_level_bytes (GST_APP_SRC (by_name
                   (pipe, "s1"))) > 0)
         g_usleep (1000);
       g_usleep (20000);
