@@ -45,6 +45,7 @@ struct _GstCoBaseAggregatorPrivate
   GList *released;
   gboolean pushed;              /* a buffer left since the last flush */
   gboolean unusable;            /* an adoption failed: every frame errs */
+  gboolean started;             /* under the object lock */
 };
 
 /* ---- the class ---- */
@@ -231,9 +232,12 @@ gst_co_base_aggregator_release_pad (GstElement * element, GstPad * pad)
 {
   GstCoBaseAggregator *self = GST_CO_BASE_AGGREGATOR (element);
 
+  /* stopped (dispose releases every pad), stop has freed the staging
+   * frames already */
   GST_OBJECT_LOCK (self);
-  self->priv->released = g_list_prepend (self->priv->released,
-      gst_object_ref (pad));
+  if (self->priv->started)
+    self->priv->released = g_list_prepend (self->priv->released,
+        gst_object_ref (pad));
   gst_co_rebuild_invalidate (&self->priv->rebuild);
   GST_OBJECT_UNLOCK (self);
   gst_child_proxy_child_removed (GST_CHILD_PROXY (element), G_OBJECT (pad),
@@ -426,35 +430,39 @@ gst_co_base_aggregator_sink_query (GstAggregator * agg,
   return GST_AGGREGATOR_CLASS (parent_class)->sink_query (agg, pad, query);
 }
 
-/* What the element allocates itself (output=map's pictures) */
+/* What the element allocates itself (output=map's pictures).  Output
+ * that passes an input's buffers on (CUDA caps on the CPU backend, which
+ * has no CUDA pool) allocates nothing: no pool is no failure;
+ * gst_co_base_aggregator_alloc says so if one is ever wanted. */
 static gboolean
 gst_co_base_aggregator_decide_allocation (GstAggregator * agg,
     GstQuery * query)
 {
-  return gst_co_engine_decide_pool (&GST_CO_BASE_AGGREGATOR (agg)->engine,
-      query);
+  if (!gst_co_engine_decide_pool (&GST_CO_BASE_AGGREGATOR (agg)->engine,
+          query))
+    GST_DEBUG_OBJECT (agg, "no output pool decided");
+  return TRUE;
 }
 
-GstBuffer *
-gst_co_base_aggregator_alloc (GstCoBaseAggregator * self)
+GstFlowReturn
+gst_co_base_aggregator_alloc (GstCoBaseAggregator * self, GstBuffer ** buf)
 {
   GstBufferPool *pool = gst_aggregator_get_buffer_pool (GST_AGGREGATOR (self));
-  GstBuffer *buf = NULL;
   GstFlowReturn ret = GST_FLOW_ERROR;
 
+  *buf = NULL;
   if (pool) {
     if (!gst_buffer_pool_is_active (pool))
       gst_buffer_pool_set_active (pool, TRUE);
-    ret = gst_buffer_pool_acquire_buffer (pool, &buf, NULL);
+    ret = gst_buffer_pool_acquire_buffer (pool, buf, NULL);
     gst_object_unref (pool);
   }
-  if (ret != GST_FLOW_OK || !buf) {
+  /* a seek's flush is no error */
+  if (ret != GST_FLOW_OK && ret != GST_FLOW_FLUSHING)
     GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT, ("Could not allocate "
             "an output frame (%s)", pool ? gst_flow_get_name (ret) :
             "no pool negotiated"), (NULL));
-    return NULL;
-  }
-  return buf;
+  return ret;
 }
 
 static gboolean
@@ -488,6 +496,9 @@ gst_co_base_aggregator_start (GstAggregator * agg)
   self->priv->warned_unmatched = FALSE;
   self->priv->pushed = FALSE;
   self->priv->unusable = FALSE;
+  GST_OBJECT_LOCK (self);
+  self->priv->started = TRUE;
+  GST_OBJECT_UNLOCK (self);
   return gst_co_engine_start (&self->engine,
       GST_CO_BASE_AGGREGATOR_GET_CLASS (self)->host_only);
 }
@@ -504,18 +515,17 @@ static gboolean
 gst_co_base_aggregator_stop (GstAggregator * agg)
 {
   GstCoBaseAggregator *self = GST_CO_BASE_AGGREGATOR (agg);
-  GList *l;
+  guint i;
 
+  /* the pads referenced, so that one released meanwhile stays valid; a
+   * release from now on frees nothing of ours */
+  collect_pads (self);
   GST_OBJECT_LOCK (self);
-  for (l = GST_ELEMENT (self)->sinkpads; l; l = l->next) {
-    GstCoAggregatorPad *pad = l->data;
-    GstCoStage stage = pad->stage;
-    memset (&pad->stage, 0, sizeof (pad->stage));
-    GST_OBJECT_UNLOCK (self);
-    gst_co_stage_free (&self->engine, &stage);
-    GST_OBJECT_LOCK (self);
-  }
+  self->priv->started = FALSE;
   GST_OBJECT_UNLOCK (self);
+  for (i = 0; i < self->n_pads; i++)
+    gst_co_stage_free (&self->engine, &self->pads[i]->stage);
+  clear_pads (self);
   free_released (self);
   gst_co_engine_close (&self->engine,
       GST_CO_BASE_AGGREGATOR_GET_CLASS (self)->release ? release : NULL,
@@ -966,6 +976,8 @@ gst_co_base_aggregator_dispose (GObject * object)
 static void
 gst_co_base_aggregator_finalize (GObject * object)
 {
+  g_list_free_full (GST_CO_BASE_AGGREGATOR (object)->priv->released,
+      gst_object_unref);
   gst_co_settings_finalize (object);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }

@@ -154,10 +154,12 @@ void     gst_co_base_aggregator_snapshot_clear (GstCoBaseAggregator * self,
     gpointer snap);
 /* Call with the object lock held (a property setter) */
 void     gst_co_base_aggregator_mark_dirty (GstCoBaseAggregator * self);
-/* An output buffer of the negotiated caps from the pool decided with
- * downstream (ours, pinned on the CUDA backend, when downstream offered
- * none).  NULL after an element error. */
-GstBuffer *gst_co_base_aggregator_alloc (GstCoBaseAggregator * self);
+/* *@buf: an output buffer of the negotiated caps from the pool decided
+ * with downstream (ours, pinned on the CUDA backend, when downstream
+ * offered none).  Anything but OK leaves it NULL: FLUSHING during a seek,
+ * else after an element error. */
+GstFlowReturn gst_co_base_aggregator_alloc (GstCoBaseAggregator * self,
+    GstBuffer ** buf);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (GstCoBaseAggregator, gst_object_unref)
 

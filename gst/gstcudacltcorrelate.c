@@ -119,6 +119,7 @@ struct _GstCudaCltCorrelate
   gint w, h, tiles_x, tiles_y, n_tiles;
   gint mode;
   guint n_inputs;
+  guint index[MAX_INPUTS];      /* the inputs' N of sink_N */
   gint n_slots;
   Pair *pairs;
   guint n_pairs;
@@ -519,10 +520,12 @@ free_lens (GstCudaCltCorrelate * self)
  * calibration, the camera's undistortion and rectification at each
  * tile's centre), where the backend reads them.  Element errors: some
  * inputs without kernels, a file that cannot be used, input that is not
- * raw Bayer. */
+ * raw Bayer.  While streaming, some inputs without kernels keep the last
+ * set when @same_inputs (the same pads, the same size) and fall back to
+ * the luma path otherwise. */
 static gboolean
 setup_lens (GstCudaCltCorrelate * self, gint w, gint h, gint n_tiles,
-    gboolean * colour)
+    gboolean same_inputs, gboolean * colour)
 {
   GstCoBaseAggregator *base = GST_CO_BASE_AGGREGATOR (self);
   GstCoEngine *e = &base->engine;
@@ -540,8 +543,9 @@ setup_lens (GstCudaCltCorrelate * self, gint w, gint h, gint n_tiles,
   n_have = every_or_none (self, pad_kernels, grids, sizeof (grids[0]),
       "kernels-file", "kernels", "the tile processor's colour path needs "
       "every camera's kernels");
-  if (n_have == KEEP && self->colour && self->w == w && self->h == h) {
-    /* the path and tables of the last usable set stay */
+  if (n_have == KEEP && self->colour && same_inputs) {
+    /* the path and tables of the last usable set stay (the same cameras
+     * at the same size: their tables fit) */
     *colour = ok = TRUE;
     goto done;
   }
@@ -697,8 +701,8 @@ gst_cuda_clt_correlate_rebuild (GstCoBaseAggregator * base,
   Settings s;
   gchar *why = NULL, *label = NULL;
   Pair *pairs = NULL;
-  guint n_pairs = 0, slots, per_tile;
-  gboolean ok = FALSE, rig = FALSE, colour = FALSE, keep = FALSE;
+  guint n_pairs = 0, slots, per_tile, i;
+  gboolean ok = FALSE, rig = FALSE, colour = FALSE, keep = FALSE, same;
   CoCltCorrRig new_rig;
   gdouble ref_baseline = 0.0;
 
@@ -731,18 +735,23 @@ gst_cuda_clt_correlate_rebuild (GstCoBaseAggregator * base,
     if (!build_rig (self, pairs, n_pairs, &new_rig, &ref_baseline, &rig,
             &keep))
       goto done;
-    /* the last rig stays while its pairs do */
-    if (keep)
-      rig = self->have_rig && n_pairs == self->n_pairs &&
-          memcmp (pairs, self->pairs, n_pairs * sizeof (Pair)) == 0;
-    else if (rig) {
-      self->rig = new_rig;
-      self->ref_baseline = ref_baseline;
+    /* the last rig stays while its pairs do (the same inputs' numbers) */
+    if (keep) {
+      rig = self->have_rig && g_strcmp0 (label, self->pairs_text) == 0;
+      new_rig = self->rig;
+      ref_baseline = self->ref_baseline;
     }
   } else {
     label = g_strdup_printf ("ref-%u", base->pads[0]->index);
   }
 
+  /* the same cameras at the same size as the last build: what was built
+   * for them may stay while some of their files are being changed */
+  same = self->n_inputs == base->n_pads &&
+      self->w == GST_VIDEO_INFO_WIDTH (&base->pads[0]->info) &&
+      self->h == GST_VIDEO_INFO_HEIGHT (&base->pads[0]->info);
+  for (i = 0; same && i < base->n_pads; i++)
+    same = self->index[i] == base->pads[i]->index;
   self->w = GST_VIDEO_INFO_WIDTH (&base->pads[0]->info);
   self->h = GST_VIDEO_INFO_HEIGHT (&base->pads[0]->info);
   co_clt_tiles (self->w, self->h, &self->tiles_x, &self->tiles_y);
@@ -752,7 +761,7 @@ gst_cuda_clt_correlate_rebuild (GstCoBaseAggregator * base,
   if (caps_changed || self->mode != s.mode || self->n_inputs != base->n_pads)
     self->have_ref = FALSE;
   per_tile = rig ? 4 * n_pairs + 2 : 3 * MAX (n_pairs, 1);
-  if (!setup_lens (self, self->w, self->h, self->n_tiles, &colour))
+  if (!setup_lens (self, self->w, self->h, self->n_tiles, same, &colour))
     goto done;
   self->colour = colour;
   /* the grey planes the luma path transforms (the colour path reads the
@@ -768,9 +777,15 @@ gst_cuda_clt_correlate_rebuild (GstCoBaseAggregator * base,
               sizeof (gfloat) * per_tile * self->n_tiles)))
     goto done;
   self->have_rig = rig;
+  if (rig) {
+    self->rig = new_rig;
+    self->ref_baseline = ref_baseline;
+  }
   self->planes_per_tile = per_tile;
   self->mode = s.mode;
   self->n_inputs = base->n_pads;
+  for (i = 0; i < base->n_pads; i++)
+    self->index[i] = base->pads[i]->index;
   self->n_slots = slots;
   g_free (self->pairs);
   self->pairs = pairs;
@@ -1051,10 +1066,13 @@ gst_cuda_clt_correlate_process (GstCoBaseAggregator * base,
   gst_co_base_aggregator_snapshot (base, &self->snap);
   co_clt_corr_params_init (&self->cp, self->snap.fat_zero,
       self->snap.lpf_sigma);
-  *outbuf = self->map_out ? gst_co_base_aggregator_alloc (base) :
-      gst_buffer_ref (inbufs[0]);
-  if (!*outbuf)
-    return GST_FLOW_ERROR;
+  if (!self->map_out) {
+    *outbuf = gst_buffer_ref (inbufs[0]);
+  } else {
+    GstFlowReturn ret = gst_co_base_aggregator_alloc (base, outbuf);
+    if (ret != GST_FLOW_OK)
+      return ret;
+  }
 
   if (self->mode == CORR_TEMPORAL) {
     if (!self->have_ref)
@@ -1129,24 +1147,33 @@ temporal_slots:
 static void
 draw_map (GstCudaCltCorrelate * self, GstBuffer * outbuf)
 {
-  GstMapInfo out, res;
+  GstVideoInfo info;
+  GstVideoFrame out;
+  GstMapInfo res;
   const gsize n = self->n_tiles;
   const guint np = self->results_pairs;
+  guint8 *pix;
+  gint stride, y;
 
-  if (!gst_buffer_map (outbuf, &out, GST_MAP_WRITE))
+  /* a pool downstream may pad the rows: its video meta says how */
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA, self->w, self->h);
+  if (!gst_video_frame_map (&out, &info, outbuf, GST_MAP_WRITE))
     return;
+  pix = GST_VIDEO_FRAME_PLANE_DATA (&out, 0);
+  stride = GST_VIDEO_FRAME_PLANE_STRIDE (&out, 0);
   if (!self->results || !gst_memory_map (self->results, &res, GST_MAP_READ)) {
-    memset (out.data, 0, out.size);
+    for (y = 0; y < self->h; y++)
+      memset (pix + (gsize) y * stride, 0, (gsize) self->w * 4);
   } else {
     const gfloat *r = (const gfloat *) res.data;
     /* a rig: its disparity and confidence; else the first pair's shift */
     const gfloat *rig = self->have_rig ? r + 4 * np * n : NULL;
-    gst_co_corr_map_render (out.data, self->w, self->h, self->w * 4,
-        self->tiles_x, self->tiles_y, rig, r, r + np * n,
-        rig ? rig + n : r + 2 * np * n, self->snap.map_range);
+    gst_co_corr_map_render (pix, self->w, self->h, stride, self->tiles_x,
+        self->tiles_y, rig, r, r + np * n, rig ? rig + n : r + 2 * np * n,
+        self->snap.map_range);
     gst_memory_unmap (self->results, &res);
   }
-  gst_buffer_unmap (outbuf, &out);
+  gst_video_frame_unmap (&out);
 }
 
 static GstFlowReturn
@@ -1229,8 +1256,19 @@ gst_cuda_clt_correlate_release (GstCoBaseAggregator * base)
     gst_memory_unref (self->results);
     self->results = NULL;
   }
+  /* an adoption releases too: the reference goes with the memory, the
+   * stream's count stays (start resets it) */
   self->have_ref = FALSE;
+}
+
+static gboolean
+gst_cuda_clt_correlate_start (GstAggregator * agg)
+{
+  GstCudaCltCorrelate *self = GST_CUDA_CLT_CORRELATE (agg);
+
   self->frames = 0;
+  self->have_ref = FALSE;
+  return GST_AGGREGATOR_CLASS (parent_class)->start (agg);
 }
 
 static gboolean
@@ -1441,6 +1479,7 @@ gst_cuda_clt_correlate_class_init (GstCudaCltCorrelateClass * klass)
   gst_caps_unref (caps);
 
   ac->flush = gst_cuda_clt_correlate_flush;
+  ac->start = gst_cuda_clt_correlate_start;
   bc->max_pads = MAX_INPUTS;
   bc->check_info = gst_cuda_clt_correlate_check_info;
   bc->src_caps = gst_cuda_clt_correlate_src_caps;
