@@ -7,9 +7,10 @@
  *
  * The device layer and settings of #GstCoBaseFilter on #GstAggregator:
  * request pads `sink_%u`, frames matched by running time
- * (#GstCoBaseAggregator:max-skew), each mapped where the backend reads
- * it, outputs stamped in the output segment, and one host wait per
- * output.
+ * (#GstCoBaseAggregator:max-skew), run through the engine's frame runner
+ * as the filters' frames are, outputs stamped in the output segment.  The
+ * host waits for an output's device work once the next instant's is
+ * queued when its frames are already there, else at once.
  */
 #include "gstcocompat.h"
 #include "gstcobaseaggregator.h"
@@ -44,9 +45,26 @@ struct _GstCoBaseAggregatorPrivate
    * frames are freed by the streaming thread, which may be mapping one */
   GList *released;
   gboolean pushed;              /* a buffer left since the last flush */
-  gboolean unusable;            /* an adoption failed: every frame errs */
   gboolean started;             /* under the object lock */
+  /* the output whose device work runs while the next instant's is queued
+   * (streaming thread; flush and stop, with the streaming thread idle) */
+  struct _Output *pending;
+  struct _Output *running;      /* in process */
 };
+
+/* One output from process to its push: the inputs stay referenced (out
+ * of their pools) until the device has read them */
+typedef struct _Output
+{
+  GstBuffer *outbuf;
+  GstBuffer **bufs;
+  guint n;
+  gpointer data;                /* the subclass's, for finish */
+  gpointer mark;                /* the end of its device work */
+} Output;
+
+static GstFlowReturn complete_pending (GstCoBaseAggregator * self,
+    gboolean push);
 
 /* ---- the class ---- */
 
@@ -363,6 +381,9 @@ gst_co_base_aggregator_update_src_caps (GstAggregator * agg, GstCaps * caps,
   GstCoBaseAggregatorClass *klass = GST_CO_BASE_AGGREGATOR_GET_CLASS (agg);
   GList *l;
 
+  /* an output of the caps in force leaves before new ones are sent */
+  if (complete_pending (GST_CO_BASE_AGGREGATOR (agg), TRUE) != GST_FLOW_OK)
+    GST_DEBUG_OBJECT (agg, "the last output of the old caps failed");
   GST_OBJECT_LOCK (agg);
   for (l = GST_ELEMENT (agg)->sinkpads; l; l = l->next)
     if (!GST_CO_AGGREGATOR_PAD (l->data)->configured) {
@@ -495,7 +516,6 @@ gst_co_base_aggregator_start (GstAggregator * agg)
   self->priv->unmatched = 0;
   self->priv->warned_unmatched = FALSE;
   self->priv->pushed = FALSE;
-  self->priv->unusable = FALSE;
   GST_OBJECT_LOCK (self);
   self->priv->started = TRUE;
   GST_OBJECT_UNLOCK (self);
@@ -517,6 +537,7 @@ gst_co_base_aggregator_stop (GstAggregator * agg)
   GstCoBaseAggregator *self = GST_CO_BASE_AGGREGATOR (agg);
   guint i;
 
+  complete_pending (self, FALSE);
   /* the pads referenced, so that one released meanwhile stays valid; a
    * release from now on frees nothing of ours */
   collect_pads (self);
@@ -538,20 +559,6 @@ gst_co_base_aggregator_stop (GstAggregator * agg)
 }
 
 /* ---- frames ---- */
-
-static gboolean
-ensure_built (GstCoBaseAggregator * self)
-{
-  GstCoBaseAggregatorClass *klass = GST_CO_BASE_AGGREGATOR_GET_CLASS (self);
-  GstCoRebuild *r = &self->priv->rebuild;
-
-  if (!gst_co_rebuild_needed (GST_OBJECT (self), r))
-    return TRUE;
-  if (klass->rebuild && !klass->rebuild (self, r->caps_changed))
-    return FALSE;
-  gst_co_rebuild_done (r);
-  return TRUE;
-}
 
 static GstClockTime
 running_time (GstCoAggregatorPad * pad, GstBuffer * buf)
@@ -641,92 +648,152 @@ same_sizes (GstCoBaseAggregator * self)
   return TRUE;
 }
 
-static GstFlowReturn
-process_matched (GstCoBaseAggregator * self, GstBuffer ** bufs,
-    GstBuffer ** outbuf)
+static gboolean
+run_rebuild (gpointer owner, gboolean caps_changed)
 {
+  GstCoBaseAggregatorClass *klass = GST_CO_BASE_AGGREGATOR_GET_CLASS (owner);
+
+  return !klass->rebuild || klass->rebuild (owner, caps_changed);
+}
+
+static GstFlowReturn
+run_process (gpointer owner, GstCoSide * sides, guint n)
+{
+  GstCoBaseAggregator *self = owner;
   GstCoBaseAggregatorClass *klass = GST_CO_BASE_AGGREGATOR_GET_CLASS (self);
+  Output *o = self->priv->running;
+  CoFrame *frames = g_newa (CoFrame, n);
+  guint i;
+
+  for (i = 0; i < n; i++)
+    frames[i] = sides[i].frame;
+  return klass->process (self, o->bufs, frames, n, &o->outbuf, &o->data);
+}
+
+static const GstCoRunOps run_ops = { run_rebuild, run_process };
+
+/* The instant's frames (@o->bufs, one per pad) through the engine's frame
+ * runner: no host wait there, the output's mark says when its device work
+ * is done. */
+static GstFlowReturn
+process_matched (GstCoBaseAggregator * self, Output * o)
+{
   const guint n = self->n_pads;
-  GstVideoFrame *vf = g_new0 (GstVideoFrame, n);
-  CoFrame *frames = g_new0 (CoFrame, n);
-  gboolean *mapped = g_new0 (gboolean, n);
-  gpointer *foreign = g_new0 (gpointer, n);
-  GstBuffer **views = g_new0 (GstBuffer *, n);
-  GstFlowReturn ret = GST_FLOW_ERROR;
-  gboolean pushed = FALSE;
+  GstCoSide *sides;
+  GstBuffer **views;
+  GstFlowReturn ret;
   guint i;
 
   if (!same_sizes (self))
-    goto done;
-  if (self->engine.device) {
-    if (!(pushed = gst_co_device_push (self->engine.device))) {
-      GST_ELEMENT_ERROR (self, LIBRARY, FAILED,
-          ("Could not make the CUDA context current"), (NULL));
-      goto done;
-    }
-    self->engine.downloaded = FALSE;
-  }
-  if (!ensure_built (self))
-    goto done;
+    return GST_FLOW_ERROR;
+  sides = g_new0 (GstCoSide, n);
+  views = g_new0 (GstBuffer *, n);
   for (i = 0; i < n; i++) {
     GstCoAggregatorPad *pad = self->pads[i];
-    GstBuffer *buf;
-    views[i] = gst_co_bayer_view (GST_ELEMENT (self), bufs[i], &pad->info,
+    views[i] = gst_co_bayer_view (GST_ELEMENT (self), o->bufs[i], &pad->info,
         pad->bayer);
-    buf = views[i] ? views[i] : bufs[i];
-    if (self->engine.device) {
-      GstCoSideKind kind;
-      gboolean ordered;
-      mapped[i] = gst_co_engine_map_frame (&self->engine, &pad->stage,
-          buf, &pad->info, pad->format, pad->bayer, GST_MAP_READ,
-          GST_PAD_NAME (pad), &pad->warned_context, &vf[i], &frames[i], &kind,
-          &ordered, &foreign[i]);
-    } else {
-      mapped[i] = gst_video_frame_map (&vf[i], &pad->info, buf,
-          GST_MAP_READ);
-      if (mapped[i])
-        gst_co_frame_from_video (&vf[i], pad->format, pad->bayer, &frames[i]);
-      else
-        GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map the %s "
-                "frame", GST_PAD_NAME (pad)), (NULL));
-    }
-    if (!mapped[i])
-      goto done;
+    sides[i].buf = views[i] ? views[i] : o->bufs[i];
+    sides[i].info = &pad->info;
+    sides[i].format = pad->format;
+    sides[i].bayer = pad->bayer;
+    sides[i].flags = GST_MAP_READ;
+    sides[i].what = GST_PAD_NAME (pad);
+    sides[i].stage = &pad->stage;
+    sides[i].warned = &pad->warned_context;
   }
-  ret = klass->process (self, bufs, frames, n, outbuf);
-
-done:
-#ifdef HAVE_CUDA
-  if (pushed) {
-    cudaError_t err;
-    for (i = 0; i < n; i++)
-      if (foreign[i] && !gst_co_engine_stream_wait (&self->engine,
-              self->engine.stream, foreign[i]))
-        ret = GST_FLOW_ERROR;
-    /* one wait per output: the inputs go back to their pools after it and
-     * the results read back are complete */
-    err = cudaStreamSynchronize ((cudaStream_t) self->engine.stream);
-    if (err != cudaSuccess && ret != GST_FLOW_ERROR) {
-      GST_ELEMENT_ERROR (self, LIBRARY, FAILED, ("CUDA error while "
-              "processing frames: %s", cudaGetErrorString (err)), ("%s",
-              cudaGetErrorName (err)));
-      ret = GST_FLOW_ERROR;
-    }
-  }
-#endif
-  for (i = 0; i < n; i++)
-    if (mapped[i])
-      gst_video_frame_unmap (&vf[i]);
-  if (pushed)
-    gst_co_device_pop (self->engine.device);
-  g_free (vf);
-  g_free (frames);
-  g_free (mapped);
-  g_free (foreign);
+  self->priv->running = o;
+  ret = gst_co_engine_run (&self->engine, &self->priv->rebuild, &run_ops,
+      self, sides, n, &o->mark);
+  self->priv->running = NULL;
   for (i = 0; i < n; i++)
     gst_clear_buffer (&views[i]);
   g_free (views);
+  g_free (sides);
   return ret;
+}
+
+static void
+output_free (GstCoBaseAggregator * self, Output * o)
+{
+  GstCoBaseAggregatorClass *klass = GST_CO_BASE_AGGREGATOR_GET_CLASS (self);
+  guint i;
+
+  if (o->data && klass->drop_output)
+    klass->drop_output (self, o->data);
+  gst_clear_buffer (&o->outbuf);
+  for (i = 0; i < o->n; i++)
+    gst_clear_buffer (&o->bufs[i]);
+  g_free (o->bufs);
+  g_free (o);
+}
+
+/* The host's wait for @o's device work, then (with @push) finish and the
+ * push; else the output goes (a flush, a stop).  The inputs go back to
+ * their pools after the wait. */
+static GstFlowReturn
+output_complete (GstCoBaseAggregator * self, Output * o, gboolean push)
+{
+  GstCoBaseAggregatorClass *klass = GST_CO_BASE_AGGREGATOR_GET_CLASS (self);
+  GstCoEngine *e = &self->engine;
+  GstFlowReturn ret = GST_FLOW_OK;
+
+  if (o->mark) {
+    gboolean ok = FALSE;
+    if (gst_co_device_push (e->device)) {
+      ok = gst_co_engine_wait_mark (e, o->mark);
+      gst_co_device_pop (e->device);
+    } else {
+      GST_ELEMENT_ERROR (self, LIBRARY, FAILED,
+          ("Could not make the CUDA context current"), (NULL));
+    }
+    o->mark = NULL;
+    if (!ok)
+      ret = GST_FLOW_ERROR;
+  }
+  if (push && ret == GST_FLOW_OK && o->outbuf) {
+    if (klass->finish) {
+      ret = klass->finish (self, o->outbuf, o->data);
+      o->data = NULL;
+    }
+    if (ret == GST_FLOW_OK) {
+      ret = gst_aggregator_finish_buffer (GST_AGGREGATOR (self), o->outbuf);
+      o->outbuf = NULL;
+      self->priv->pushed = TRUE;
+    }
+  }
+  output_free (self, o);
+  return ret;
+}
+
+/* The output left pending, pushed (or, without @push, dropped) before
+ * anything else leaves or changes under it */
+static GstFlowReturn
+complete_pending (GstCoBaseAggregator * self, gboolean push)
+{
+  Output *o = self->priv->pending;
+
+  self->priv->pending = NULL;
+  return o ? output_complete (self, o, push) : GST_FLOW_OK;
+}
+
+/* Whether every pad already holds its next frame, so that the next
+ * instant is processed at once: the output just queued may then wait for
+ * its device work until the next one's is queued too, and the host's work
+ * for one output overlaps the device's for the other.  Otherwise it
+ * leaves now: a live input never waits for a frame not yet there. */
+static gboolean
+next_ready (GstCoBaseAggregator * self)
+{
+  guint i;
+
+  for (i = 0; i < self->n_pads; i++) {
+    GstBuffer *b = gst_aggregator_pad_peek_buffer (GST_AGGREGATOR_PAD
+        (self->pads[i]));
+    if (!b)
+      return FALSE;
+    gst_buffer_unref (b);
+  }
+  return TRUE;
 }
 
 /* Every input's CUDA memory is of one context other than ours (the
@@ -761,18 +828,17 @@ adopt_context (GstCoBaseAggregator * self, GstBuffer ** bufs)
     return;
   GST_INFO_OBJECT (self, "adopting the CUDA context %" GST_PTR_FORMAT
       " (device %d) of the inputs", ctx, dev_id);
+  if (complete_pending (self, TRUE) != GST_FLOW_OK)
+    GST_DEBUG_OBJECT (self, "the last output before the adoption failed");
   for (i = 0; i < self->n_pads; i++)
     gst_co_stage_free (e, &self->pads[i]->stage);
   free_released (self);
   gst_co_engine_close (e, GST_CO_BASE_AGGREGATOR_GET_CLASS (self)->release ?
       release : NULL, self);
   gst_co_rebuild_invalidate (&self->priv->rebuild);
-  if (!gst_co_engine_adopt (e, ctx, dev_id))
-    self->priv->unusable = TRUE;
+  if (gst_co_engine_adopt (e, ctx, dev_id))
+    gst_pad_mark_reconfigure (GST_AGGREGATOR_SRC_PAD (self));
   gst_object_unref (ctx);
-  if (self->priv->unusable)
-    return;
-  gst_pad_mark_reconfigure (GST_AGGREGATOR_SRC_PAD (self));
 #else
   (void) self;
   (void) bufs;
@@ -841,12 +907,12 @@ static GstFlowReturn
 gst_co_base_aggregator_aggregate (GstAggregator * agg, gboolean timeout)
 {
   GstCoBaseAggregator *self = GST_CO_BASE_AGGREGATOR (agg);
-  GstCoBaseAggregatorClass *klass = GST_CO_BASE_AGGREGATOR_GET_CLASS (self);
-  GstBuffer **bufs = NULL, *outbuf = NULL;
+  GstBuffer **bufs = NULL;
   GstClockTime *rt = NULL, latest = 0, oldest = GST_CLOCK_TIME_NONE, skew;
   GstClockTime pts, stream, dur;
-  GstFlowReturn ret = GST_FLOW_OK;
+  GstFlowReturn ret = GST_FLOW_OK, done;
   gboolean missing = FALSE, ended = FALSE, gap = FALSE;
+  Output *o;
   guint i;
 
   free_released (self);
@@ -865,6 +931,7 @@ gst_co_base_aggregator_aggregate (GstAggregator * agg, gboolean timeout)
       ended |= gst_aggregator_pad_is_eos (pad);
       continue;
     }
+    gap |= is_gap (bufs[i]);
     if (!self->pads[i]->configured && !is_gap (bufs[i])) {
       GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("%s: a frame came before "
               "its caps (every input needs its caps event first)",
@@ -909,37 +976,57 @@ gst_co_base_aggregator_aggregate (GstAggregator * agg, gboolean timeout)
 
   pts = output_time (self, rt[0], &stream);
   dur = GST_BUFFER_DURATION (bufs[0]);
-  for (i = 0; i < self->n_pads; i++)
-    gap |= is_gap (bufs[i]);
   if (gap) {
-    ret = push_gap (self, pts, dur);
+    ret = complete_pending (self, TRUE);
+    if (ret == GST_FLOW_OK)
+      ret = push_gap (self, pts, dur);
     goto drop;
   }
   if (GST_CLOCK_TIME_IS_VALID (stream))
     gst_object_sync_values (GST_OBJECT (self), stream);
   adopt_context (self, bufs);
-  ret = self->priv->unusable ? GST_FLOW_ERROR :
-      process_matched (self, bufs, &outbuf);
-  if (ret == GST_FLOW_OK && outbuf) {
-    outbuf = gst_buffer_make_writable (outbuf);
-    GST_BUFFER_PTS (outbuf) = pts;
-    GST_BUFFER_DTS (outbuf) = GST_CLOCK_TIME_NONE;
-    GST_BUFFER_DURATION (outbuf) = dur;
+  o = g_new0 (Output, 1);
+  o->bufs = bufs;
+  o->n = self->n_pads;
+  bufs = NULL;
+  ret = process_matched (self, o);
+  if (ret == GST_FLOW_OK && o->outbuf) {
+    o->outbuf = gst_buffer_make_writable (o->outbuf);
+    GST_BUFFER_PTS (o->outbuf) = pts;
+    GST_BUFFER_DTS (o->outbuf) = GST_CLOCK_TIME_NONE;
+    GST_BUFFER_DURATION (o->outbuf) = dur;
     advance (self, pts, dur);
-    if (klass->finish)
-      ret = klass->finish (self, outbuf);
   }
+  /* the previous output leaves first, its device work done by now or
+   * soon: this one's is queued behind it */
+  done = complete_pending (self, TRUE);
+  for (i = 0; i < self->n_pads; i++)
+    gst_aggregator_pad_drop_buffer (GST_AGGREGATOR_PAD (self->pads[i]));
+  if (ret == GST_FLOW_OK && done != GST_FLOW_OK)
+    ret = done;
+  if (ret == GST_FLOW_OK && o->mark && next_ready (self)) {
+    self->priv->pending = o;
+  } else {
+    done = output_complete (self, o, ret == GST_FLOW_OK);
+    if (ret == GST_FLOW_OK)
+      ret = done;
+  }
+  goto out;
+
 drop:
   for (i = 0; i < self->n_pads; i++)
     gst_aggregator_pad_drop_buffer (GST_AGGREGATOR_PAD (self->pads[i]));
-  if (ret == GST_FLOW_OK && outbuf) {
-    ret = gst_aggregator_finish_buffer (agg, outbuf);
-    outbuf = NULL;
-    self->priv->pushed = TRUE;
-  }
 
 out:
-  gst_clear_buffer (&outbuf);
+  /* nothing new queued: the pending output leaves before any EOS, gap
+   * or wait for data */
+  if (self->priv->pending && (ret != GST_FLOW_OK || !self->priv->pending->mark
+          || bufs)) {
+    done = complete_pending (self, TRUE);
+    if (ret == GST_FLOW_OK || ret == GST_AGGREGATOR_FLOW_NEED_DATA ||
+        ret == GST_FLOW_EOS)
+      ret = done == GST_FLOW_OK ? ret : done;
+  }
   for (i = 0; bufs && i < self->n_pads; i++)
     gst_clear_buffer (&bufs[i]);
   g_free (bufs);
@@ -952,7 +1039,10 @@ out:
 static gboolean
 gst_co_base_aggregator_flush (GstAggregator * agg)
 {
-  GST_CO_BASE_AGGREGATOR (agg)->priv->pushed = FALSE;
+  GstCoBaseAggregator *self = GST_CO_BASE_AGGREGATOR (agg);
+
+  complete_pending (self, FALSE);
+  self->priv->pushed = FALSE;
   return GST_AGGREGATOR_CLASS (parent_class)->flush ?
       GST_AGGREGATOR_CLASS (parent_class)->flush (agg) : TRUE;
 }

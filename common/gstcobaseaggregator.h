@@ -7,9 +7,11 @@
  * (gstcosettings.h), and owns what is its own: request sink pads
  * (GstCoAggregatorPad) whose caps are parsed and checked against each
  * other, frames of one instant matched by running time, every pad's frame
- * mapped where the backend reads it, the rebuild contract, and the one
- * host wait per output.  A subclass sees the matched frames, all on the
- * device (CUDA) or all on the host (CPU), and gives the buffer to push.
+ * run through the engine's frame runner (gstcoengine.h) as the filters'
+ * frames are, and the host's wait for an output deferred while the next
+ * instant's frames are already there.  A subclass sees the matched
+ * frames, all on the device (CUDA) or all on the host (CPU), and gives the
+ * buffer to push.
  */
 #ifndef __GST_CO_BASE_AGGREGATOR_H__
 #define __GST_CO_BASE_AGGREGATOR_H__
@@ -115,19 +117,24 @@ struct _GstCoBaseAggregatorClass
   gboolean      (*rebuild)   (GstCoBaseAggregator * self,
                               gboolean caps_changed);
   /* The matched frames of one instant: @frames[i] and @inbufs[i] of
-   * self->pads[i], on the device (work on self->engine.stream, the base
-   * waits once after) or mapped on the host.  *@outbuf: the buffer to push
-   * (its timestamps are set by the base; gst_co_base_aggregator_alloc
-   * gives one of the negotiated output caps), or NULL for none this
-   * time. */
+   * self->pads[i], on the device (work on self->engine.stream) or mapped
+   * on the host.  *@outbuf: the buffer to push (its timestamps are set by
+   * the base; gst_co_base_aggregator_alloc gives one of the negotiated
+   * output caps), or NULL for none this time.  *@output: what finish needs
+   * of this output (results, the settings it was made with): finish may
+   * run after the next instant's process, once this output's device work
+   * is done. */
   GstFlowReturn (*process)   (GstCoBaseAggregator * self,
                               GstBuffer * const *inbufs,
                               const CoFrame * frames, guint n,
-                              GstBuffer ** outbuf);
-  /* After the wait: results read back are readable; attach metas, post
-   * messages.  Optional. */
+                              GstBuffer ** outbuf, gpointer * output);
+  /* After the output's device work: results read back are readable;
+   * attach metas, post messages.  Takes @output.  Optional. */
   GstFlowReturn (*finish)    (GstCoBaseAggregator * self,
-                              GstBuffer * outbuf);
+                              GstBuffer * outbuf, gpointer output);
+  /* An @output that never reaches finish (a flush, a stop, an error) */
+  void          (*drop_output) (GstCoBaseAggregator * self,
+                                gpointer output);
   /* Free everything allocated for the active backend (device pushed) */
   void          (*release)   (GstCoBaseAggregator * self);
   /* After a setting of the table was written (object lock held) */

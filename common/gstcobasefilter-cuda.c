@@ -1,8 +1,7 @@
 /* cudaoptics — LGPL-2.1-or-later
  *
  * GstCoBaseFilter, device: the class's memory and copy API over its
- * engine (gstcoengine.h), and the device opened and closed with the inputs
- * the filter holds for it (1.24+).
+ * engine (gstcoengine.h), and the device opened and closed.
  */
 #include "gstcobasefilter-private.h"
 
@@ -86,28 +85,10 @@ gst_co_base_filter_mark_dirty (GstCoBaseFilter * self)
 
 /* ---- the device ---- */
 
-/* Inputs without a stream are held, not waited for, once the device is
- * open: without it (CO_RETIRE=0, or no thread) the host waits every frame
- * whose input carries no stream. */
-void
-co_hold_inputs_start (GstCoBaseFilter * self)
-{
-#ifdef CO_CUDA_STREAMS
-  if (self->engine.gst_stream && g_strcmp0 (g_getenv ("CO_RETIRE"), "0") &&
-      gst_co_device_push (self->engine.device)) {
-    self->priv->retire = co_retire_new (self);
-    gst_co_device_pop (self->engine.device);
-  }
-#endif
-}
-
 gboolean
 co_open_device (GstCoBaseFilter * self, gint device_id, gchar ** why)
 {
-  if (!gst_co_engine_open (&self->engine, device_id, why))
-    return FALSE;
-  co_hold_inputs_start (self);
-  return TRUE;
+  return gst_co_engine_open (&self->engine, device_id, why);
 }
 
 static void
@@ -118,24 +99,13 @@ release (gpointer data)
   GST_CO_BASE_FILTER_GET_CLASS (self)->release (self);
 }
 
-/* Everything co_open_device made, and what the subclass allocated on it;
- * the context stays (the caller drops it or keeps it for a restart).  The
- * staging frames are the frame file's: it frees them first. */
+/* Everything co_open_device made (the inputs held for it first), and what
+ * the subclass allocated on it; the context stays (the caller drops it or
+ * keeps it for a restart).  The staging frames are the frame file's: it
+ * frees them first. */
 void
 co_close_device (GstCoBaseFilter * self)
 {
-#ifdef CO_CUDA_STREAMS
-  GstCoBaseFilterPrivate *priv = self->priv;
-
-  /* the held inputs go back to their pools before anything is freed */
-  if (priv->retire) {
-    gboolean pushed = gst_co_device_push (self->engine.device);
-    co_retire_free (priv->retire);
-    priv->retire = NULL;
-    if (pushed)
-      gst_co_device_pop (self->engine.device);
-  }
-#endif
   gst_co_engine_close (&self->engine,
       GST_CO_BASE_FILTER_GET_CLASS (self)->release ? release : NULL, self);
 }

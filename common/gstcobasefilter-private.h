@@ -9,16 +9,13 @@
  *                            survive, unit size
  *   gstcobasefilter-cuda.c   the engine (gstcoengine.h: device, context,
  *                            memory, CUDA errors) as the class's API
- *   gstcobasefilter-frame.c  mapping and staging of frames, context
- *                            adoption, the rebuild contract, per-frame
- *                            work
+ *   gstcobasefilter-frame.c  the frame as the engine's runner takes it
+ *                            (gstcoengine-run.c), context adoption
  * Calls go one way: the GObject file and the frame file call the others,
  * never back.
  *   gstcobasefilter-settings.c  the element's settings table: properties
  *                            declared once, written under the lock,
  *                            snapshots
- *   gstcobasefilter-retire.c  inputs the device still reads, let go by a
- *                            thread once it has (1.24+)
  */
 #ifndef __GST_CO_BASE_FILTER_PRIVATE_H__
 #define __GST_CO_BASE_FILTER_PRIVATE_H__
@@ -36,8 +33,6 @@ GST_DEBUG_CATEGORY_EXTERN (gst_co_base_filter_debug);
 
 #define CO_MODE(self) (GST_CO_BASE_FILTER_GET_CLASS (self)->mode)
 
-typedef struct _CoRetire CoRetire;
-
 struct _GstCoBaseFilterPrivate
 {
   gboolean started;             /* under the object lock and alloc_lock */
@@ -45,13 +40,8 @@ struct _GstCoBaseFilterPrivate
                                  * flight, against stop (gst_co_base_filter_query) */
   gboolean writes;              /* ANALYSE: process writes in place */
 
-  gboolean always_sync;         /* CO_SYNC_EVERY_FRAME set at start: the
-                                 * 1.22 behaviour, for comparisons */
-  CoRetire *retire;             /* inputs held for the device (1.24+) */
-
   /* the rebuild contract (gst_co_base_filter_mark_dirty) */
   GstCoRebuild rebuild;
-  gboolean unusable;            /* an adoption failed: every frame errs */
 
   GstCoStage stage[2];          /* device frames for staged input, output */
   gboolean warned_context;
@@ -84,7 +74,6 @@ gboolean  co_get_unit_size (GstBaseTransform * bt, GstCaps * caps,
 gboolean  co_open_device (GstCoBaseFilter * self, gint device_id,
                           gchar ** why);
 void      co_close_device (GstCoBaseFilter * self);
-void      co_hold_inputs_start (GstCoBaseFilter * self);
 void      co_adopt_context (GstCoBaseFilter * self, GstBuffer * buf);
 
 /* frames */
@@ -93,14 +82,6 @@ GstFlowReturn co_transform (GstBaseTransform * bt, GstBuffer * inbuf,
 GstFlowReturn co_transform_ip (GstBaseTransform * bt, GstBuffer * buf);
 void      co_free_stages (GstCoBaseFilter * self);
 void      co_invalidate (GstCoBaseFilter * self);
-
-/* inputs held until the device has read them (1.24+) */
-#ifdef CO_CUDA_STREAMS
-CoRetire *co_retire_new (GstCoBaseFilter * self);
-gboolean  co_retire_push (CoRetire * r, GstBuffer * buf, gpointer stream);
-void      co_retire_drain (CoRetire * r);
-void      co_retire_free (CoRetire * r);
-#endif
 
 /* settings */
 void      co_settings_init (GstCoBaseFilter * self);

@@ -132,14 +132,10 @@ gst_co_base_filter_start (GstBaseTransform * bt)
   GstCoBaseFilter *self = GST_CO_BASE_FILTER (bt);
   GstCoBaseFilterPrivate *priv = self->priv;
 
-  priv->unusable = FALSE;
   co_invalidate (self);
-  priv->always_sync = g_getenv ("CO_SYNC_EVERY_FRAME") != NULL;
   if (!gst_co_engine_start (&self->engine,
           GST_CO_BASE_FILTER_GET_CLASS (self)->host_only))
     return FALSE;
-  if (self->engine.device)
-    co_hold_inputs_start (self);
   g_mutex_lock (&priv->alloc_lock);
   GST_OBJECT_LOCK (self);
   priv->started = TRUE;

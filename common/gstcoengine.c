@@ -13,7 +13,11 @@
 #include <cuda_runtime_api.h>
 #endif
 
-GST_DEBUG_CATEGORY_STATIC (gst_co_engine_debug);
+GST_DEBUG_CATEGORY (gst_co_engine_debug);
+
+/* gstcoengine-run.c: what holds inputs and marks frames, with the device */
+void co_engine_start_waits (GstCoEngine * e);
+void co_engine_free_waits (GstCoEngine * e);
 #define GST_CAT_DEFAULT gst_co_engine_debug
 
 #define DEFAULT_BACKEND GST_CO_BACKEND_AUTO
@@ -192,6 +196,8 @@ gst_co_engine_start (GstCoEngine * e, gboolean host_only)
   e->active_backend = GST_CO_BACKEND_CPU;
   GST_OBJECT_UNLOCK (e->element);
   fault_arm (e);
+  e->unusable = FALSE;
+  e->always_sync = g_getenv ("CO_SYNC_EVERY_FRAME") != NULL;
 
   if (host_only) {
     if (backend == GST_CO_BACKEND_CUDA) {
@@ -503,12 +509,15 @@ gst_co_engine_adopt (GstCoEngine * e, gpointer ctx, gint dev_id)
   gst_co_engine_replace_context (e, ctx);
   /* (tests: CO_FAULT_INJECT="adopting a context:1" fails it here, with
    * the old context already given up, as a real failure would) */
-  if (!gst_co_engine_cuda_ok (e, 0, "adopting a context"))
+  if (!gst_co_engine_cuda_ok (e, 0, "adopting a context")) {
+    e->unusable = TRUE;
     return FALSE;
+  }
   if (!gst_co_engine_open (e, dev_id, &why)) {
     GST_ELEMENT_ERROR (e->element, RESOURCE, FAILED, ("Could not work on the "
             "CUDA context of the incoming frames: %s", why), (NULL));
     g_free (why);
+    e->unusable = TRUE;
     return FALSE;
   }
   return TRUE;
@@ -562,10 +571,13 @@ gst_co_engine_open (GstCoEngine * e, gint device_id, gchar ** why)
     /* a GstCudaStream's handle is its own: cleared below */
     if (err != cudaSuccess && own_stream)
       cudaStreamDestroy (s);
-    gst_co_device_pop (e->device);
     if (err == cudaSuccess) {
       e->stream = s;
       e->event = ev;
+      co_engine_start_waits (e);
+    }
+    gst_co_device_pop (e->device);
+    if (err == cudaSuccess) {
       e->host_alloc = gst_co_host_allocator_new (e->device);
       return TRUE;
     }
@@ -585,6 +597,11 @@ void
 gst_co_engine_close (GstCoEngine * e, void (*release) (gpointer data),
     gpointer data)
 {
+  /* the held inputs go back to their pools before anything is freed */
+  if (e->device && gst_co_device_push (e->device)) {
+    co_engine_free_waits (e);
+    gst_co_device_pop (e->device);
+  }
   if (release) {
     if (e->device && gst_co_device_push (e->device)) {
       release (data);

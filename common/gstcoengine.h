@@ -15,6 +15,7 @@
 #include <gst/video/video.h>
 #include "gstcodevice.h"
 #include "co_frame.h"
+#include "gstcosettings.h"
 
 G_BEGIN_DECLS
 
@@ -44,6 +45,11 @@ typedef struct
   gpointer gst_stream;          /* GstCudaStream * wrapping stream (1.24+) */
   gpointer event;               /* cudaEvent_t ordering foreign streams */
   gboolean downloaded;          /* the frame read results back */
+  gpointer retire;              /* inputs held for the device (1.24+) */
+  gboolean always_sync;         /* CO_SYNC_EVERY_FRAME at start: the
+                                 * 1.22 behaviour, for comparisons */
+  gboolean unusable;            /* an adoption failed: every frame errs */
+  GSList *marks;                /* spare cudaEvent_t (gst_co_engine_mark) */
   gchar *fault_step;            /* CO_FAULT_INJECT, armed at start */
   gint fault_nth, fault_seen;
 } GstCoEngine;
@@ -183,6 +189,67 @@ gboolean gst_co_engine_download_frame (GstCoEngine * e, GstVideoFrame * vf,
 /* Stream @b waits on the device for the work queued on @a so far (1.24+;
  * TRUE elsewhere) */
 gboolean gst_co_engine_stream_wait (GstCoEngine * e, gpointer a, gpointer b);
+
+/* ---- one frame's work, for every base (gstcoengine-run.c) ---- */
+
+/* One picture of a frame's work: a buffer and how it is read or written.
+ * The caller fills the first part; the runner maps it where the backend
+ * works and gives @frame to process. */
+typedef struct
+{
+  GstBuffer *buf;
+  GstVideoInfo *info;           /* a Bayer side: its GRAY8/GRAY16_LE layout */
+  CoFormat format;
+  CoBayer bayer;
+  GstMapFlags flags;            /* READ, READWRITE (in place) or WRITE */
+  const gchar *what;            /* "input", "sink_1": for errors */
+  GstCoStage *stage;            /* its staging frame on the device */
+  gboolean *warned;             /* foreign CUDA memory warned about (NULL:
+                                 * never warn) */
+
+  /*< public: for process >*/
+  CoFrame frame;
+
+  /*< private >*/
+  GstVideoFrame vf;
+  GstCoSideKind kind;
+  gboolean mapped, ordered;
+  gpointer foreign;
+} GstCoSide;
+
+typedef struct
+{
+  /* the subclass's rebuild (gstcosettings.h's contract), or NULL */
+  gboolean      (*rebuild) (gpointer owner, gboolean caps_changed);
+  /* the subclass's work on the mapped sides: on e->stream (CUDA) or on
+   * the host */
+  GstFlowReturn (*process) (gpointer owner, GstCoSide * sides, guint n);
+} GstCoRunOps;
+
+/* One frame: the device current, a rebuild where @r says, every side
+ * mapped (gst_co_engine_map_frame), process, staged written sides copied
+ * back, foreign streams ordered after ours, unmapped, the device released.
+ * The host waits for the device where the memory needs it: a side written
+ * into memory without a stream, results read back
+ * (gst_co_engine_download), an error, CO_SYNC_EVERY_FRAME, an input
+ * without a stream that cannot be held until the device has read it
+ * (gst_co_engine_hold).  With @mark, the host never waits here: *@mark is
+ * an event after the frame's work (gst_co_engine_mark), which the caller
+ * waits for (gst_co_engine_wait_mark) before anything of the frame is read
+ * on the host or given back; it keeps the sides' buffers until then.
+ * Every failure has posted its element error. */
+GstFlowReturn gst_co_engine_run (GstCoEngine * e, GstCoRebuild * r,
+    const GstCoRunOps * ops, gpointer owner, GstCoSide * sides, guint n,
+    gpointer * mark);
+
+/* Inputs without a stream kept out of their pools until the device has
+ * read them, by a thread (gstcoengine-retire.c), once the device is open
+ * on 1.24+; FALSE: wait instead */
+gboolean gst_co_engine_hold (GstCoEngine * e, GstBuffer * buf);
+/* An event recorded after the work queued so far (NULL after an element
+ * error), and the host's wait for it, which gives it back */
+gpointer gst_co_engine_mark (GstCoEngine * e);
+gboolean gst_co_engine_wait_mark (GstCoEngine * e, gpointer mark);
 
 G_END_DECLS
 #endif

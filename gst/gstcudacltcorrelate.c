@@ -159,11 +159,29 @@ struct _GstCudaCltCorrelate
   /* output=map as negotiated (src_caps) */
   gboolean map_out;
 
-  /* one frame's results, from process to finish */
-  GstMemory *results;
-  guint results_pairs;
-  guint64 frames;
+  guint64 frames;               /* outputs finished since start */
 };
+
+/* One output's results and what they were made with, from process to
+ * finish (which may run after the next instant's process and rebuild) */
+typedef struct
+{
+  GstMemory *results;           /* NULL: none (pairs mode, one input) */
+  guint pairs;
+  gboolean temporal, rig, map_out, post;
+  gdouble ref_baseline, map_range;
+  gchar *pairs_text;
+  gint w, h, tiles_x, tiles_y, n_tiles;
+} Output;
+
+static void
+output_free (Output * o)
+{
+  if (o->results)
+    gst_memory_unref (o->results);
+  g_free (o->pairs_text);
+  g_free (o);
+}
 
 #define gst_cuda_clt_correlate_parent_class parent_class
 G_DEFINE_TYPE (GstCudaCltCorrelate, gst_cuda_clt_correlate,
@@ -1052,7 +1070,7 @@ prior_of (GstCudaCltCorrelate * self, const gfloat ** prior)
 static GstFlowReturn
 gst_cuda_clt_correlate_process (GstCoBaseAggregator * base,
     GstBuffer * const *inbufs, const CoFrame * frames, guint n,
-    GstBuffer ** outbuf)
+    GstBuffer ** outbuf, gpointer * output)
 {
   GstCudaCltCorrelate *self = GST_CUDA_CLT_CORRELATE (base);
   GstCoEngine *e = &base->engine;
@@ -1061,6 +1079,7 @@ gst_cuda_clt_correlate_process (GstCoBaseAggregator * base,
   guint p, n_pairs = 0;
   gboolean ok = TRUE;
   const gfloat *prior = NULL;
+  Output *o;
 
   gst_co_base_aggregator_snapshot_clear (base, &self->snap);
   gst_co_base_aggregator_snapshot (base, &self->snap);
@@ -1086,17 +1105,31 @@ gst_cuda_clt_correlate_process (GstCoBaseAggregator * base,
   }
   if (!ok)
     return GST_FLOW_ERROR;
-  self->results_pairs = n_pairs;
+  o = g_new0 (Output, 1);
+  *output = o;
+  o->pairs = n_pairs;
+  o->temporal = self->mode == CORR_TEMPORAL;
+  o->rig = self->have_rig;
+  o->ref_baseline = self->ref_baseline;
+  o->pairs_text = g_strdup (self->pairs_text);
+  o->map_out = self->map_out;
+  o->post = self->snap.post_messages;
+  o->map_range = self->snap.map_range;
+  o->w = self->w;
+  o->h = self->h;
+  o->tiles_x = self->tiles_x;
+  o->tiles_y = self->tiles_y;
+  o->n_tiles = self->n_tiles;
   if (n_pairs == 0)
     goto temporal_slots;        /* pairs mode with one input */
 
   if (!prior_of (self, &prior))
     return GST_FLOW_ERROR;
-  self->results = gst_co_engine_alloc_results (e,
+  o->results = gst_co_engine_alloc_results (e,
       sizeof (gfloat) * self->planes_per_tile * self->n_tiles);
-  if (!self->results)
+  if (!o->results)
     return GST_FLOW_ERROR;
-  if (!gst_memory_map (self->results, &map, GST_MAP_WRITE)) {
+  if (!gst_memory_map (o->results, &map, GST_MAP_WRITE)) {
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("Could not map the results' "
             "memory"), (NULL));
     return GST_FLOW_ERROR;
@@ -1128,7 +1161,7 @@ gst_cuda_clt_correlate_process (GstCoBaseAggregator * base,
     ok = gst_co_engine_download (e, host, self->res,
         sizeof (gfloat) * self->planes_per_tile * self->n_tiles,
         "reading results");
-  gst_memory_unmap (self->results, &map);
+  gst_memory_unmap (o->results, &map);
   if (!ok)
     return GST_FLOW_ERROR;
 
@@ -1145,66 +1178,69 @@ temporal_slots:
 /* output=map: the frame's results as a picture into @outbuf (black
  * without results: pairs mode with one input) */
 static void
-draw_map (GstCudaCltCorrelate * self, GstBuffer * outbuf)
+draw_map (const Output * o, GstBuffer * outbuf)
 {
   GstVideoInfo info;
   GstVideoFrame out;
   GstMapInfo res;
-  const gsize n = self->n_tiles;
-  const guint np = self->results_pairs;
+  const gsize n = o->n_tiles;
+  const guint np = o->pairs;
   guint8 *pix;
   gint stride, y;
 
   /* a pool downstream may pad the rows: its video meta says how */
-  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA, self->w, self->h);
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA, o->w, o->h);
   if (!gst_video_frame_map (&out, &info, outbuf, GST_MAP_WRITE))
     return;
   pix = GST_VIDEO_FRAME_PLANE_DATA (&out, 0);
   stride = GST_VIDEO_FRAME_PLANE_STRIDE (&out, 0);
-  if (!self->results || !gst_memory_map (self->results, &res, GST_MAP_READ)) {
-    for (y = 0; y < self->h; y++)
-      memset (pix + (gsize) y * stride, 0, (gsize) self->w * 4);
+  if (!o->results || !gst_memory_map (o->results, &res, GST_MAP_READ)) {
+    for (y = 0; y < o->h; y++)
+      memset (pix + (gsize) y * stride, 0, (gsize) o->w * 4);
   } else {
     const gfloat *r = (const gfloat *) res.data;
     /* a rig: its disparity and confidence; else the first pair's shift */
-    const gfloat *rig = self->have_rig ? r + 4 * np * n : NULL;
-    gst_co_corr_map_render (pix, self->w, self->h, stride, self->tiles_x,
-        self->tiles_y, rig, r, r + np * n, rig ? rig + n : r + 2 * np * n,
-        self->snap.map_range);
-    gst_memory_unmap (self->results, &res);
+    const gfloat *rig = o->rig ? r + 4 * np * n : NULL;
+    gst_co_corr_map_render (pix, o->w, o->h, stride, o->tiles_x, o->tiles_y,
+        rig, r, r + np * n, rig ? rig + n : r + 2 * np * n, o->map_range);
+    gst_memory_unmap (o->results, &res);
   }
   gst_video_frame_unmap (&out);
 }
 
 static GstFlowReturn
-gst_cuda_clt_correlate_finish (GstCoBaseAggregator * base, GstBuffer * outbuf)
+gst_cuda_clt_correlate_finish (GstCoBaseAggregator * base, GstBuffer * outbuf,
+    gpointer output)
 {
   GstCudaCltCorrelate *self = GST_CUDA_CLT_CORRELATE (base);
-  const gsize f = sizeof (gfloat) * self->n_tiles * self->results_pairs;
+  Output *o = output;
+  const gsize f = sizeof (gfloat) * o->n_tiles * o->pairs;
+  const gsize t = sizeof (gfloat) * o->n_tiles;
   GBytes *whole, *sx, *sy, *st;
   GstStructure *s;
-  const gsize t = sizeof (gfloat) * self->n_tiles;
 
-  if (self->map_out)
-    draw_map (self, outbuf);
-  if (!self->results) {
+  if (o->map_out)
+    draw_map (o, outbuf);
+  if (!o->results) {
     self->frames++;
+    output_free (o);
     return GST_FLOW_OK;
   }
   if (G_BYTE_ORDER == G_BIG_ENDIAN) {
     GstMapInfo map;
-    if (gst_memory_map (self->results, &map, GST_MAP_READWRITE)) {
+    if (gst_memory_map (o->results, &map, GST_MAP_READWRITE)) {
       guint32 *v = (guint32 *) map.data;
       gsize i;
       for (i = 0; i < map.size / 4; i++)
         v[i] = GUINT32_TO_LE (v[i]);
-      gst_memory_unmap (self->results, &map);
+      gst_memory_unmap (o->results, &map);
     }
   }
   /* the frame's block itself goes to the buffer: no copy */
-  whole = gst_co_bytes_from_memory (self->results);
-  self->results = NULL;
+  whole = gst_co_bytes_from_memory (o->results);
+  o->results = NULL;
   if (!whole) {
+    output_free (o);
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("Could not map the results' "
             "memory"), (NULL));
     return GST_FLOW_ERROR;
@@ -1213,13 +1249,13 @@ gst_cuda_clt_correlate_finish (GstCoBaseAggregator * base, GstBuffer * outbuf)
   sy = g_bytes_new_from_bytes (whole, f, f);
   st = g_bytes_new_from_bytes (whole, 2 * f, f);
   s = gst_co_buffer_add_results (outbuf, RESULT_KIND);
-  if (s && self->have_rig) {
+  if (s && o->rig) {
     GBytes *d = g_bytes_new_from_bytes (whole, 3 * f, f);
     GBytes *rd = g_bytes_new_from_bytes (whole, 4 * f, t);
     GBytes *cf = g_bytes_new_from_bytes (whole, 4 * f + t, t);
     gst_structure_set (s, "disparity", G_TYPE_BYTES, d, "rig-disparity",
         G_TYPE_BYTES, rd, "confidence", G_TYPE_BYTES, cf,
-        "reference-baseline", G_TYPE_DOUBLE, self->ref_baseline, NULL);
+        "reference-baseline", G_TYPE_DOUBLE, o->ref_baseline, NULL);
     g_bytes_unref (d);
     g_bytes_unref (rd);
     g_bytes_unref (cf);
@@ -1227,15 +1263,15 @@ gst_cuda_clt_correlate_finish (GstCoBaseAggregator * base, GstBuffer * outbuf)
   g_bytes_unref (whole);
   if (s) {
     gst_structure_set (s, "mode", G_TYPE_STRING,
-        self->mode == CORR_TEMPORAL ? "temporal" : "pairs",
-        "tiles-x", G_TYPE_INT, self->tiles_x, "tiles-y", G_TYPE_INT,
-        self->tiles_y, "tile-step", G_TYPE_INT, 8,
-        "pairs", G_TYPE_STRING, self->pairs_text,
+        o->temporal ? "temporal" : "pairs",
+        "tiles-x", G_TYPE_INT, o->tiles_x, "tiles-y", G_TYPE_INT,
+        o->tiles_y, "tile-step", G_TYPE_INT, 8,
+        "pairs", G_TYPE_STRING, o->pairs_text,
         "shift-x", G_TYPE_BYTES, sx, "shift-y", G_TYPE_BYTES, sy,
         "strength", G_TYPE_BYTES, st,
         "timestamp", G_TYPE_UINT64, (guint64) GST_BUFFER_PTS (outbuf),
         "frame", G_TYPE_UINT64, self->frames, NULL);
-    if (self->snap.post_messages)
+    if (o->post)
       gst_element_post_message (GST_ELEMENT (self),
           gst_message_new_element (GST_OBJECT (self), gst_structure_copy (s)));
   }
@@ -1243,7 +1279,15 @@ gst_cuda_clt_correlate_finish (GstCoBaseAggregator * base, GstBuffer * outbuf)
   g_bytes_unref (sy);
   g_bytes_unref (st);
   self->frames++;
+  output_free (o);
   return GST_FLOW_OK;
+}
+
+static void
+gst_cuda_clt_correlate_drop_output (GstCoBaseAggregator * base,
+    gpointer output)
+{
+  output_free (output);
 }
 
 static void
@@ -1252,10 +1296,6 @@ gst_cuda_clt_correlate_release (GstCoBaseAggregator * base)
   GstCudaCltCorrelate *self = GST_CUDA_CLT_CORRELATE (base);
 
   free_buffers (self);
-  if (self->results) {
-    gst_memory_unref (self->results);
-    self->results = NULL;
-  }
   /* an adoption releases too: the reference goes with the memory, the
    * stream's count stays (start resets it) */
   self->have_ref = FALSE;
@@ -1486,6 +1526,7 @@ gst_cuda_clt_correlate_class_init (GstCudaCltCorrelateClass * klass)
   bc->rebuild = gst_cuda_clt_correlate_rebuild;
   bc->process = gst_cuda_clt_correlate_process;
   bc->finish = gst_cuda_clt_correlate_finish;
+  bc->drop_output = gst_cuda_clt_correlate_drop_output;
   bc->release = gst_cuda_clt_correlate_release;
 
   gst_type_mark_as_plugin_api (GST_TYPE_CO_CORR_MODE, 0);

@@ -20,16 +20,19 @@
 #include "config.h"
 #endif
 
-#include "gstcobasefilter-private.h"
+#include "gstcoengine.h"
 
 #ifdef CO_CUDA_STREAMS
 #include <cuda_runtime_api.h>
+
+GST_DEBUG_CATEGORY_EXTERN (gst_co_engine_debug);
+#define GST_CAT_DEFAULT gst_co_engine_debug
 
 #define CO_RETIRE_DEPTH 4
 
 struct _CoRetire
 {
-  GstCoBaseFilter *owner;       /* not a reference: it frees us first */
+  GstCoEngine *owner;           /* its close frees us first */
   GMutex lock;
   GCond cond;
   GstBuffer *buf[CO_RETIRE_DEPTH];
@@ -43,8 +46,8 @@ static gpointer
 retire_thread (gpointer data)
 {
   CoRetire *r = data;
-  GstCoBaseFilter *self = r->owner;
-  gboolean pushed = gst_co_device_push (self->engine.device);
+  GstCoEngine *e = r->owner;
+  gboolean pushed = gst_co_device_push (e->device);
 
   g_mutex_lock (&r->lock);
   for (;;) {
@@ -63,7 +66,7 @@ retire_thread (gpointer data)
      * own calls report as an element error; the buffer goes either way */
     err = pushed ? cudaEventSynchronize (r->ev[i]) : cudaErrorUnknown;
     if (err != cudaSuccess)
-      GST_WARNING_OBJECT (self, "waiting for a frame's input: %s",
+      GST_WARNING_OBJECT (e->element, "waiting for a frame's input: %s",
           cudaGetErrorString (err));
     gst_buffer_unref (buf);
     g_mutex_lock (&r->lock);
@@ -73,19 +76,19 @@ retire_thread (gpointer data)
   }
   g_mutex_unlock (&r->lock);
   if (pushed)
-    gst_co_device_pop (self->engine.device);
+    gst_co_device_pop (e->device);
   return NULL;
 }
 
 /* Events and the thread, on the device's context (current). */
 CoRetire *
-co_retire_new (GstCoBaseFilter * self)
+co_retire_new (GstCoEngine * e)
 {
   CoRetire *r = g_new0 (CoRetire, 1);
   GError *error = NULL;
   guint i;
 
-  r->owner = self;
+  r->owner = e;
   g_mutex_init (&r->lock);
   g_cond_init (&r->cond);
   /* waited on as the context schedules waits, like the per-frame stream
@@ -102,7 +105,7 @@ co_retire_new (GstCoBaseFilter * self)
   }
   r->thread = g_thread_try_new ("co-retire", retire_thread, r, &error);
   if (!r->thread) {
-    GST_WARNING_OBJECT (self, "no thread to release inputs: %s",
+    GST_WARNING_OBJECT (e->element, "no thread to release inputs: %s",
         error->message);
     g_error_free (error);
     co_retire_free (r);
@@ -135,15 +138,6 @@ co_retire_push (CoRetire * r, GstBuffer * buf, gpointer stream)
   return TRUE;
 }
 
-/* Returns once every held buffer has been let go. */
-void
-co_retire_drain (CoRetire * r)
-{
-  g_mutex_lock (&r->lock);
-  while (r->count)
-    g_cond_wait (&r->cond, &r->lock);
-  g_mutex_unlock (&r->lock);
-}
 
 /* Drains, stops the thread, destroys the events (context current). */
 void

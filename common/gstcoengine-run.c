@@ -1,0 +1,277 @@
+/* cudaoptics — LGPL-2.1-or-later
+ *
+ * GstCoEngine, one frame's work for every base class: the filter's one
+ * input and one output, an analysing filter's frame read (or written) in
+ * place, the aggregator's N inputs.  The runner owns the order a frame's
+ * work needs on the device (context current, rebuild, map, process, copy
+ * back, foreign streams, unmap) and the one decision that costs time: when
+ * the host waits for the device.
+ */
+#include "gstcocompat.h"
+#include "gstcoengine.h"
+
+#ifdef HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+GST_DEBUG_CATEGORY_EXTERN (gst_co_engine_debug);
+#define GST_CAT_DEFAULT gst_co_engine_debug
+
+#ifdef CO_CUDA_STREAMS
+typedef struct _CoRetire CoRetire;
+CoRetire *co_retire_new (GstCoEngine * e);
+gboolean co_retire_push (CoRetire * r, GstBuffer * buf, gpointer stream);
+void co_retire_free (CoRetire * r);
+#endif
+
+static gboolean
+rebuild (GstCoEngine * e, GstCoRebuild * r, const GstCoRunOps * ops,
+    gpointer owner)
+{
+  if (!r || !gst_co_rebuild_needed (GST_OBJECT (e->element), r))
+    return TRUE;
+  if (ops->rebuild && !ops->rebuild (owner, r->caps_changed)) {
+    GST_DEBUG_OBJECT (e->element, "rebuild failed");
+    return FALSE;
+  }
+  gst_co_rebuild_done (r);
+  GST_TRACE_OBJECT (e->element, "rebuilt");
+  return TRUE;
+}
+
+static GstFlowReturn
+run_cpu (GstCoEngine * e, GstCoRebuild * r, const GstCoRunOps * ops,
+    gpointer owner, GstCoSide * sides, guint n)
+{
+  GstFlowReturn ret = GST_FLOW_ERROR;
+  guint i;
+
+  if (!rebuild (e, r, ops, owner))
+    return GST_FLOW_ERROR;
+  for (i = 0; i < n; i++) {
+    GstCoSide *s = &sides[i];
+    s->mapped = gst_video_frame_map (&s->vf, s->info, s->buf, s->flags);
+    if (!s->mapped) {
+      GST_ELEMENT_ERROR (e->element, STREAM, FAILED, ("Could not map the %s "
+              "frame", s->what), (NULL));
+      goto done;
+    }
+    gst_co_frame_from_video (&s->vf, s->format, s->bayer, &s->frame);
+  }
+  ret = ops->process (owner, sides, n);
+done:
+  for (i = 0; i < n; i++)
+    if (sides[i].mapped)
+      gst_video_frame_unmap (&sides[i].vf);
+  return ret;
+}
+
+#ifdef HAVE_CUDA
+/* Whether the frame may leave without the host's wait: what it wrote
+ * carries a stream (1.24+ CUDA memory orders every later user after our
+ * work), or, writing nothing, what it read does; no result read back; and
+ * every input without a stream held until the device has read it. */
+static gboolean
+may_leave (GstCoEngine * e, GstCoSide * sides, guint n)
+{
+  gboolean wrote = FALSE, ordered = TRUE, read_ordered = TRUE;
+  guint i;
+
+  if (e->downloaded || e->always_sync)
+    return FALSE;
+  for (i = 0; i < n; i++) {
+    if (sides[i].flags & GST_MAP_WRITE) {
+      wrote = TRUE;
+      ordered &= sides[i].ordered;
+    } else {
+      read_ordered &= sides[i].ordered;
+    }
+  }
+  if (!(wrote ? ordered : read_ordered))
+    return FALSE;
+  for (i = 0; i < n; i++)
+    if (!(sides[i].flags & GST_MAP_WRITE) && !sides[i].ordered &&
+        !gst_co_engine_hold (e, sides[i].buf))
+      return FALSE;
+  return TRUE;
+}
+
+static GstFlowReturn
+run_cuda (GstCoEngine * e, GstCoRebuild * r, const GstCoRunOps * ops,
+    gpointer owner, GstCoSide * sides, guint n, gpointer * mark)
+{
+  GstFlowReturn ret = GST_FLOW_ERROR;
+  cudaError_t err = cudaSuccess;
+  guint i;
+
+  if (!gst_co_device_push (e->device)) {
+    GST_ELEMENT_ERROR (e->element, LIBRARY, FAILED,
+        ("Could not make the CUDA context current"), (NULL));
+    return GST_FLOW_ERROR;
+  }
+  /* TRACE marks the frame's stages with GStreamer's timestamps (latency
+   * work: GST_DEBUG=coengine:7) */
+  GST_TRACE_OBJECT (e->element, "context current");
+  e->downloaded = FALSE;
+  if (!rebuild (e, r, ops, owner))
+    goto done;
+  for (i = 0; i < n; i++) {
+    GstCoSide *s = &sides[i];
+    s->mapped = gst_co_engine_map_frame (e, s->stage, s->buf, s->info,
+        s->format, s->bayer, s->flags, s->what, s->warned, &s->vf, &s->frame,
+        &s->kind, &s->ordered, &s->foreign);
+    if (!s->mapped)
+      goto done;
+    GST_LOG_OBJECT (e->element, "%s mapped (%d)", s->what, s->kind);
+  }
+  ret = ops->process (owner, sides, n);
+  for (i = 0; ret == GST_FLOW_OK && i < n; i++)
+    if ((sides[i].flags & GST_MAP_WRITE) && sides[i].kind ==
+        GST_CO_SIDE_STAGED && !gst_co_engine_download_frame (e, &sides[i].vf,
+            sides[i].format, &sides[i].frame))
+      ret = GST_FLOW_ERROR;
+
+done:
+#ifdef CO_CUDA_STREAMS
+  /* whoever uses these frames next on their own streams comes after us */
+  for (i = 0; i < n; i++)
+    if (sides[i].foreign && !gst_co_engine_stream_wait (e, e->stream,
+            sides[i].foreign))
+      ret = GST_FLOW_ERROR;
+#endif
+  GST_TRACE_OBJECT (e->element, "queued");
+  if (ret == GST_FLOW_OK && mark) {
+    *mark = gst_co_engine_mark (e);
+    if (!*mark)
+      ret = GST_FLOW_ERROR;
+  } else if (ret != GST_FLOW_OK || !may_leave (e, sides, n)) {
+    /* an error path always waits: nothing of it may still run */
+    err = cudaStreamSynchronize ((cudaStream_t) e->stream);
+    GST_TRACE_OBJECT (e->element, "synchronised");
+  } else {
+    err = cudaGetLastError ();
+  }
+  if (err != cudaSuccess && ret != GST_FLOW_ERROR) {
+    GST_ELEMENT_ERROR (e->element, LIBRARY, FAILED, ("CUDA error while "
+            "processing a frame: %s", cudaGetErrorString (err)), ("%s",
+            cudaGetErrorName (err)));
+    ret = GST_FLOW_ERROR;
+  }
+  for (i = 0; i < n; i++)
+    if (sides[i].mapped)
+      gst_video_frame_unmap (&sides[i].vf);
+  gst_co_device_pop (e->device);
+  return ret;
+}
+#endif
+
+GstFlowReturn
+gst_co_engine_run (GstCoEngine * e, GstCoRebuild * r, const GstCoRunOps * ops,
+    gpointer owner, GstCoSide * sides, guint n, gpointer * mark)
+{
+  guint i;
+
+  if (mark)
+    *mark = NULL;
+  for (i = 0; i < n; i++)
+    sides[i].mapped = sides[i].ordered = FALSE, sides[i].foreign = NULL;
+  /* a context adoption failed (its error posted): no backend to run on */
+  if (e->unusable)
+    return GST_FLOW_ERROR;
+#ifdef HAVE_CUDA
+  if (e->device)
+    return run_cuda (e, r, ops, owner, sides, n, mark);
+#endif
+  return run_cpu (e, r, ops, owner, sides, n);
+}
+
+/* ---- waits ---- */
+
+gboolean
+gst_co_engine_hold (GstCoEngine * e, GstBuffer * buf)
+{
+#ifdef CO_CUDA_STREAMS
+  if (e->retire && co_retire_push (e->retire, buf, e->stream)) {
+    GST_TRACE_OBJECT (e->element, "input held");
+    return TRUE;
+  }
+#else
+  (void) e;
+  (void) buf;
+#endif
+  return FALSE;
+}
+
+gpointer
+gst_co_engine_mark (GstCoEngine * e)
+{
+#ifdef HAVE_CUDA
+  cudaEvent_t ev = NULL;
+  cudaError_t err = cudaSuccess;
+
+  if (e->marks) {
+    ev = e->marks->data;
+    e->marks = g_slist_delete_link (e->marks, e->marks);
+  } else {
+    err = cudaEventCreateWithFlags (&ev, cudaEventDisableTiming);
+  }
+  if (err == cudaSuccess)
+    err = cudaEventRecord (ev, (cudaStream_t) e->stream);
+  if (err == cudaSuccess)
+    return ev;
+  if (ev)
+    cudaEventDestroy (ev);
+  gst_co_engine_cuda_ok (e, err, "recording a frame's end");
+#else
+  (void) e;
+#endif
+  return NULL;
+}
+
+gboolean
+gst_co_engine_wait_mark (GstCoEngine * e, gpointer mark)
+{
+#ifdef HAVE_CUDA
+  cudaError_t err;
+
+  if (!mark)
+    return TRUE;
+  err = cudaEventSynchronize ((cudaEvent_t) mark);
+  e->marks = g_slist_prepend (e->marks, mark);
+  return gst_co_engine_cuda_ok (e, err, "waiting for a frame");
+#else
+  (void) e;
+  (void) mark;
+  return TRUE;
+#endif
+}
+
+/* With the device current, at close */
+void
+co_engine_free_waits (GstCoEngine * e)
+{
+#ifdef CO_CUDA_STREAMS
+  co_retire_free (e->retire);
+  e->retire = NULL;
+#endif
+  while (e->marks) {
+#ifdef HAVE_CUDA
+    cudaEventDestroy ((cudaEvent_t) e->marks->data);
+#endif
+    e->marks = g_slist_delete_link (e->marks, e->marks);
+  }
+}
+
+/* With the device current, at open: inputs are held, not waited for (on
+ * 1.24+; CO_RETIRE=0 or no thread: the host waits every frame whose input
+ * carries no stream) */
+void
+co_engine_start_waits (GstCoEngine * e)
+{
+#ifdef CO_CUDA_STREAMS
+  if (e->gst_stream && g_strcmp0 (g_getenv ("CO_RETIRE"), "0"))
+    e->retire = co_retire_new (e);
+#else
+  (void) e;
+#endif
+}
