@@ -67,53 +67,22 @@ G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (GstCoRemapFilter, gst_co_remap_filter,
 
 /* ---- enums ---- */
 
-GType
-gst_co_lut_mode_get_type (void)
-{
-  static gsize type = 0;
-  static const GEnumValue values[] = {
+GST_CO_ENUM_TYPE (gst_co_lut_mode_get_type, "GstCoLutMode",
     {CO_LUT_COMPRESSED, "One 32-bit entry per output pixel", "compressed"},
     {CO_LUT_TWO_TABLE, "Separate float x and y tables", "two-table"},
-    {CO_LUT_COMPUTE, "No table: evaluate the model per pixel", "none"},
-    {0, NULL, NULL},
-  };
-  if (g_once_init_enter (&type))
-    g_once_init_leave (&type, g_enum_register_static ("GstCoLutMode", values));
-  return (GType) type;
-}
+    {CO_LUT_COMPUTE, "No table: evaluate the model per pixel", "none"})
 
-GType
-gst_co_interpolation_get_type (void)
-{
-  static gsize type = 0;
-  static const GEnumValue values[] = {
+GST_CO_ENUM_TYPE (gst_co_interpolation_get_type, "GstCoInterpolation",
     {CO_INTERP_NEAREST, "Nearest source pixel", "nearest"},
     {CO_INTERP_BILINEAR, "Bilinear, sub-pixel positions in the table",
-        "bilinear"},
-    {0, NULL, NULL},
-  };
-  if (g_once_init_enter (&type))
-    g_once_init_leave (&type, g_enum_register_static ("GstCoInterpolation",
-            values));
-  return (GType) type;
-}
+        "bilinear"})
 
-GType
-gst_co_off_edge_get_type (void)
-{
-  static gsize type = 0;
-  static const GEnumValue values[] = {
+GST_CO_ENUM_TYPE (gst_co_off_edge_get_type, "GstCoOffEdge",
     {CO_EDGE_BORDER, "The border colour (cv::remap BORDER_CONSTANT)",
         "border"},
     {CO_EDGE_CLAMP, "The nearest edge pixel (BORDER_REPLICATE)", "clamp"},
     {CO_EDGE_WRAP, "x modulo the width (a 360-degree seam), y clamped",
-        "wrap"},
-    {0, NULL, NULL},
-  };
-  if (g_once_init_enter (&type))
-    g_once_init_leave (&type, g_enum_register_static ("GstCoOffEdge", values));
-  return (GType) type;
-}
+        "wrap"})
 
 void
 gst_co_remap_filter_mark_dirty (GstCoRemapFilter * self)

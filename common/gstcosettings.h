@@ -58,6 +58,21 @@ typedef struct
     GST_PARAM_MUTABLE_PLAYING)
 #define GST_CO_PARAM_ANIM (GST_CO_PARAM_LIVE | GST_PARAM_CONTROLLABLE)
 
+/* The GType of an enum property, registered once; its values are the
+ * arguments after @name (the terminator is added):
+ *   static GST_CO_ENUM_TYPE (gst_co_x_get_type, "GstCoX",
+ *       {X_A, "First", "a"}, {X_B, "Second", "b"})
+ * Put static before it for an element's own enum. */
+#define GST_CO_ENUM_TYPE(get_type, name, ...)                               \
+  GType get_type (void)                                                     \
+  {                                                                         \
+    static gsize type = 0;                                                  \
+    static const GEnumValue values[] = { __VA_ARGS__, {0, NULL, NULL} };    \
+    if (g_once_init_enter (&type))                                          \
+      g_once_init_leave (&type, g_enum_register_static (name, values));     \
+    return (GType) type;                                                    \
+  }
+
 /* What a base class does when a row's flags ask for it, and the element's
  * own hook; @changed and @mark_dirty run with the object lock held,
  * @renegotiate outside it.  Any may be NULL. */

@@ -134,43 +134,20 @@ G_DEFINE_TYPE_WITH_CODE (GstCudaAberration, gst_cuda_aberration,
     GST_DEBUG_CATEGORY_INIT (gst_cuda_aberration_debug, "cudaaberration", 0,
         "cudaoptics aberration correction"));
 
-static GType
-gst_co_bayer_pattern_get_type (void)
-{
-  static gsize type = 0;
-  static const GEnumValue values[] = {
+static GST_CO_ENUM_TYPE (gst_co_bayer_pattern_get_type, "GstCoBayerPattern",
     {CO_BAYER_RGGB, "Red first, then green (first row RGRG)", "rggb"},
     {CO_BAYER_BGGR, "Blue first, then green (first row BGBG)", "bggr"},
     {CO_BAYER_GRBG, "Green first, then red (first row GRGR)", "grbg"},
-    {CO_BAYER_GBRG, "Green first, then blue (first row GBGB)", "gbrg"},
-    {0, NULL, NULL},
-  };
+    {CO_BAYER_GBRG, "Green first, then blue (first row GBGB)", "gbrg"})
 
-  if (g_once_init_enter (&type))
-    g_once_init_leave (&type, g_enum_register_static ("GstCoBayerPattern",
-            values));
-  return (GType) type;
-}
-
-static GType
-gst_co_aberration_model_get_type (void)
-{
-  static gsize type = 0;
-  static const GEnumValue values[] = {
+static GST_CO_ENUM_TYPE (gst_co_aberration_model_get_type,
+    "GstCoAberrationModel",
     {GST_CO_ABERRATION_MODEL_NONE, "No distortion: tiles move only by the "
           "kernels' own offsets", "none"},
     {GST_CO_ABERRATION_MODEL_CAMERA, "OpenCV's pinhole model (Brown-Conrady)"
           ", as cudalensdistort model=camera", "camera"},
     {GST_CO_ABERRATION_MODEL_FISHEYE, "OpenCV's equidistant fisheye model, "
-          "as cudalensdistort model=fisheye", "fisheye"},
-    {0, NULL, NULL},
-  };
-
-  if (g_once_init_enter (&type))
-    g_once_init_leave (&type, g_enum_register_static ("GstCoAberrationModel",
-            values));
-  return (GType) type;
-}
+          "as cudalensdistort model=fisheye", "fisheye"})
 
 /* ---- kernels ---- */
 

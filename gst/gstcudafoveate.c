@@ -103,22 +103,10 @@ G_DEFINE_TYPE_WITH_CODE (GstCudaFoveate, gst_cuda_foveate,
     GST_DEBUG_CATEGORY_INIT (gst_cuda_foveate_debug, "cudafoveate", 0,
         "cudaoptics foveation"));
 
-static GType
-gst_co_fovea_fragment_get_type (void)
-{
-  static gsize type = 0;
-  static const GEnumValue values[] = {
+static GST_CO_ENUM_TYPE (gst_co_fovea_fragment_get_type, "GstCoFoveaFragment",
     {8, "8x8 pixels", "8"},
     {16, "16x16 pixels", "16"},
-    {32, "32x32 pixels", "32"},
-    {0, NULL, NULL},
-  };
-
-  if (g_once_init_enter (&type))
-    g_once_init_leave (&type, g_enum_register_static ("GstCoFoveaFragment",
-            values));
-  return (GType) type;
-}
+    {32, "32x32 pixels", "32"})
 
 /* Now on the element's clock, for the gaze-to-photon audit.  Object lock
  * held (it guards the element's clock). */

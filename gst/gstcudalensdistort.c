@@ -176,24 +176,13 @@ G_DEFINE_TYPE (GstCudaLensDistort, gst_cuda_lens_distort,
     GST_TYPE_CO_REMAP_FILTER);
 
 #define GST_TYPE_CO_LENS_MODEL (gst_co_lens_model_get_type ())
-static GType
-gst_co_lens_model_get_type (void)
-{
-  static gsize type = 0;
-  static const GEnumValue values[] = {
+static GST_CO_ENUM_TYPE (gst_co_lens_model_get_type, "GstCoLensModel",
     {CO_LENS_HMD, "Radial pre-distortion for head-mounted displays", "hmd"},
     {CO_LENS_CAMERA, "Camera correction, OpenCV's pinhole model "
           "(cv::undistort: Brown-Conrady, rational, thin prism, tilt)",
         "camera"},
     {CO_LENS_FISHEYE, "Fisheye camera correction, OpenCV's equidistant "
-          "model (cv::fisheye::undistortImage)", "fisheye"},
-    {0, NULL, NULL},
-  };
-  if (g_once_init_enter (&type))
-    g_once_init_leave (&type, g_enum_register_static ("GstCoLensModel",
-            values));
-  return (GType) type;
-}
+          "model (cv::fisheye::undistortImage)", "fisheye"})
 
 /* ---- table ---- */
 

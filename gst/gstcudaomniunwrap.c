@@ -97,11 +97,7 @@ G_DEFINE_TYPE_WITH_CODE (GstCudaOmniUnwrap, gst_cuda_omni_unwrap,
     GST_DEBUG_CATEGORY_INIT (gst_cuda_omni_unwrap_debug, "cudaomniunwrap", 0,
         "cudaoptics omnidirectional unwrapping"));
 
-static GType
-gst_co_omni_projection_get_type (void)
-{
-  static gsize type = 0;
-  static const GEnumValue values[] = {
+static GST_CO_ENUM_TYPE (gst_co_omni_projection_get_type, "GstCoOmniProjection",
     {GST_CO_OMNI_POLAR, "Donut unrolled into a strip (no mirror model)",
         "polar"},
     {GST_CO_OMNI_CYLINDER, "Spherical mirror seen on a cylinder around the "
@@ -109,50 +105,18 @@ gst_co_omni_projection_get_type (void)
     {GST_CO_OMNI_CUBOID, "Spherical mirror seen on four planes round the "
           "axis, plane-distance from it (the paper's cuboid)", "cuboid"},
     {GST_CO_OMNI_GROUND, "Spherical mirror's view of the ground plane, "
-          "plane-distance from the sphere's centre, from above", "ground"},
-    {0, NULL, NULL},
-  };
+          "plane-distance from the sphere's centre, from above", "ground"})
 
-  if (g_once_init_enter (&type))
-    g_once_init_leave (&type, g_enum_register_static ("GstCoOmniProjection",
-            values));
-  return (GType) type;
-}
-
-static GType
-gst_co_omni_layout_get_type (void)
-{
-  static gsize type = 0;
-  static const GEnumValue values[] = {
+static GST_CO_ENUM_TYPE (gst_co_omni_layout_get_type, "GstCoOmniLayout",
     {GST_CO_OMNI_LAYOUT_ONE, "One view of the whole turn", "one"},
     {GST_CO_OMNI_LAYOUT_TWO, "Two half-turn views stacked", "two"},
     {GST_CO_OMNI_LAYOUT_FOUR, "Four quarter-turn views in a 2x2 grid",
-        "four"},
-    {0, NULL, NULL},
-  };
+        "four"})
 
-  if (g_once_init_enter (&type))
-    g_once_init_leave (&type, g_enum_register_static ("GstCoOmniLayout",
-            values));
-  return (GType) type;
-}
-
-static GType
-gst_co_omni_direction_get_type (void)
-{
-  static gsize type = 0;
-  static const GEnumValue values[] = {
+static GST_CO_ENUM_TYPE (gst_co_omni_direction_get_type, "GstCoOmniDirection",
     {GST_CO_OMNI_COUNTERCLOCKWISE, "Counter-clockwise on screen",
         "counterclockwise"},
-    {GST_CO_OMNI_CLOCKWISE, "Clockwise on screen", "clockwise"},
-    {0, NULL, NULL},
-  };
-
-  if (g_once_init_enter (&type))
-    g_once_init_leave (&type, g_enum_register_static ("GstCoOmniDirection",
-            values));
-  return (GType) type;
-}
+    {GST_CO_OMNI_CLOCKWISE, "Clockwise on screen", "clockwise"})
 
 /* What a 0 means for the mirror projections, taken from the frame: a
  * fixed focal length or window fits one camera and frame size, and fails

@@ -174,40 +174,17 @@ G_DEFINE_TYPE_WITH_CODE (GstCudaShCentroid, gst_cuda_sh_centroid,
     GST_DEBUG_CATEGORY_INIT (gst_cuda_sh_centroid_debug, "cudashcentroid", 0,
         "cudaoptics Shack-Hartmann centroids"));
 
-static GType
-gst_co_sh_method_get_type (void)
-{
-  static gsize type = 0;
-  static const GEnumValue values[] = {
+static GST_CO_ENUM_TYPE (gst_co_sh_method_get_type, "GstCoShMethod",
     {CO_SH_COG, "Centre of gravity of the lenslet (the paper's)", "cog"},
     {CO_SH_TCOG, "Thresholded centre of gravity: the threshold subtracted, "
           "nothing below it", "tcog"},
     {CO_SH_BRIGHTEST, "Centre of gravity of the brightest pixels",
-        "brightest"},
-    {0, NULL, NULL},
-  };
+        "brightest"})
 
-  if (g_once_init_enter (&type))
-    g_once_init_leave (&type, g_enum_register_static ("GstCoShMethod",
-            values));
-  return (GType) type;
-}
-
-static GType
-gst_co_sh_threshold_mode_get_type (void)
-{
-  static gsize type = 0;
-  static const GEnumValue values[] = {
+static GST_CO_ENUM_TYPE (gst_co_sh_threshold_mode_get_type,
+    "GstCoShThresholdMode",
     {0, "In pixel values (after gamma)", "absolute"},
-    {1, "A fraction of each lenslet's largest value", "relative"},
-    {0, NULL, NULL},
-  };
-
-  if (g_once_init_enter (&type))
-    g_once_init_leave (&type,
-        g_enum_register_static ("GstCoShThresholdMode", values));
-  return (GType) type;
-}
+    {1, "A fraction of each lenslet's largest value", "relative"})
 
 /* ---- the grid for a frame size ---- */
 
