@@ -163,43 +163,91 @@ gst_co_camera_source_get (GstCoCameraSource * src, GstElement * element,
       cam, error);
 }
 
-void
-gst_co_camera_source_settings (GstCoSetting rows[GST_CO_CAMERA_N_SETTINGS],
-    gsize offset)
+#define PIX GST_CO_CALIBRATION_MAX_PIXELS
+#define COEFF GST_CO_CALIBRATION_MAX_COEFF
+#define CAM(f) G_STRUCT_OFFSET (GstCoCameraSettings, f)
+/* OpenCV's names; a fisheye's k1..k4 are those of
+ * theta_d = theta (1 + k1 theta^2 + k2 theta^4 + k3 theta^6 + k4 theta^8) */
+static const struct
 {
-#define CAM(f) (offset + G_STRUCT_OFFSET (GstCoCameraSettings, f))
-#define ROW(i, name, blurb, lo, hi, def, f) \
-  rows[i] = (GstCoSetting) { g_param_spec_double (name, name, blurb, lo, hi, \
-      def, GST_CO_PARAM_ANIM), CAM (f), GST_CO_SETTING_REBUILD, -1 }
-  ROW (0, "fx", "Focal length in x, pixels; 0: the frame's width", 0, 1e6, 0,
-      fx);
-  ROW (1, "fy", "Focal length in y, pixels; 0: fx", 0, 1e6, 0, fy);
-  ROW (2, "cx", "Principal point x, pixels; -1: the frame's centre", -1, 1e6,
-      -1, cx);
-  ROW (3, "cy", "Principal point y, pixels; -1: the frame's centre", -1, 1e6,
-      -1, cy);
-  ROW (4, "k1", "Radial distortion k1 (fisheye: theta^3)", -1000, 1000, 0,
-      k1);
-  ROW (5, "k2", "Radial distortion k2 (fisheye: theta^5)", -1000, 1000, 0,
-      k2);
-  ROW (6, "k3", "Radial distortion k3 (fisheye: theta^7)", -1000, 1000, 0,
-      k3);
-  ROW (7, "k4", "Fisheye distortion k4 (theta^9)", -1000, 1000, 0, k4);
-  ROW (8, "p1", "Tangential distortion p1 (camera)", -1000, 1000, 0, p1);
-  ROW (9, "p2", "Tangential distortion p2 (camera)", -1000, 1000, 0, p2);
-#undef ROW
-  rows[10] = (GstCoSetting) {
-  g_param_spec_string ("calibration-file", "Calibration file",
-        "OpenCV, ROS or Kalibr calibration (YAML or XML); it replaces "
-        "fx..p2, and setting it again reads it again", NULL,
-        GST_CO_PARAM_LIVE), CAM (calibration_file), GST_CO_SETTING_REBUILD,
-        CAM (calibration_gen)};
-  rows[11] = (GstCoSetting) {
-  g_param_spec_string ("camera", "Camera",
-        "Which camera of a stereo calibration file: left, right, camN",
-        NULL, GST_CO_PARAM_LIVE), CAM (camera), GST_CO_SETTING_REBUILD,
-        CAM (calibration_gen)};
-#undef CAM
+  const gchar *name, *nick, *blurb;
+  gdouble lo, hi, def;
+  gsize offset;
+} rows[] = {
+  [GST_CO_CAMERA_FX] = {"fx", "fx", "Focal length in x, pixels (0: the "
+        "frame's width)", 0, PIX, 0, CAM (fx)},
+  [GST_CO_CAMERA_FY] = {"fy", "fy", "Focal length in y, pixels (0: fx)", 0,
+      PIX, 0, CAM (fy)},
+  [GST_CO_CAMERA_CX] = {"cx", "cx", "Principal point x, pixels (-1: the "
+        "frame's centre)", -1, PIX, -1, CAM (cx)},
+  [GST_CO_CAMERA_CY] = {"cy", "cy", "Principal point y, pixels (-1: the "
+        "frame's centre)", -1, PIX, -1, CAM (cy)},
+  [GST_CO_CAMERA_K1] = {"k1", "k1", "Radial coefficient of r^2 (fisheye: "
+        "of theta^2)", -COEFF, COEFF, 0, CAM (k1)},
+  [GST_CO_CAMERA_K2] = {"k2", "k2", "Radial coefficient of r^4 (fisheye: "
+        "of theta^4)", -COEFF, COEFF, 0, CAM (k2)},
+  [GST_CO_CAMERA_K3] = {"k3", "k3", "Radial coefficient of r^6 (fisheye: "
+        "of theta^6)", -COEFF, COEFF, 0, CAM (k3)},
+  [GST_CO_CAMERA_K4] = {"k4", "k4", "Rational denominator's coefficient of "
+        "r^2 (fisheye: radial coefficient of theta^8)", -COEFF, COEFF, 0,
+      CAM (k4)},
+  [GST_CO_CAMERA_K5] = {"k5", "k5", "Rational denominator's coefficient of "
+        "r^4 (camera)", -COEFF, COEFF, 0, CAM (k5)},
+  [GST_CO_CAMERA_K6] = {"k6", "k6", "Rational denominator's coefficient of "
+        "r^6 (camera)", -COEFF, COEFF, 0, CAM (k6)},
+  [GST_CO_CAMERA_P1] = {"p1", "p1", "First tangential coefficient (camera)",
+      -COEFF, COEFF, 0, CAM (p1)},
+  [GST_CO_CAMERA_P2] = {"p2", "p2", "Second tangential coefficient "
+        "(camera)", -COEFF, COEFF, 0, CAM (p2)},
+  [GST_CO_CAMERA_S1] = {"s1", "s1", "Thin prism: x's coefficient of r^2 "
+        "(camera)", -COEFF, COEFF, 0, CAM (s1)},
+  [GST_CO_CAMERA_S2] = {"s2", "s2", "Thin prism: x's coefficient of r^4 "
+        "(camera)", -COEFF, COEFF, 0, CAM (s2)},
+  [GST_CO_CAMERA_S3] = {"s3", "s3", "Thin prism: y's coefficient of r^2 "
+        "(camera)", -COEFF, COEFF, 0, CAM (s3)},
+  [GST_CO_CAMERA_S4] = {"s4", "s4", "Thin prism: y's coefficient of r^4 "
+        "(camera)", -COEFF, COEFF, 0, CAM (s4)},
+  [GST_CO_CAMERA_TAU_X] = {"tau-x", "Tilt x", "Sensor tilt about x, "
+        "radians (camera: OpenCV's tauX)", -G_PI / 4, G_PI / 4, 0,
+      CAM (tau_x)},
+  [GST_CO_CAMERA_TAU_Y] = {"tau-y", "Tilt y", "Sensor tilt about y, "
+        "radians (camera: OpenCV's tauY)", -G_PI / 4, G_PI / 4, 0,
+      CAM (tau_y)},
+  [GST_CO_CAMERA_CALIBRATION_FILE] = {"calibration-file", "Calibration file",
+        "A calibration: OpenCV FileStorage YAML or XML (one camera, "
+        "fisheye, or a stereo pair's M1 D1 R1 P1 / M2 D2 R2 P2), ROS "
+        "camera_info YAML or a Kalibr camchain; it replaces the camera "
+        "properties and its model (pinhole or fisheye) wins over "
+        "model=camera; setting it again reads it again", 0, 0, 0,
+      CAM (calibration_file)},
+  [GST_CO_CAMERA_CAMERA] = {"camera", "Camera", "Which camera of a "
+        "calibration file that has several: left (the first; default), "
+        "right, or camN (Kalibr)", 0, 0, 0, CAM (camera)},
+  [GST_CO_CAMERA_RECTIFICATION_FILE] = {"rectification-file",
+        "Rectification file", "R and P for the calibration-file's camera "
+        "from a second file, as OpenCV's stereo_calib writes them apart "
+        "(intrinsics.yml M1 D1 M2 D2, extrinsics.yml R1 P1 R2 P2; camera "
+        "picks left or right); they replace the calibration file's own", 0,
+      0, 0, CAM (rectification_file)},
+};
+
+GstCoSetting
+gst_co_camera_setting (GstCoCameraRow row, gsize offset)
+{
+  GstCoSetting s = { NULL, offset + rows[row].offset, GST_CO_SETTING_REBUILD,
+    -1
+  };
+
+  if (row >= GST_CO_CAMERA_CALIBRATION_FILE) {
+    s.pspec = g_param_spec_string (rows[row].name, rows[row].nick,
+        rows[row].blurb, NULL, GST_CO_PARAM_LIVE);
+    s.gen = offset + CAM (calibration_gen);
+  } else {
+    s.pspec = g_param_spec_double (rows[row].name, rows[row].nick,
+        rows[row].blurb, rows[row].lo, rows[row].hi, rows[row].def,
+        GST_CO_PARAM_ANIM);
+  }
+  return s;
 }
 
 void
@@ -216,5 +264,13 @@ gst_co_camera_from_settings (const GstCoCameraSettings * s, int w, int h,
   } else {
     cam->dist[CO_DIST_P1] = s->p1;
     cam->dist[CO_DIST_P2] = s->p2;
+    cam->dist[CO_DIST_K5] = s->k5;
+    cam->dist[CO_DIST_K6] = s->k6;
+    cam->dist[CO_DIST_S1] = s->s1;
+    cam->dist[CO_DIST_S2] = s->s2;
+    cam->dist[CO_DIST_S3] = s->s3;
+    cam->dist[CO_DIST_S4] = s->s4;
+    cam->dist[CO_DIST_TAUX] = s->tau_x;
+    cam->dist[CO_DIST_TAUY] = s->tau_y;
   }
 }

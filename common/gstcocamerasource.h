@@ -30,23 +30,36 @@ typedef struct
   gint warned_w, warned_h;      /* the size the aspect warning was for */
 } GstCoCameraSource;
 
-/* The camera settings the family shares (cudalensdistort's subset and
- * cudaaberration's): OpenCV's pinhole intrinsics and coefficients, or a
- * calibration file and which of its cameras. */
+/* The camera settings the family shares: OpenCV's camera model
+ * (kernels/co_camera.h; pinhole, rational, thin prism and tilt, or the
+ * fisheye's k1..k4), or a calibration file, which of its cameras and a
+ * rectification file.  An element has the properties of the rows it
+ * installs; the others stay 0 (NULL). */
 typedef struct
 {
-  gdouble fx, fy, cx, cy, k1, k2, k3, k4, p1, p2;
-  gchar *calibration_file, *camera;
-  guint calibration_gen;        /* counts the sets of either */
+  gdouble fx, fy, cx, cy, k1, k2, k3, k4, k5, k6, p1, p2;
+  gdouble s1, s2, s3, s4, tau_x, tau_y;
+  gchar *calibration_file, *camera, *rectification_file;
+  guint calibration_gen;        /* counts the sets of any of the files */
 } GstCoCameraSettings;
 
-#define GST_CO_CAMERA_N_SETTINGS 12
+/* The rows of GstCoCameraSettings: the family's one declaration of each
+ * camera property (name, range, default, blurb); every change rebuilds. */
+typedef enum
+{
+  GST_CO_CAMERA_FX, GST_CO_CAMERA_FY, GST_CO_CAMERA_CX, GST_CO_CAMERA_CY,
+  GST_CO_CAMERA_K1, GST_CO_CAMERA_K2, GST_CO_CAMERA_K3, GST_CO_CAMERA_K4,
+  GST_CO_CAMERA_K5, GST_CO_CAMERA_K6, GST_CO_CAMERA_P1, GST_CO_CAMERA_P2,
+  GST_CO_CAMERA_S1, GST_CO_CAMERA_S2, GST_CO_CAMERA_S3, GST_CO_CAMERA_S4,
+  GST_CO_CAMERA_TAU_X, GST_CO_CAMERA_TAU_Y,
+  /* the strings: every set counts in calibration_gen */
+  GST_CO_CAMERA_CALIBRATION_FILE, GST_CO_CAMERA_CAMERA,
+  GST_CO_CAMERA_RECTIFICATION_FILE,
+} GstCoCameraRow;
 
-/* The settings-table rows of GstCoCameraSettings at @offset in an
- * element's settings struct, in the order fx fy cx cy k1 k2 k3 k4 p1 p2
- * calibration-file camera; every change rebuilds. */
-void gst_co_camera_source_settings (GstCoSetting rows[GST_CO_CAMERA_N_SETTINGS],
-    gsize offset);
+/* The settings-table row @row of the GstCoCameraSettings at @offset in an
+ * element's settings struct. */
+GstCoSetting gst_co_camera_setting (GstCoCameraRow row, gsize offset);
 /* @s's camera for a w x h frame from its properties: 0 focal lengths and
  * -1 principal points are the frame's; fisheye takes k1..k4 only. */
 void gst_co_camera_from_settings (const GstCoCameraSettings * s, int w,

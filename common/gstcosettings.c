@@ -190,8 +190,14 @@ gst_co_settings_install (GObjectClass * klass, gsize instance_offset,
   g_type_set_qdata (G_OBJECT_CLASS_TYPE (klass), table_quark (), tab);
   klass->set_property = set_property;
   klass->get_property = get_property;
-  for (i = 0; i < n; i++)
+  for (i = 0; i < n; i++) {
+    /* rows are tied to their ids ([PROP_X - 1] = ...): a hole is an id
+     * the table forgot */
+    if (!settings[i].pspec)
+      g_error ("%s: no setting for property id %u",
+          G_OBJECT_CLASS_NAME (klass), i + 1);
     g_object_class_install_property (klass, i + 1, settings[i].pspec);
+  }
 }
 
 void

@@ -34,7 +34,8 @@ typedef enum
 
 /**
  * GstCoSetting:
- * @pspec: the property (made in class_init; its id is its index + 1)
+ * @pspec: the property (made in class_init; its id is its index + 1, so
+ *   a table names it: [PROP_X - 1] = { ... })
  * @offset: of its value in the element's settings struct (G_STRUCT_OFFSET)
  * @flags: what a change does
  * @gen: offset of a guint the base increments at every set (a file: read

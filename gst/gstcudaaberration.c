@@ -381,6 +381,9 @@ gst_cuda_aberration_finalize (GObject * object)
 
 #define SET(f) G_STRUCT_OFFSET (GstCoAberrationSettings, f)
 #define REBUILD GST_CO_SETTING_REBUILD
+/* the family's camera rows (gstcocamerasource.h) */
+#define CAM(row) [PROP_##row - 1] = \
+    gst_co_camera_setting (GST_CO_CAMERA_##row, SET (cam))
 
 static void
 gst_cuda_aberration_class_init (GstCudaAberrationClass * klass)
@@ -389,47 +392,49 @@ gst_cuda_aberration_class_init (GstCudaAberrationClass * klass)
   GstElementClass *ec = GST_ELEMENT_CLASS (klass);
   GstCoBaseFilterClass *fc = GST_CO_BASE_FILTER_CLASS (klass);
 
-  /* in the order of the PROP_ ids; fx .. camera are the family's */
   GstCoSetting settings[] = {
-    {g_param_spec_string ("kernels-file", "Kernels file",
-            "A CO-CLTK kernel file (co-clt-kernels writes them); setting it "
-            "again reads it again. None: demosaicing kernels only", NULL,
-            GST_CO_PARAM_LIVE), SET (kernels_file), REBUILD,
-        SET (kernels_gen)},
-    {g_param_spec_double ("lpf-sigma", "Low-pass sigma",
-            "A Gaussian low-pass folded into every kernel, in pixels; 0: "
-            "none", 0.0, 8.0, 0.0, GST_CO_PARAM_ANIM), SET (lpf_sigma),
-        REBUILD, -1},
-    {g_param_spec_enum ("bayer-pattern", "Bayer pattern",
-            "The colour filter of GRAY16_LE input (video/x-bayer says its "
-            "own)", gst_co_bayer_pattern_get_type (), CO_BAYER_RGGB,
-            GST_CO_PARAM_LIVE), SET (bayer), REBUILD, -1},
-    {g_param_spec_int ("bit-depth", "Bit depth",
+    [PROP_KERNELS_FILE - 1] = {g_param_spec_string ("kernels-file",
+            "Kernels file", "A CO-CLTK kernel file (co-clt-kernels writes "
+            "them); setting it again reads it again. None: demosaicing "
+            "kernels only", NULL, GST_CO_PARAM_LIVE), SET (kernels_file),
+        REBUILD, SET (kernels_gen)},
+    [PROP_LPF_SIGMA - 1] = {g_param_spec_double ("lpf-sigma",
+            "Low-pass sigma", "A Gaussian low-pass folded into every kernel, "
+            "in pixels; 0: none", 0.0, 8.0, 0.0, GST_CO_PARAM_ANIM),
+        SET (lpf_sigma), REBUILD, -1},
+    [PROP_BAYER_PATTERN - 1] = {g_param_spec_enum ("bayer-pattern",
+            "Bayer pattern", "The colour filter of GRAY16_LE input "
+            "(video/x-bayer says its own)", gst_co_bayer_pattern_get_type (),
+            CO_BAYER_RGGB, GST_CO_PARAM_LIVE), SET (bayer), REBUILD, -1},
+    [PROP_BIT_DEPTH - 1] = {g_param_spec_int ("bit-depth", "Bit depth",
             "Significant bits of 16-bit samples (10, 12, 14 for most "
             "sensors), so that 2^bits - 1 is white; 0: the sample size's", 0,
             16, 0, GST_CO_PARAM_LIVE), SET (bit_depth), REBUILD, -1},
-    {g_param_spec_enum ("model", "Model",
+    [PROP_MODEL - 1] = {g_param_spec_enum ("model", "Model",
             "The distortion each tile's position follows (the output is "
             "undistorted by phase shifts); a calibration-file is used only "
             "with camera or fisheye", gst_co_aberration_model_get_type (),
             GST_CO_ABERRATION_MODEL_NONE, GST_CO_PARAM_LIVE), SET (model),
         REBUILD, -1},
-    [PROP_FX - 1 + GST_CO_CAMERA_N_SETTINGS] =
-        {g_param_spec_int ("roi-x", "ROI x", "Left edge of the region of "
-            "interest, pixels (only its tiles are worked; the rest is black)",
-            0, MAX_SIZE, 0, GST_CO_PARAM_ANIM), SET (roi_x), REBUILD, -1},
-    {g_param_spec_int ("roi-y", "ROI y", "Top edge of the region of "
-            "interest, pixels", 0, MAX_SIZE, 0, GST_CO_PARAM_ANIM),
+    CAM (FX), CAM (FY), CAM (CX), CAM (CY), CAM (K1), CAM (K2), CAM (K3),
+    CAM (K4), CAM (P1), CAM (P2), CAM (CALIBRATION_FILE), CAM (CAMERA),
+    [PROP_ROI_X - 1] = {g_param_spec_int ("roi-x", "ROI x", "Left edge of "
+            "the region of interest, pixels (only its tiles are worked; the "
+            "rest is black)", 0, MAX_SIZE, 0, GST_CO_PARAM_ANIM),
+        SET (roi_x), REBUILD, -1},
+    [PROP_ROI_Y - 1] = {g_param_spec_int ("roi-y", "ROI y", "Top edge of the "
+            "region of interest, pixels", 0, MAX_SIZE, 0, GST_CO_PARAM_ANIM),
         SET (roi_y), REBUILD, -1},
-    {g_param_spec_int ("roi-width", "ROI width", "Width of the region of "
-            "interest, pixels; 0: to the frame's right edge", 0, MAX_SIZE, 0,
-            GST_CO_PARAM_ANIM), SET (roi_width), REBUILD, -1},
-    {g_param_spec_int ("roi-height", "ROI height", "Height of the region "
-            "of interest, pixels; 0: to the frame's bottom edge", 0,
-            MAX_SIZE, 0, GST_CO_PARAM_ANIM), SET (roi_height), REBUILD, -1},
+    [PROP_ROI_WIDTH - 1] = {g_param_spec_int ("roi-width", "ROI width",
+            "Width of the region of interest, pixels; 0: to the frame's "
+            "right edge", 0, MAX_SIZE, 0, GST_CO_PARAM_ANIM),
+        SET (roi_width), REBUILD, -1},
+    [PROP_ROI_HEIGHT - 1] = {g_param_spec_int ("roi-height", "ROI height",
+            "Height of the region of interest, pixels; 0: to the frame's "
+            "bottom edge", 0, MAX_SIZE, 0, GST_CO_PARAM_ANIM),
+        SET (roi_height), REBUILD, -1},
   };
 
-  gst_co_camera_source_settings (&settings[PROP_FX - 1], SET (cam));
   gst_co_base_filter_class_install_settings (fc,
       G_STRUCT_OFFSET (GstCudaAberration, set),
       sizeof (GstCoAberrationSettings), settings, G_N_ELEMENTS (settings));

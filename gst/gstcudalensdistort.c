@@ -121,32 +121,25 @@ enum
 #define DEFAULT_MODEL CO_LENS_HMD
 #define DEFAULT_K 0.0
 #define DEFAULT_CENTER 0.5
-#define DEFAULT_FOCAL 0.0
-#define DEFAULT_PRINCIPAL -1.0
 #define DEFAULT_ALPHA -1.0
 #define DEFAULT_BALANCE -1.0
 #define DEFAULT_FOV_SCALE 1.0
 #define DEFAULT_SCALE 1.0
-/* a calibration file obeys the same ranges (gstcocalibration.h) */
+/* the colours' coefficients obey the camera's ranges (gstcocalibration.h) */
 #define MAX_COEFF GST_CO_CALIBRATION_MAX_COEFF
-#define MAX_PIXELS GST_CO_CALIBRATION_MAX_PIXELS
 /* grid on which a table that maps nothing is looked for */
 #define EMPTY_GRID 129
 
 typedef struct
 {
   gint model;
-  gdouble k1, k2, k3, p1, p2, center_x, center_y, fx, fy, cx, cy, alpha;
-  gdouble k4, k5, k6, s1, s2, s3, s4, tau_x, tau_y, balance, fov_scale;
+  GstCoCameraSettings cam;      /* camera, fisheye */
+  gdouble center_x, center_y, alpha, balance, fov_scale;
   /* hmd: magnification, and red's and blue's against green's */
   gdouble scale, red_k1, red_k2, red_scale, blue_k1, blue_k2, blue_scale;
   gboolean stereo;
-  gchar *calibration_file;
-  gchar *camera;                /* which camera of the file; NULL: the first */
-  gchar *rectification_file;    /* R and P from a second file */
   gchar *map_file;
-  guint calibration_gen;        /* counts sets, so a file may be fixed */
-  guint map_gen;                /* likewise, and setting it again re-reads */
+  guint map_gen;                /* counts sets: setting it again re-reads */
 } Settings;
 
 struct _GstCudaLensDistort
@@ -186,30 +179,6 @@ static GST_CO_ENUM_TYPE (gst_co_lens_model_get_type, "GstCoLensModel",
 
 /* ---- table ---- */
 
-static void
-camera_from_settings (const Settings * s, int w, int h, CoCamera * cam)
-{
-  co_camera_init_frame (cam, w, h, s->fx, s->fy, s->cx, s->cy);
-  cam->dist[CO_DIST_K1] = s->k1;
-  cam->dist[CO_DIST_K2] = s->k2;
-  cam->dist[CO_DIST_K3] = s->k3;
-  cam->dist[CO_DIST_K4] = s->k4;
-  if (s->model == CO_LENS_FISHEYE) {
-    cam->model = CO_CAMERA_FISHEYE;
-  } else {
-    cam->dist[CO_DIST_P1] = s->p1;
-    cam->dist[CO_DIST_P2] = s->p2;
-    cam->dist[CO_DIST_K5] = s->k5;
-    cam->dist[CO_DIST_K6] = s->k6;
-    cam->dist[CO_DIST_S1] = s->s1;
-    cam->dist[CO_DIST_S2] = s->s2;
-    cam->dist[CO_DIST_S3] = s->s3;
-    cam->dist[CO_DIST_S4] = s->s4;
-    cam->dist[CO_DIST_TAUX] = s->tau_x;
-    cam->dist[CO_DIST_TAUY] = s->tau_y;
-  }
-}
-
 /* The camera of the calibration file in @s, or FALSE: no usable file ever
  * (start() refuses one that cannot be used, so a bad file here was set
  * while running: warned once, the geometry in use stays, and the other
@@ -218,8 +187,8 @@ static gboolean
 camera_from_file (GstCudaLensDistort * self, const Settings * s, int w, int h,
     CoCamera * cam)
 {
-  GstCoCameraFile f = { s->calibration_file, s->camera,
-    s->rectification_file, s->calibration_gen
+  GstCoCameraFile f = { s->cam.calibration_file, s->cam.camera,
+    s->cam.rectification_file, s->cam.calibration_gen
   };
 
   return gst_co_camera_source_get_full (&self->camsrc, GST_ELEMENT (self), &f,
@@ -384,7 +353,8 @@ gst_cuda_lens_distort_prepare (GstCoRemapFilter * remap, CoLut * lut,
   self->mapped = lut->mode != CO_LUT_COMPUTE && self->map_path != NULL;
   g_clear_pointer (&s.map_file, g_free);
   model = (CoLensModel) s.model;
-  if (model != CO_LENS_HMD && s.calibration_file && *s.calibration_file) {
+  if (model != CO_LENS_HMD && s.cam.calibration_file &&
+      *s.cam.calibration_file) {
     have_cam = camera_from_file (self, &s, w, h, &cam);
     /* no usable file ever: the model in use before it was set */
     if (!have_cam)
@@ -392,13 +362,14 @@ gst_cuda_lens_distort_prepare (GstCoRemapFilter * remap, CoLut * lut,
   }
 
   if (model == CO_LENS_HMD) {
-    co_lens_params_init_hmd (&self->params, ow, oh, s.k1, s.k2, s.center_x,
+    const gdouble k1 = s.cam.k1, k2 = s.cam.k2;
+    co_lens_params_init_hmd (&self->params, ow, oh, k1, k2, s.center_x,
         s.center_y, s.stereo);
-    co_lens_params_set_colour (&self->params, 0, s.k1, s.k2, s.scale);
-    co_lens_params_set_colour (&self->params, 1, s.k1 + s.red_k1,
-        s.k2 + s.red_k2, s.scale * s.red_scale);
-    co_lens_params_set_colour (&self->params, 2, s.k1 + s.blue_k1,
-        s.k2 + s.blue_k2, s.scale * s.blue_scale);
+    co_lens_params_set_colour (&self->params, 0, k1, k2, s.scale);
+    co_lens_params_set_colour (&self->params, 1, k1 + s.red_k1,
+        k2 + s.red_k2, s.scale * s.red_scale);
+    co_lens_params_set_colour (&self->params, 2, k1 + s.blue_k1,
+        k2 + s.blue_k2, s.scale * s.blue_scale);
     co_lens_params_set_source (&self->params, w, h);
     /* a map file replaces the model, colours included */
     if (co_lens_params_chromatic (&self->params) && !self->mapped &&
@@ -413,15 +384,17 @@ gst_cuda_lens_distort_prepare (GstCoRemapFilter * remap, CoLut * lut,
       return FALSE;
     }
   } else {
+    const GstCoCameraSettings *c = &s.cam;
     double nk[4];
 
     if (!have_cam)
-      camera_from_settings (&s, w, h, &cam);
+      gst_co_camera_from_settings (&s.cam, w, h, model == CO_LENS_FISHEYE,
+          &cam);
     /* a calibration file says which model it describes */
     model = cam.model == CO_CAMERA_FISHEYE ? CO_LENS_FISHEYE : CO_LENS_CAMERA;
-    if (model == CO_LENS_FISHEYE && !have_cam && (s.p1 != 0 || s.p2 != 0 ||
-            s.k5 != 0 || s.k6 != 0 || s.s1 != 0 || s.s2 != 0 || s.s3 != 0
-            || s.s4 != 0 || s.tau_x != 0 || s.tau_y != 0) &&
+    if (model == CO_LENS_FISHEYE && !have_cam && (c->p1 != 0 || c->p2 != 0
+            || c->k5 != 0 || c->k6 != 0 || c->s1 != 0 || c->s2 != 0 ||
+            c->s3 != 0 || c->s4 != 0 || c->tau_x != 0 || c->tau_y != 0) &&
         !self->warned_fisheye) {
       GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS, ("model=fisheye takes "
               "k1..k4 only: p1, p2, k5, k6, s1..s4, tau-x and tau-y are "
@@ -523,12 +496,12 @@ gst_cuda_lens_distort_start (GstBaseTransform * bt)
   if (!GST_BASE_TRANSFORM_CLASS (parent_class)->start (bt))
     return FALSE;
   GST_OBJECT_LOCK (self);
-  path = g_strdup (self->set.calibration_file);
-  camera = g_strdup (self->set.camera);
-  rect = g_strdup (self->set.rectification_file);
+  path = g_strdup (self->set.cam.calibration_file);
+  camera = g_strdup (self->set.cam.camera);
+  rect = g_strdup (self->set.cam.rectification_file);
   map = g_strdup (self->set.map_file);
   map_gen = self->set.map_gen;
-  calib_gen = self->set.calibration_gen;
+  calib_gen = self->set.cam.calibration_gen;
   fisheye = self->set.model == CO_LENS_FISHEYE;
   self->base_model = (CoLensModel) self->set.model;
   gst_co_remap_filter_mark_dirty (GST_CO_REMAP_FILTER (self));
@@ -596,8 +569,8 @@ gst_cuda_lens_distort_setting_changed (GstCoBaseFilter * base, guint prop_id)
   if (prop_id == PROP_MAP_FILE)
     gst_co_remap_filter_set_table_only (GST_CO_REMAP_FILTER (self),
         s->map_file && *s->map_file);
-  else if (prop_id == PROP_CALIBRATION_FILE && s->calibration_file &&
-      *s->calibration_file && s->model == CO_LENS_HMD)
+  else if (prop_id == PROP_CALIBRATION_FILE && s->cam.calibration_file &&
+      *s->cam.calibration_file && s->model == CO_LENS_HMD)
     s->model = CO_LENS_CAMERA;
 }
 
@@ -621,6 +594,9 @@ gst_cuda_lens_distort_finalize (GObject * object)
 #define DOUBLE(name, nick, blurb, lo, hi, def, f) \
   { g_param_spec_double (name, nick, blurb, lo, hi, def, GST_CO_PARAM_ANIM), \
     SET (f), REBUILD, -1 }
+/* the family's camera rows (gstcocamerasource.h) */
+#define CAM(row) [PROP_##row - 1] = \
+    gst_co_camera_setting (GST_CO_CAMERA_##row, SET (cam))
 
 static void
 gst_cuda_lens_distort_class_init (GstCudaLensDistortClass * klass)
@@ -636,16 +612,10 @@ gst_cuda_lens_distort_class_init (GstCudaLensDistortClass * klass)
             "hmd pre-distortion, camera or fisheye correction",
             GST_TYPE_CO_LENS_MODEL, DEFAULT_MODEL, GST_CO_PARAM_LIVE),
         SET (model), REBUILD, -1},
-    [PROP_K1 - 1] = DOUBLE ("k1", "k1", "Radial coefficient of r^2 (hmd, "
-        "camera; fisheye: of theta^2)", -MAX_COEFF, MAX_COEFF, DEFAULT_K, k1),
-    [PROP_K2 - 1] = DOUBLE ("k2", "k2", "Radial coefficient of r^4 (hmd, "
-        "camera; fisheye: of theta^4)", -MAX_COEFF, MAX_COEFF, DEFAULT_K, k2),
-    [PROP_K3 - 1] = DOUBLE ("k3", "k3", "Radial coefficient of r^6 (camera; "
-        "fisheye: of theta^6)", -MAX_COEFF, MAX_COEFF, DEFAULT_K, k3),
-    [PROP_P1 - 1] = DOUBLE ("p1", "p1", "First tangential coefficient (camera)",
-        -MAX_COEFF, MAX_COEFF, DEFAULT_K, p1),
-    [PROP_P2 - 1] = DOUBLE ("p2", "p2", "Second tangential coefficient "
-        "(camera)", -MAX_COEFF, MAX_COEFF, DEFAULT_K, p2),
+    CAM (FX), CAM (FY), CAM (CX), CAM (CY), CAM (K1), CAM (K2), CAM (K3),
+    CAM (K4), CAM (K5), CAM (K6), CAM (P1), CAM (P2), CAM (S1), CAM (S2),
+    CAM (S3), CAM (S4), CAM (TAU_X), CAM (TAU_Y), CAM (CALIBRATION_FILE),
+    CAM (CAMERA), CAM (RECTIFICATION_FILE),
     [PROP_CENTER_X - 1] = DOUBLE ("center-x", "Centre x", "Lens centre as a "
         "fraction of the eye's width (hmd)", 0.0, 1.0, DEFAULT_CENTER,
         center_x),
@@ -655,48 +625,10 @@ gst_cuda_lens_distort_class_init (GstCudaLensDistortClass * klass)
             "Side-by-side frame: each half is an eye with its own "
             "(mirrored) centre (hmd)", FALSE, GST_CO_PARAM_LIVE),
         SET (stereo), REBUILD, -1},
-    [PROP_FX - 1] = DOUBLE ("fx", "fx", "Focal length in pixels (camera; 0 = "
-        "frame width)", 0.0, MAX_PIXELS, DEFAULT_FOCAL, fx),
-    [PROP_FY - 1] = DOUBLE ("fy", "fy", "Focal length in pixels (camera; 0 = "
-        "fx)", 0.0, MAX_PIXELS, DEFAULT_FOCAL, fy),
-    [PROP_CX - 1] = DOUBLE ("cx", "cx", "Principal point x in pixels (camera; "
-        "-1 = frame centre)", -1.0, MAX_PIXELS, DEFAULT_PRINCIPAL, cx),
-    [PROP_CY - 1] = DOUBLE ("cy", "cy", "Principal point y in pixels (camera; "
-        "-1 = frame centre)", -1.0, MAX_PIXELS, DEFAULT_PRINCIPAL, cy),
-    [PROP_CALIBRATION_FILE - 1] =
-        {g_param_spec_string ("calibration-file", "Calibration file",
-          "A calibration: OpenCV FileStorage YAML or XML (one camera, "
-          "fisheye, or a stereo pair's M1 D1 R1 P1 / M2 D2 R2 P2), ROS "
-          "camera_info YAML or a Kalibr camchain; replaces fx..tau-y, its "
-          "model (pinhole or fisheye) wins over model=camera (a pinhole "
-          "one with model=fisheye is an error), its R and P rectify", NULL,
-          GST_CO_PARAM_LIVE),
-        SET (calibration_file), REBUILD, SET (calibration_gen)},
     [PROP_ALPHA - 1] = DOUBLE ("alpha", "Alpha", "Free scaling of "
         "cv::getOptimalNewCameraMatrix: 0 keeps only valid pixels, 1 keeps "
         "all source pixels, -1 keeps the camera matrix (cv::undistort; camera)",
         -1.0, 1.0, DEFAULT_ALPHA, alpha),
-    [PROP_K4 - 1] = DOUBLE ("k4", "k4", "Rational denominator's coefficient "
-        "of r^2 (camera; fisheye: k4, of theta^8)", -MAX_COEFF, MAX_COEFF,
-        DEFAULT_K, k4),
-    [PROP_K5 - 1] = DOUBLE ("k5", "k5", "Rational denominator's coefficient "
-        "of r^4 (camera)", -MAX_COEFF, MAX_COEFF, DEFAULT_K, k5),
-    [PROP_K6 - 1] = DOUBLE ("k6", "k6", "Rational denominator's coefficient "
-        "of r^6 (camera)", -MAX_COEFF, MAX_COEFF, DEFAULT_K, k6),
-    [PROP_S1 - 1] = DOUBLE ("s1", "s1", "Thin prism: x's coefficient of r^2 "
-        "(camera)", -MAX_COEFF, MAX_COEFF, DEFAULT_K, s1),
-    [PROP_S2 - 1] = DOUBLE ("s2", "s2", "Thin prism: x's coefficient of r^4 "
-        "(camera)", -MAX_COEFF, MAX_COEFF, DEFAULT_K, s2),
-    [PROP_S3 - 1] = DOUBLE ("s3", "s3", "Thin prism: y's coefficient of r^2 "
-        "(camera)", -MAX_COEFF, MAX_COEFF, DEFAULT_K, s3),
-    [PROP_S4 - 1] = DOUBLE ("s4", "s4", "Thin prism: y's coefficient of r^4 "
-        "(camera)", -MAX_COEFF, MAX_COEFF, DEFAULT_K, s4),
-    [PROP_TAU_X - 1] = DOUBLE ("tau-x", "Tilt x", "Sensor tilt about x, "
-        "radians (camera: OpenCV's tauX)", -G_PI / 4, G_PI / 4, DEFAULT_K,
-        tau_x),
-    [PROP_TAU_Y - 1] = DOUBLE ("tau-y", "Tilt y", "Sensor tilt about y, "
-        "radians (camera: OpenCV's tauY)", -G_PI / 4, G_PI / 4, DEFAULT_K,
-        tau_y),
     [PROP_BALANCE - 1] = DOUBLE ("balance", "Balance", "New focal length of "
         "cv::fisheye::estimateNewCameraMatrixForUndistortRectify: 0 keeps "
         "only valid pixels, 1 the field up to the border's midpoints, -1 "
@@ -706,11 +638,6 @@ gst_cuda_lens_distort_class_init (GstCudaLensDistortClass * klass)
         "Divides the focal length balance chose: above 1 shows more of the "
         "field (fisheye, with balance)", 0.1, 10.0, DEFAULT_FOV_SCALE,
         fov_scale),
-    [PROP_CAMERA - 1] =
-        {g_param_spec_string ("camera", "Camera", "Which camera of a "
-          "calibration file that has several: left (the first; default), "
-          "right, or camN (Kalibr)", NULL, GST_CO_PARAM_LIVE),
-        SET (camera), REBUILD, SET (calibration_gen)},
     [PROP_MAP_FILE - 1] =
         {g_param_spec_string ("map-file", "Map file", "A precomputed map for "
           "any model: each output pixel's source position (cv::remap's "
@@ -739,14 +666,6 @@ gst_cuda_lens_distort_class_init (GstCudaLensDistortClass * klass)
     [PROP_BLUE_SCALE - 1] = DOUBLE ("blue-scale", "Blue scale", "Multiplies "
         "scale for the blue channel (hmd, RGB formats)", 0.5, 2.0,
         DEFAULT_SCALE, blue_scale),
-    [PROP_RECTIFICATION_FILE - 1] =
-        {g_param_spec_string ("rectification-file", "Rectification file",
-          "R and P for the calibration-file's camera from a second file, as "
-          "OpenCV's stereo_calib writes them apart (intrinsics.yml M1 D1 M2 "
-          "D2, extrinsics.yml R1 P1 R2 P2; camera picks left or right); "
-          "they replace the calibration file's own", NULL,
-          GST_CO_PARAM_LIVE),
-        SET (rectification_file), REBUILD, SET (calibration_gen)},
   };
 
   gst_co_base_filter_class_install_settings (fc,
