@@ -6,6 +6,7 @@
 #include "gstcomapfile.h"
 #include "gstcofile.h"
 
+#include <math.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -148,4 +149,29 @@ gst_co_map_file_clear (GstCoMapFile * map)
 {
   g_free (map->x);
   memset (map, 0, sizeof (*map));
+}
+
+void
+gst_co_map_file_sample (const GstCoMapFile * m, double x, double y,
+    float *sx, float *sy)
+{
+  double fx = CLAMP (x, 0.0, m->width - 1.0), fy = CLAMP (y, 0.0,
+      m->height - 1.0);
+  int x0 = (int) floor (fx), y0 = (int) floor (fy);
+  int x1 = MIN (x0 + 1, m->width - 1), y1 = MIN (y0 + 1, m->height - 1);
+  double ax = fx - x0, ay = fy - y0;
+  size_t i00 = (size_t) y0 * m->width + x0, i01 = (size_t) y0 * m->width + x1;
+  size_t i10 = (size_t) y1 * m->width + x0, i11 = (size_t) y1 * m->width + x1;
+
+  if (ax == 0.0 && ay == 0.0) {
+    *sx = m->x[i00];
+    *sy = m->y[i00];
+  } else {
+    *sx = (float) ((1 - ay) * ((1 - ax) * m->x[i00] + ax * m->x[i01]) +
+        ay * ((1 - ax) * m->x[i10] + ax * m->x[i11]));
+    *sy = (float) ((1 - ay) * ((1 - ax) * m->y[i00] + ax * m->y[i01]) +
+        ay * ((1 - ax) * m->y[i10] + ax * m->y[i11]));
+  }
+  if (!isfinite (*sx) || !isfinite (*sy))
+    *sx = *sy = NAN;
 }

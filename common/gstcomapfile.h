@@ -49,6 +49,11 @@ gboolean gst_co_map_file_parse (const guint8 * data, gsize len,
 gboolean gst_co_map_file_size (const gchar * path, gint * width,
     gint * height, GError ** error);
 void gst_co_map_file_clear (GstCoMapFile * map);
+/* @map at (@x, @y) of its own pixels, bilinear between them (clamped at
+ * its edges; on a pixel, its values as they are); NaN where a tap has
+ * none. */
+void gst_co_map_file_sample (const GstCoMapFile * map, double x, double y,
+    float *sx, float *sy);
 
 G_END_DECLS
 

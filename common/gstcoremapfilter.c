@@ -19,6 +19,8 @@
 #include <math.h>
 #include "gstcoremapfilter.h"
 #include "gstcocompat.h"
+#include "gstcofilesetting.h"
+#include "gstcomapfile.h"
 #ifdef HAVE_CUDA
 #include <cuda_runtime_api.h>
 #endif
@@ -59,6 +61,11 @@ struct _GstCoRemapFilterPrivate
   gsize table_size[2 * CO_LUT_MAX_GEOMETRIES];
   gpointer map[CO_LUT_MAX_GEOMETRIES];  /* the float maps, CUDA backend */
   gsize map_size[CO_LUT_MAX_GEOMETRIES];
+  /* the subclass's map file: what its setting gave (streaming thread), and
+   * its size (object lock: get_output_size) */
+  GstCoMapFile file;
+  GstCoFileSetting file_fs;
+  gint file_w, file_h;
 };
 
 #define gst_co_remap_filter_parent_class parent_class
@@ -94,8 +101,11 @@ gst_co_remap_filter_mark_dirty (GstCoRemapFilter * self)
 
 /* The map of geometry g through map_cpu, on the host; uploaded and encoded
  * on the device for the CUDA backend (rebuilds are rare: one sync). */
+typedef gboolean (*MapFunc) (GstCoRemapFilter * self, const CoLut * lut,
+    gint g, gfloat * x, gfloat * y, gint pitch);
+
 static gboolean
-build_from_cpu_map (GstCoRemapFilter * self, GstCoRemapFilterClass * klass,
+build_from_cpu_map (GstCoRemapFilter * self, MapFunc map_cpu,
     const CoLut * lut, int g)
 {
   GstCoBaseFilter *base = GST_CO_BASE_FILTER (self);
@@ -110,7 +120,7 @@ build_from_cpu_map (GstCoRemapFilter * self, GstCoRemapFilterClass * klass,
     return FALSE;
   }
   y = x + n;
-  ok = klass->map_cpu (self, lut, g, x, y, pl->pitch);
+  ok = map_cpu (self, lut, g, x, y, pl->pitch);
   if (ok && !gst_co_base_filter_on_cuda (base)) {
     co_lut_from_map_cpu (lut, g, x, y, pl->pitch);
   } else if (ok) {
@@ -148,17 +158,126 @@ build_from_cuda_map (GstCoRemapFilter * self, GstCoRemapFilterClass * klass,
           x + n, pl->pitch, base->engine.stream), "building the LUT");
 }
 
+/* ---- the map file ---- */
+
+/* MapFunc of the map file: each plane pixel's centre (centre-sited
+ * chroma) into the map's pixels, its source position into the source
+ * plane's; the scalings only where sizes differ, so a map of the output's
+ * and the source's sizes gives plane 0 its values as they are. */
+static gboolean
+map_file_cpu (GstCoRemapFilter * self, const CoLut * lut, gint g,
+    gfloat * x, gfloat * y, gint pitch)
+{
+  const GstCoMapFile *m = &self->priv->file;
+  const CoLutPlane *pl = &lut->plane[g], *p0 = &lut->plane[0];
+  /* output plane -> map pixels, map's source -> source plane */
+  double ax = (double) m->width / pl->width, ay = (double) m->height /
+      pl->height;
+  double sw = m->src_width ? m->src_width : p0->src_width;
+  double sh = m->src_height ? m->src_height : p0->src_height;
+  double bx = pl->src_width / sw, by = pl->src_height / sh;
+  int i, j;
+
+  for (j = 0; j < pl->height; j++)
+    for (i = 0; i < pl->width; i++) {
+      float sx, sy;
+      gst_co_map_file_sample (m, ax == 1.0 ? i : (i + 0.5) * ax - 0.5,
+          ay == 1.0 ? j : (j + 0.5) * ay - 0.5, &sx, &sy);
+      if (bx != 1.0)
+        sx = (float) ((sx + 0.5) * bx - 0.5);
+      if (by != 1.0)
+        sy = (float) ((sy + 0.5) * by - 0.5);
+      x[(size_t) j * pitch + i] = sx;
+      y[(size_t) j * pitch + i] = sy;
+    }
+  return TRUE;
+}
+
+static void
+set_map_file (GstCoRemapFilter * self, GstCoMapFile * fresh)
+{
+  GstCoRemapFilterPrivate *priv = self->priv;
+
+  gst_co_map_file_clear (&priv->file);
+  priv->file = *fresh;
+  GST_OBJECT_LOCK (self);
+  priv->file_w = fresh->width;
+  priv->file_h = fresh->height;
+  GST_OBJECT_UNLOCK (self);
+}
+
+gboolean
+gst_co_remap_filter_use_map_file (GstCoRemapFilter * self,
+    const gchar * path, guint gen, gboolean keep)
+{
+  GstCoRemapFilterPrivate *priv = self->priv;
+  GstCoMapFile fresh = { 0 };
+  GError *err = NULL;
+  gboolean ok;
+
+  if (!keep) {
+    set_map_file (self, &fresh);
+    gst_co_file_setting_reset (&priv->file_fs);
+  }
+  if (!gst_co_file_setting_needs_read (&priv->file_fs, gen))
+    return TRUE;
+  if (path && *path && !gst_co_map_file_load (path, &fresh, &err)) {
+    /* the message names the file */
+    ok = gst_co_file_setting_failed (&priv->file_fs, GST_ELEMENT (self), gen,
+        keep, "map file", err->message);
+    g_error_free (err);
+    return ok;
+  }
+  set_map_file (self, &fresh);
+  gst_co_file_setting_loaded (&priv->file_fs, gen);
+  if (fresh.x)
+    GST_INFO_OBJECT (self, "map %s: %dx%d, source %dx%d", path, fresh.width,
+        fresh.height, fresh.src_width, fresh.src_height);
+  return TRUE;
+}
+
+gboolean
+gst_co_remap_filter_mapped (GstCoRemapFilter * self, const CoLut * lut)
+{
+  return self->priv->file.x && lut->mode != CO_LUT_COMPUTE;
+}
+
+gboolean
+gst_co_remap_filter_map_file_size (GstCoRemapFilter * self,
+    const gchar * path, gint * width, gint * height)
+{
+  GstCoRemapFilterPrivate *priv = self->priv;
+  gint w, h;
+
+  if (!path || !*path)
+    return FALSE;
+  if (gst_co_map_file_size (path, width, height, NULL))
+    return TRUE;
+  GST_OBJECT_LOCK (self);
+  w = priv->file_w;
+  h = priv->file_h;
+  GST_OBJECT_UNLOCK (self);
+  if (w <= 0)
+    return FALSE;
+  *width = w;
+  *height = h;
+  return TRUE;
+}
+
 gboolean
 gst_co_remap_filter_build_from_maps (GstCoRemapFilter * self,
     const CoLut * lut)
 {
   GstCoRemapFilterClass *klass = GST_CO_REMAP_FILTER_GET_CLASS (self);
   gboolean cuda = gst_co_base_filter_on_cuda (GST_CO_BASE_FILTER (self));
+  gboolean file = gst_co_remap_filter_mapped (self, lut);
   int g;
 
   for (g = 0; g < CO_LUT_MAX_GEOMETRIES; g++)
-    if (co_lut_has_geometry (lut, g) && !(cuda && klass->map_cuda ? build_from_cuda_map (self, klass, lut,
-                g) : build_from_cpu_map (self, klass, lut, g)))
+    if (co_lut_has_geometry (lut, g) && !(cuda && klass->map_cuda && !file ?
+            build_from_cuda_map (self, klass, lut, g) :
+            build_from_cpu_map (self, file ? map_file_cpu : klass->map_cpu,
+                lut, g)))
       return FALSE;
   return TRUE;
 }
@@ -218,7 +337,7 @@ gst_co_remap_filter_rebuild (GstCoBaseFilter * base, gboolean caps_changed)
       lut.plane[g].y = priv->table[g * 2 + 1];
     }
   }
-  if (klass->build_lut) {
+  if (klass->build_lut && !gst_co_remap_filter_mapped (self, &lut)) {
     if (!klass->build_lut (self, &lut))
       return FALSE;
   } else if (mode != CO_LUT_COMPUTE) {
@@ -270,6 +389,13 @@ gst_co_remap_filter_release (GstCoBaseFilter * base)
     priv->map[i] = NULL;
     priv->map_size[i] = 0;
   }
+}
+
+static void
+gst_co_remap_filter_finalize (GObject * object)
+{
+  gst_co_map_file_clear (&GST_CO_REMAP_FILTER (object)->priv->file);
+  G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
 /* ---- properties ---- */
@@ -344,6 +470,7 @@ gst_co_remap_filter_class_init (GstCoRemapFilterClass * klass)
 
   oc->set_property = gst_co_remap_filter_set_property;
   oc->get_property = gst_co_remap_filter_get_property;
+  oc->finalize = gst_co_remap_filter_finalize;
 
   g_object_class_install_property (oc, PROP_LUT,
       g_param_spec_enum ("lut", "LUT", "Look-up table strategy",

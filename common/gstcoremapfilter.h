@@ -105,6 +105,24 @@ void gst_co_remap_filter_set_table_only (GstCoRemapFilter * self,
 gboolean gst_co_remap_filter_build_from_maps (GstCoRemapFilter * self,
     const CoLut * lut);
 
+/* A map file (the CO-MAP1 format, gstcomapfile.h: any geometry) in place
+ * of the subclass's map, read once per setting @gen of @path (NULL or "":
+ * none).  Before anything was built (@keep FALSE: at start, which forgets
+ * the previous file) one that cannot be used is an error on the bus and
+ * FALSE; later a warning, once per setting, and the map in use (or the
+ * model) stays.  While a file's map is in use and the table is not
+ * lut=none, the tables are built from it: build_lut and map_cpu are not
+ * called.  From start or prepare. */
+gboolean gst_co_remap_filter_use_map_file (GstCoRemapFilter * self,
+    const gchar * path, guint gen, gboolean keep);
+/* Whether @lut will be built from the map file (from prepare). */
+gboolean gst_co_remap_filter_mapped (GstCoRemapFilter * self,
+    const CoLut * lut);
+/* For get_output_size: the size of the map file @path, or of the one in
+ * use when it cannot be read (the warning says why); FALSE with no map. */
+gboolean gst_co_remap_filter_map_file_size (GstCoRemapFilter * self,
+    const gchar * path, gint * width, gint * height);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (GstCoRemapFilter, gst_object_unref)
 
 G_END_DECLS

@@ -69,7 +69,6 @@
 #include "gstcudalensdistort.h"
 #include "gstcocalibration.h"
 #include "gstcocamerasource.h"
-#include "gstcomapfile.h"
 #include "lensdistort.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_lens_distort_debug);
@@ -155,13 +154,6 @@ struct _GstCudaLensDistort
   CoLensModel base_model;       /* of the table in use, or at start */
   gboolean warned_empty;        /* the border-only warning was posted */
   gboolean warned_fisheye;      /* pinhole-only coefficients were ignored */
-  gboolean mapped;              /* this table comes from the map file */
-  gchar *map_path;              /* the map file in use (map), or NULL */
-  GstCoMapFile map;
-  guint map_gen;                /* the set map_file that gave the map */
-  gchar *bad_map;               /* the last map file that could not be used */
-  guint bad_map_gen;
-  gint map_w, map_h;            /* under the object lock: the map in use */
 };
 
 #define gst_cuda_lens_distort_parent_class parent_class
@@ -202,129 +194,14 @@ static void
 gst_cuda_lens_distort_get_output_size (GstCoBaseFilter * base,
     const GstVideoInfo * in, gint * width, gint * height)
 {
-  GstCudaLensDistort *self = GST_CUDA_LENS_DISTORT (base);
   gchar *path;
 
-  gint mw, mh;
-
-  GST_OBJECT_LOCK (self);
-  path = g_strdup (self->set.map_file);
-  mw = self->map_w;
-  mh = self->map_h;
-  GST_OBJECT_UNLOCK (self);
-  /* unreadable: the size of the map in use (prepare keeps it and says
-   * why), or the input's */
-  if (path && *path && !gst_co_map_file_size (path, width, height, NULL) &&
-      mw > 0) {
-    *width = mw;
-    *height = mh;
-  }
+  GST_OBJECT_LOCK (base);
+  path = g_strdup (GST_CUDA_LENS_DISTORT (base)->set.map_file);
+  GST_OBJECT_UNLOCK (base);
+  gst_co_remap_filter_map_file_size (GST_CO_REMAP_FILTER (base), path, width,
+      height);
   g_free (path);
-}
-
-/* The map of @path in self->map, read when the property was set since;
- * a file that cannot be used is warned about once per setting and the map
- * in use (or the model) stays. */
-static void
-use_map (GstCudaLensDistort * self, const gchar * path, guint gen)
-{
-  GstCoMapFile fresh;
-  GError *err = NULL;
-
-  if (!path || !*path) {
-    g_clear_pointer (&self->map_path, g_free);
-    gst_co_map_file_clear (&self->map);
-    GST_OBJECT_LOCK (self);
-    self->map_w = self->map_h = 0;
-    GST_OBJECT_UNLOCK (self);
-    return;
-  }
-  if ((gen == self->map_gen && g_strcmp0 (path, self->map_path) == 0) ||
-      (gen == self->bad_map_gen && g_strcmp0 (path, self->bad_map) == 0))
-    return;
-  if (!gst_co_map_file_load (path, &fresh, &err)) {
-    GST_ELEMENT_WARNING (self, RESOURCE, OPEN_READ, ("Could not use map "
-            "file, keeping the previous geometry: %s", err->message), (NULL));
-    g_clear_error (&err);
-    g_free (self->bad_map);
-    self->bad_map = g_strdup (path);
-    self->bad_map_gen = gen;
-    return;
-  }
-  g_clear_pointer (&self->bad_map, g_free);
-  self->map_gen = gen;
-  gst_co_map_file_clear (&self->map);
-  self->map = fresh;
-  g_free (self->map_path);
-  self->map_path = g_strdup (path);
-  GST_OBJECT_LOCK (self);
-  self->map_w = fresh.width;
-  self->map_h = fresh.height;
-  GST_OBJECT_UNLOCK (self);
-  GST_INFO_OBJECT (self, "map %s: %dx%d, source %dx%d", path,
-      fresh.width, fresh.height, fresh.src_width, fresh.src_height);
-}
-
-/* self->map at (@x, @y) of its own pixels, bilinear between its pixels
- * (clamped at its edges); NaN where a tap has none. */
-static void
-sample_map (const GstCoMapFile * m, double x, double y, float *sx, float *sy)
-{
-  double fx = CLAMP (x, 0.0, m->width - 1.0), fy = CLAMP (y, 0.0,
-      m->height - 1.0);
-  int x0 = (int) floor (fx), y0 = (int) floor (fy);
-  int x1 = MIN (x0 + 1, m->width - 1), y1 = MIN (y0 + 1, m->height - 1);
-  double ax = fx - x0, ay = fy - y0;
-  size_t i00 = (size_t) y0 * m->width + x0, i01 = (size_t) y0 * m->width + x1;
-  size_t i10 = (size_t) y1 * m->width + x0, i11 = (size_t) y1 * m->width + x1;
-
-  if (ax == 0.0 && ay == 0.0) {
-    /* on a map pixel: its values, as they are */
-    *sx = m->x[i00];
-    *sy = m->y[i00];
-  } else {
-    *sx = (float) ((1 - ay) * ((1 - ax) * m->x[i00] + ax * m->x[i01]) +
-        ay * ((1 - ax) * m->x[i10] + ax * m->x[i11]));
-    *sy = (float) ((1 - ay) * ((1 - ax) * m->y[i00] + ax * m->y[i01]) +
-        ay * ((1 - ax) * m->y[i10] + ax * m->y[i11]));
-  }
-  if (!isfinite (*sx) || !isfinite (*sy))
-    *sx = *sy = NAN;
-}
-
-/* GstCoRemapFilter::map_cpu, with a map file: each plane pixel's centre
- * (centre-sited chroma) into the map's pixels, its source position into
- * the source plane's; the scalings only where sizes differ, so a map of
- * the output's and the source's sizes gives plane 0 its values as they
- * are. */
-static gboolean
-gst_cuda_lens_distort_map_cpu (GstCoRemapFilter * remap, const CoLut * lut,
-    gint g, gfloat * x, gfloat * y, gint pitch)
-{
-  GstCudaLensDistort *self = GST_CUDA_LENS_DISTORT (remap);
-  const GstCoMapFile *m = &self->map;
-  const CoLutPlane *pl = &lut->plane[g], *p0 = &lut->plane[0];
-  /* output plane -> map pixels, map's source -> source plane */
-  double ax = (double) m->width / pl->width, ay = (double) m->height /
-      pl->height;
-  double sw = m->src_width ? m->src_width : p0->src_width;
-  double sh = m->src_height ? m->src_height : p0->src_height;
-  double bx = pl->src_width / sw, by = pl->src_height / sh;
-  int i, j;
-
-  for (j = 0; j < pl->height; j++)
-    for (i = 0; i < pl->width; i++) {
-      float sx, sy;
-      sample_map (m, ax == 1.0 ? i : (i + 0.5) * ax - 0.5, ay == 1.0 ? j :
-          (j + 0.5) * ay - 0.5, &sx, &sy);
-      if (bx != 1.0)
-        sx = (float) ((sx + 0.5) * bx - 0.5);
-      if (by != 1.0)
-        sy = (float) ((sy + 0.5) * by - 0.5);
-      x[(size_t) j * pitch + i] = sx;
-      y[(size_t) j * pitch + i] = sy;
-    }
-  return TRUE;
 }
 
 /* GstCoRemapFilter::prepare: the snapshot, the calibration and the lens
@@ -340,7 +217,7 @@ gst_cuda_lens_distort_prepare (GstCoRemapFilter * remap, CoLut * lut,
   int h = GST_VIDEO_INFO_HEIGHT (&base->in_info);
   int ow = lut->plane[0].width, oh = lut->plane[0].height;
   CoLensModel model;
-  gboolean have_cam = FALSE;
+  gboolean have_cam = FALSE, mapped;
   CoCamera cam;
   Settings s;
 
@@ -349,8 +226,8 @@ gst_cuda_lens_distort_prepare (GstCoRemapFilter * remap, CoLut * lut,
   /* a map needs a table: if the filter chose lut=none before a map was set,
    * the map waits for the rebuild its setter asked for */
   if (lut->mode != CO_LUT_COMPUTE || !s.map_file || !*s.map_file)
-    use_map (self, s.map_file, s.map_gen);
-  self->mapped = lut->mode != CO_LUT_COMPUTE && self->map_path != NULL;
+    gst_co_remap_filter_use_map_file (remap, s.map_file, s.map_gen, TRUE);
+  mapped = gst_co_remap_filter_mapped (remap, lut);
   g_clear_pointer (&s.map_file, g_free);
   model = (CoLensModel) s.model;
   if (model != CO_LENS_HMD && s.cam.calibration_file &&
@@ -372,7 +249,7 @@ gst_cuda_lens_distort_prepare (GstCoRemapFilter * remap, CoLut * lut,
         k2 + s.blue_k2, s.scale * s.blue_scale);
     co_lens_params_set_source (&self->params, w, h);
     /* a map file replaces the model, colours included */
-    if (co_lens_params_chromatic (&self->params) && !self->mapped &&
+    if (co_lens_params_chromatic (&self->params) && !mapped &&
         !co_lut_set_chroma (lut)) {
       GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("Chromatic correction "
               "(red-* and blue-* properties) needs RGB frames (RGBA, BGRA, "
@@ -443,8 +320,6 @@ gst_cuda_lens_distort_build_lut (GstCoRemapFilter * remap, const CoLut * lut)
   GstCoBaseFilter *base = GST_CO_BASE_FILTER (remap);
   const CoLensParams *p = &self->params;
 
-  if (self->mapped)
-    return gst_co_remap_filter_build_from_maps (remap, lut);
   if (gst_co_base_filter_on_cuda (base)) {
     if (!gst_co_base_filter_cuda_ok (base, co_lens_build_lut_cuda (p, lut,
                 base->engine.stream), "building the LUT"))
@@ -482,16 +357,15 @@ gst_cuda_lens_distort_remap (GstCoRemapFilter * remap, const CoLut * lut,
       GST_FLOW_ERROR;
 }
 
-/* A calibration file that cannot be used fails the state change. */
+/* A map or calibration file that cannot be used fails the state change. */
 static gboolean
 gst_cuda_lens_distort_start (GstBaseTransform * bt)
 {
   GstCudaLensDistort *self = GST_CUDA_LENS_DISTORT (bt);
   GError *err = NULL;
   gchar *path, *camera, *map, *rect;
-  const gchar *what = "calibration";
   guint map_gen, calib_gen;
-  gboolean fisheye;
+  gboolean fisheye, ok;
 
   if (!GST_BASE_TRANSFORM_CLASS (parent_class)->start (bt))
     return FALSE;
@@ -507,33 +381,19 @@ gst_cuda_lens_distort_start (GstBaseTransform * bt)
   gst_co_remap_filter_mark_dirty (GST_CO_REMAP_FILTER (self));
   GST_OBJECT_UNLOCK (self);
   gst_co_camera_source_clear (&self->camsrc);
-  g_clear_pointer (&self->bad_map, g_free);
-  g_clear_pointer (&self->map_path, g_free);
-  gst_co_map_file_clear (&self->map);
-  GST_OBJECT_LOCK (self);
-  self->map_w = self->map_h = 0;
-  GST_OBJECT_UNLOCK (self);
-  if (map && *map) {
-    GstCoMapFile fresh;
-    what = "map";
-    if (!gst_co_map_file_load (map, &fresh, &err))
-      goto unusable;
-    self->map = fresh;
-    self->map_gen = map_gen;
-    self->map_path = g_steal_pointer (&map);
-    GST_OBJECT_LOCK (self);
-    self->map_w = fresh.width;
-    self->map_h = fresh.height;
-    GST_OBJECT_UNLOCK (self);
-  }
-  if (path && *path) {
+  ok = gst_co_remap_filter_use_map_file (GST_CO_REMAP_FILTER (self), map,
+      map_gen, FALSE);
+  if (ok && path && *path) {
     GstCoCameraFile f = { path, camera, rect, calib_gen };
     /* the first table is built from this, not from a second read; the
      * error names the file, calibration or rectification */
-    what = "calibration";
-    if (!gst_co_camera_source_load_full (&self->camsrc, &f, fisheye, &err))
-      goto unusable;
-  } else if (rect && *rect) {
+    ok = gst_co_camera_source_load_full (&self->camsrc, &f, fisheye, &err);
+    if (!ok) {
+      GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ, ("Could not use "
+              "calibration file: %s", err->message), (NULL));
+      g_error_free (err);
+    }
+  } else if (ok && rect && *rect) {
     GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS, ("rectification-file is "
             "used with a calibration-file only: it is ignored"), (NULL));
   }
@@ -541,18 +401,9 @@ gst_cuda_lens_distort_start (GstBaseTransform * bt)
   g_free (path);
   g_free (camera);
   g_free (rect);
-  return TRUE;
-
-unusable:
-  GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ, ("Could not use %s file: %s",
-          what, err->message), (NULL));
-  g_error_free (err);
-  g_free (map);
-  g_free (path);
-  g_free (camera);
-  g_free (rect);
-  GST_BASE_TRANSFORM_CLASS (parent_class)->stop (bt);
-  return FALSE;
+  if (!ok)
+    GST_BASE_TRANSFORM_CLASS (parent_class)->stop (bt);
+  return ok;
 }
 
 /* ---- properties ---- */
@@ -579,9 +430,6 @@ gst_cuda_lens_distort_finalize (GObject * object)
 {
   GstCudaLensDistort *self = GST_CUDA_LENS_DISTORT (object);
 
-  g_free (self->map_path);
-  g_free (self->bad_map);
-  gst_co_map_file_clear (&self->map);
   gst_co_camera_source_clear (&self->camsrc);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
@@ -686,7 +534,6 @@ gst_cuda_lens_distort_class_init (GstCudaLensDistortClass * klass)
   bc->start = GST_DEBUG_FUNCPTR (gst_cuda_lens_distort_start);
   rc->prepare = GST_DEBUG_FUNCPTR (gst_cuda_lens_distort_prepare);
   rc->build_lut = GST_DEBUG_FUNCPTR (gst_cuda_lens_distort_build_lut);
-  rc->map_cpu = GST_DEBUG_FUNCPTR (gst_cuda_lens_distort_map_cpu);
   fc->get_output_size =
       GST_DEBUG_FUNCPTR (gst_cuda_lens_distort_get_output_size);
   rc->remap = GST_DEBUG_FUNCPTR (gst_cuda_lens_distort_remap);
