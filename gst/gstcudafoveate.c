@@ -36,6 +36,7 @@
 #include "gstcudafoveate.h"
 #include "foveate_math.h"
 #include "gstcometa.h"
+#include "gstcofilesetting.h"
 #include "gstcoimage.h"
 
 #include <gst/video/navigation.h>
@@ -66,8 +67,8 @@ struct _GstCudaFoveate
   gsize table_size;
 
   gboolean built;               /* once since start: a bad map then warns */
-  gchar *map_path;              /* the map loaded into map_mem */
-  guint map_gen, bad_map_gen;   /* the setting loaded, and one that failed */
+  GstCoFileSetting map_fs;      /* what the blur-map settings gave */
+  gboolean mapped;              /* map_mem holds a map */
   gpointer map_mem;             /* backend memory */
   gsize map_size;
   gint map_w, map_h;
@@ -119,61 +120,52 @@ now_locked (GstCudaFoveate * self)
 }
 
 /* blur-map: (re)loads the picture into backend memory when the property
- * was set (again: a file may have been edited).  A map that cannot be read
- * fails before the first frame; later it is one warning per setting and
- * the map in use stays.  FALSE after posting an error. */
+ * was set (again: a file may have been edited), as gstcofilesetting.h
+ * says.  FALSE after posting an error. */
 static gboolean
 load_map (GstCudaFoveate * self, const GstCoFoveaSettings * s)
 {
   GstCoBaseFilter *base = GST_CO_BASE_FILTER (self);
-  gchar *path, *why = NULL;
-  guint8 *pix;
+  gchar *why = NULL;
+  guint8 *pix = NULL;
   gint w = 0, h = 0;
-  const guint gen = s->blur_map_gen;
   gboolean ok;
 
-  if (gen == self->map_gen || gen == self->bad_map_gen)
+  if (!gst_co_file_setting_needs_read (&self->map_fs, s->blur_map_gen))
     return TRUE;
-  path = g_strdup (s->blur_map);
-  if (!path || !*path) {
-    g_clear_pointer (&self->map_path, g_free);
-    self->map_gen = gen;
-    g_free (path);
-    return TRUE;
-  }
-  pix = gst_co_decode_gray (path, &w, &h, &why);
-  if (!pix) {
-    /* the reason in the message text: applications print only that */
-    if (!self->built) {
-      GST_ELEMENT_ERROR (self, RESOURCE, READ, ("Could not read the blur "
-              "map: %s", why), (NULL));
-      ok = FALSE;
-    } else {
-      GST_ELEMENT_WARNING (self, RESOURCE, READ, ("Could not read the blur "
-              "map, keeping the previous one: %s", why), (NULL));
-      self->bad_map_gen = gen;
-      ok = TRUE;
-    }
+  if (s->blur_map && *s->blur_map &&
+      !(pix = gst_co_decode_gray (s->blur_map, &w, &h, &why))) {
+    ok = gst_co_file_setting_failed (&self->map_fs, GST_ELEMENT (self),
+        s->blur_map_gen, self->built, "blur map", why);
     g_free (why);
-    g_free (path);
     return ok;
   }
-  ok = gst_co_base_filter_ensure (base, &self->map_mem, &self->map_size,
-      (gsize) w * h);
-  ok = ok && gst_co_base_filter_upload (base, self->map_mem, pix,
-      (gsize) w * h, "uploading the blur map");
-  g_free (pix);
-  if (!ok) {
-    g_free (path);
-    return FALSE;
+  self->mapped = FALSE;
+  if (pix) {
+    ok = gst_co_base_filter_ensure (base, &self->map_mem, &self->map_size,
+        (gsize) w * h) && gst_co_base_filter_upload (base, self->map_mem, pix,
+        (gsize) w * h, "uploading the blur map");
+    g_free (pix);
+    if (!ok)
+      return FALSE;
+    self->mapped = TRUE;
+    GST_INFO_OBJECT (self, "blur map %s: %dx%d", s->blur_map, w, h);
   }
-  g_free (self->map_path);
-  self->map_path = path;
-  self->map_gen = gen;
   self->map_w = w;
   self->map_h = h;
-  GST_INFO_OBJECT (self, "blur map %s: %dx%d", path, w, h);
+  gst_co_file_setting_loaded (&self->map_fs, s->blur_map_gen);
   return TRUE;
+}
+
+/* The map in use into @f (a map loaded since its plan may have moved) */
+static void
+bind_map (GstCudaFoveate * self, CoFovea * f)
+{
+  if (self->mapped) {
+    f->map = self->map_mem;
+    f->map_w = self->map_w;
+    f->map_h = self->map_h;
+  }
 }
 
 /* GstCoBaseFilter::set_info: a copy of the size src_event may read. */
@@ -219,7 +211,7 @@ gst_cuda_foveate_rebuild (GstCoBaseFilter * base, gboolean caps_changed)
   sig_hi = co_fovea_plan (&plan, &s.model, in->format, in->width,
       in->height, s.fixation_x, s.fixation_y, s.fragment);
   /* a map's eccentricities are not the pixels' distances */
-  if (sig_hi <= CO_FOVEA_MAX_SIGMA && self->map_path)
+  if (sig_hi <= CO_FOVEA_MAX_SIGMA && self->mapped)
     sig_hi = co_fovea_plan_map (&plan);
   if (!(sig_hi <= CO_FOVEA_MAX_SIGMA)) {
     /* name every setting that widens the blur, in the message text */
@@ -234,12 +226,7 @@ gst_cuda_foveate_rebuild (GstCoBaseFilter * base, gboolean caps_changed)
               "be sigma %.0f pixels, more than %.0f: keeping the previous "
               "blur; %s", sig_hi, CO_FOVEA_MAX_SIGMA, advice), (NULL));
       g_free (advice);
-      /* a map loaded meanwhile may have moved */
-      if (self->map_path) {
-        f->map = self->map_mem;
-        f->map_w = self->map_w;
-        f->map_h = self->map_h;
-      }
+      bind_map (self, f);
       return TRUE;
     }
     GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, ("The widest blur would be "
@@ -257,17 +244,13 @@ gst_cuda_foveate_rebuild (GstCoBaseFilter * base, gboolean caps_changed)
      * largest eccentricity) */
     gfloat dx = MAX (f->fx + 0.5f, in->width - 0.5f - f->fx);
     gfloat dy = MAX (f->fy + 0.5f, in->height - 0.5f - f->fy);
-    gfloat e = self->map_path ? s.model.e_corner :
+    gfloat e = self->mapped ? s.model.e_corner :
         co_fovea_eccentricity (&s.model, sqrtf (dx * dx + dy * dy),
         f->d_corner);
     f->show_hi = (gint) floorf (co_fovea_sigma (&s.model, e,
             f->ln_ct) * CO_FOVEA_Q + 0.5f);
   }
-  if (self->map_path) {
-    f->map = self->map_mem;
-    f->map_w = self->map_w;
-    f->map_h = self->map_h;
-  }
+  bind_map (self, f);
   {
     /* tests: CO_FOVEA_PATH=packed or direct forces that way on the device */
     const gchar *path = g_getenv ("CO_FOVEA_PATH");
@@ -343,8 +326,8 @@ gst_cuda_foveate_release (GstCoBaseFilter * base)
   self->map_mem = NULL;
   self->map_size = 0;
   /* the next start loads the map again, on its backend */
-  g_clear_pointer (&self->map_path, g_free);
-  self->map_gen = self->bad_map_gen = 0;
+  self->mapped = FALSE;
+  gst_co_file_setting_reset (&self->map_fs);
   self->built = FALSE;
 }
 
@@ -392,15 +375,6 @@ gst_cuda_foveate_setting_changed (GstCoBaseFilter * base, guint prop_id)
   }
 }
 
-static void
-gst_cuda_foveate_finalize (GObject * object)
-{
-  GstCudaFoveate *self = GST_CUDA_FOVEATE (object);
-
-  g_free (self->map_path);
-  G_OBJECT_CLASS (gst_cuda_foveate_parent_class)->finalize (object);
-}
-
 #define SET(f) G_STRUCT_OFFSET (GstCoFoveaSettings, f)
 #define REBUILD GST_CO_SETTING_REBUILD
 #define MODEL (GST_CO_SETTING_REBUILD | GST_CO_SETTING_FLOAT)
@@ -408,7 +382,6 @@ gst_cuda_foveate_finalize (GObject * object)
 static void
 gst_cuda_foveate_class_init (GstCudaFoveateClass * klass)
 {
-  GObjectClass *oc = G_OBJECT_CLASS (klass);
   GstElementClass *ec = GST_ELEMENT_CLASS (klass);
   GstBaseTransformClass *bt = GST_BASE_TRANSFORM_CLASS (klass);
   GstCoBaseFilterClass *fc = GST_CO_BASE_FILTER_CLASS (klass);
@@ -473,7 +446,6 @@ gst_cuda_foveate_class_init (GstCudaFoveateClass * klass)
       G_STRUCT_OFFSET (GstCudaFoveate, set), sizeof (GstCoFoveaSettings),
       settings, G_N_ELEMENTS (settings));
   fc->setting_changed = gst_cuda_foveate_setting_changed;
-  oc->finalize = gst_cuda_foveate_finalize;
 
   gst_co_base_filter_class_set_metadata (ec, "CUDA foveation",
       "Filter/Effect/Video",
