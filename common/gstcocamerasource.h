@@ -60,6 +60,10 @@ typedef enum
 /* The settings-table row @row of the GstCoCameraSettings at @offset in an
  * element's settings struct. */
 GstCoSetting gst_co_camera_setting (GstCoCameraRow row, gsize offset);
+/* In a table tied to an element's PROP_ ids, named as the rows are:
+ * GST_CO_CAMERA_ROW (FX, offset) is [PROP_FX - 1] = its row. */
+#define GST_CO_CAMERA_ROW(row, offset) \
+  [PROP_##row - 1] = gst_co_camera_setting (GST_CO_CAMERA_##row, offset)
 /* @s's camera for a w x h frame from its properties: 0 focal lengths and
  * -1 principal points are the frame's; fisheye takes k1..k4 only. */
 void gst_co_camera_from_settings (const GstCoCameraSettings * s, int w,

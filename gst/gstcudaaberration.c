@@ -381,9 +381,7 @@ gst_cuda_aberration_finalize (GObject * object)
 
 #define SET(f) G_STRUCT_OFFSET (GstCoAberrationSettings, f)
 #define REBUILD GST_CO_SETTING_REBUILD
-/* the family's camera rows (gstcocamerasource.h) */
-#define CAM(row) [PROP_##row - 1] = \
-    gst_co_camera_setting (GST_CO_CAMERA_##row, SET (cam))
+#define CAM(row) GST_CO_CAMERA_ROW (row, SET (cam))
 
 static void
 gst_cuda_aberration_class_init (GstCudaAberrationClass * klass)

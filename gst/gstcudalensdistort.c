@@ -442,9 +442,7 @@ gst_cuda_lens_distort_finalize (GObject * object)
 #define DOUBLE(name, nick, blurb, lo, hi, def, f) \
   { g_param_spec_double (name, nick, blurb, lo, hi, def, GST_CO_PARAM_ANIM), \
     SET (f), REBUILD, -1 }
-/* the family's camera rows (gstcocamerasource.h) */
-#define CAM(row) [PROP_##row - 1] = \
-    gst_co_camera_setting (GST_CO_CAMERA_##row, SET (cam))
+#define CAM(row) GST_CO_CAMERA_ROW (row, SET (cam))
 
 static void
 gst_cuda_lens_distort_class_init (GstCudaLensDistortClass * klass)
