@@ -23,24 +23,11 @@ void co_engine_free_waits (GstCoEngine * e);
 #define DEFAULT_BACKEND GST_CO_BACKEND_AUTO
 #define DEFAULT_DEVICE_ID -1
 
-GType
-gst_co_backend_get_type (void)
-{
-  static gsize type = 0;
-  static const GEnumValue values[] = {
+GST_CO_ENUM_TYPE (gst_co_backend_get_type, "GstCoBackend",
     {GST_CO_BACKEND_AUTO, "CUDA when a device is usable, else the CPU",
         "auto"},
     {GST_CO_BACKEND_CUDA, "CUDA (fail when no device is usable)", "cuda"},
-    {GST_CO_BACKEND_CPU, "CPU reference implementation", "cpu"},
-    {0, NULL, NULL},
-  };
-
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstCoBackend", values);
-    g_once_init_leave (&type, t);
-  }
-  return (GType) type;
-}
+    {GST_CO_BACKEND_CPU, "CPU reference implementation", "cpu"})
 
 /* ---- properties ---- */
 

@@ -193,90 +193,43 @@ enum
   PROP_MODE,
   PROP_PAIRS,
   PROP_FAT_ZERO,
+  PROP_LPF_SIGMA,
   PROP_PEAK,
   PROP_REFERENCE,
+  PROP_REFINE,
   PROP_POST_MESSAGES,
-  PROP_PRE_SHIFT,
   PROP_OUTPUT,
   PROP_MAP_RANGE,
-  PROP_LPF_SIGMA,
+  PROP_PRE_SHIFT,
 };
 
 #define GST_TYPE_CO_CORR_MODE (co_corr_mode_get_type ())
-static GType
-co_corr_mode_get_type (void)
-{
-  static gsize type = 0;
-  static const GEnumValue values[] = {
+static GST_CO_ENUM_TYPE (co_corr_mode_get_type, "GstCoCorrMode",
     {CORR_PAIRS, "Pairs of inputs (the cameras of a rig)", "pairs"},
     {CORR_TEMPORAL, "One input against its previous frame (flow)",
-        "temporal"},
-    {0, NULL, NULL},
-  };
-
-  if (g_once_init_enter (&type))
-    g_once_init_leave (&type, g_enum_register_static ("GstCoCorrMode",
-            values));
-  return (GType) type;
-}
+        "temporal"})
 
 #define GST_TYPE_CO_CORR_PEAK (co_corr_peak_get_type ())
-static GType
-co_corr_peak_get_type (void)
-{
-  static gsize type = 0;
-  static const GEnumValue values[] = {
+static GST_CO_ENUM_TYPE (co_corr_peak_get_type, "GstCoCorrPeak",
     {CO_CLT_PEAK_DIRICHLET, "The correlation's own kernel fitted to the "
           "peak and its larger neighbour (most accurate)", "dirichlet"},
     {CO_CLT_PEAK_PARABOLA, "A parabola per axis through three samples",
         "parabola"},
     {CO_CLT_PEAK_CENTROID, "Centroid of the positive 3x3 around the peak",
-        "centroid"},
-    {0, NULL, NULL},
-  };
-
-  if (g_once_init_enter (&type))
-    g_once_init_leave (&type, g_enum_register_static ("GstCoCorrPeak",
-            values));
-  return (GType) type;
-}
+        "centroid"})
 
 #define GST_TYPE_CO_CORR_REFERENCE (co_corr_reference_get_type ())
-static GType
-co_corr_reference_get_type (void)
-{
-  static gsize type = 0;
-  static const GEnumValue values[] = {
+static GST_CO_ENUM_TYPE (co_corr_reference_get_type, "GstCoCorrReference",
     {REF_PREVIOUS, "Each frame against the one before", "previous"},
     {REF_KEEP, "Every frame against the reference held when this was set "
-          "(the first frame, if set before it)", "keep"},
-    {0, NULL, NULL},
-  };
-
-  if (g_once_init_enter (&type))
-    g_once_init_leave (&type, g_enum_register_static ("GstCoCorrReference",
-            values));
-  return (GType) type;
-}
+          "(the first frame, if set before it)", "keep"})
 
 #define GST_TYPE_CO_CORR_OUTPUT (co_corr_output_get_type ())
-static GType
-co_corr_output_get_type (void)
-{
-  static gsize type = 0;
-  static const GEnumValue values[] = {
+static GST_CO_ENUM_TYPE (co_corr_output_get_type, "GstCoCorrOutput",
     {OUTPUT_FRAMES, "sink_0's frames, unchanged, with the results",
         "frames"},
     {OUTPUT_MAP, "A false-coloured map of the disparity or flow (RGBA), "
-          "with the results", "map"},
-    {0, NULL, NULL},
-  };
-
-  if (g_once_init_enter (&type))
-    g_once_init_leave (&type, g_enum_register_static ("GstCoCorrOutput",
-            values));
-  return (GType) type;
-}
+          "with the results", "map"})
 
 /* ---- pairs ---- */
 
@@ -1353,7 +1306,8 @@ gst_cuda_clt_correlate_class_init (GstCudaCltCorrelateClass * klass)
      * `temporal` correlates one input's frames with the previous one (or a
      * kept reference, #GstCudaCltCorrelate:reference): flow per tile.
      */
-    {g_param_spec_enum ("mode", "Mode",
+    [PROP_MODE - 1] =
+        {g_param_spec_enum ("mode", "Mode",
             "pairs: inputs two by two; temporal: one input against its "
             "previous frame", GST_TYPE_CO_CORR_MODE, CORR_PAIRS,
             GST_CO_PARAM_LIVE), G_STRUCT_OFFSET (Settings, mode),
@@ -1365,7 +1319,8 @@ gst_cuda_clt_correlate_class_init (GstCudaCltCorrelateClass * klass)
      * as `0-1,2-3,0-2` (the N of sink_N): each pair gives the shift of the
      * second's content against the first's.
      */
-    {g_param_spec_string ("pairs", "Pairs",
+    [PROP_PAIRS - 1] =
+        {g_param_spec_string ("pairs", "Pairs",
             "Pairs of inputs to correlate: \"all\" or e.g. \"0-1,0-2\"",
             "all", GST_CO_PARAM_LIVE), G_STRUCT_OFFSET (Settings, pairs),
         GST_CO_SETTING_REBUILD, -1},
@@ -1376,7 +1331,8 @@ gst_cuda_clt_correlate_class_init (GstCudaCltCorrelateClass * klass)
      * fraction of the tile's mean: 0 is pure phase correlation (sharpest
      * on clean tiles); larger values favour strong frequencies over noise.
      */
-    {g_param_spec_double ("fat-zero", "Fat zero",
+    [PROP_FAT_ZERO - 1] =
+        {g_param_spec_double ("fat-zero", "Fat zero",
             "Regulariser of the normalisation, times the tile's mean "
             "magnitude (0 = pure phase)", 0.0, 100.0, 0.0, GST_CO_PARAM_ANIM),
           G_STRUCT_OFFSET (Settings, fat_zero),
@@ -1391,7 +1347,8 @@ gst_cuda_clt_correlate_class_init (GstCudaCltCorrelateClass * klass)
      * first pass's fit leans towards whole pixels: use it with refine >= 1,
      * whose centroid is unbiased near zero.
      */
-    {g_param_spec_double ("lpf-sigma", "Low-pass sigma",
+    [PROP_LPF_SIGMA - 1] =
+        {g_param_spec_double ("lpf-sigma", "Low-pass sigma",
             "Gaussian low-pass of the correlation, pixels (0 = none)", 0.0,
             8.0, 0.0, GST_CO_PARAM_ANIM), G_STRUCT_OFFSET (Settings,
             lpf_sigma), GST_CO_SETTING_FRAME | GST_CO_SETTING_FLOAT, -1},
@@ -1402,7 +1359,8 @@ gst_cuda_clt_correlate_class_init (GstCudaCltCorrelateClass * klass)
      * own kernel (a few hundredths of a pixel on textured tiles);
      * `parabola` and `centroid` are the usual estimators, for comparison.
      */
-    {g_param_spec_enum ("peak", "Peak", "Sub-pixel peak estimator",
+    [PROP_PEAK - 1] =
+        {g_param_spec_enum ("peak", "Peak", "Sub-pixel peak estimator",
             GST_TYPE_CO_CORR_PEAK, CO_CLT_PEAK_DIRICHLET, GST_CO_PARAM_LIVE),
           G_STRUCT_OFFSET (Settings, peak), GST_CO_SETTING_FRAME, -1},
     /**
@@ -1412,7 +1370,8 @@ gst_cuda_clt_correlate_class_init (GstCudaCltCorrelateClass * klass)
      * it; `keep` holds the reference it has when set (the first frame if
      * set from the start), for drift against a fixed view.
      */
-    {g_param_spec_enum ("reference", "Reference",
+    [PROP_REFERENCE - 1] =
+        {g_param_spec_enum ("reference", "Reference",
             "Temporal mode: each frame against the previous one, or keep "
             "the reference", GST_TYPE_CO_CORR_REFERENCE, REF_PREVIOUS,
             GST_CO_PARAM_LIVE), G_STRUCT_OFFSET (Settings, reference),
@@ -1432,7 +1391,8 @@ gst_cuda_clt_correlate_class_init (GstCudaCltCorrelateClass * klass)
      * (a secant), so 4-6 passes converge where plain steps would not.
      * Each costs a transform and a correlation per pair.
      */
-    {g_param_spec_uint ("refine", "Refine",
+    [PROP_REFINE - 1] =
+        {g_param_spec_uint ("refine", "Refine",
             "Refinement passes: tiles moved by the estimate and correlated "
             "again", 0, 8, 0, GST_CO_PARAM_LIVE),
           G_STRUCT_OFFSET (Settings, refine), GST_CO_SETTING_FRAME, -1},
@@ -1441,7 +1401,8 @@ gst_cuda_clt_correlate_class_init (GstCudaCltCorrelateClass * klass)
      *
      * Post each frame's results as an element message too.
      */
-    {g_param_spec_boolean ("post-messages", "Post messages",
+    [PROP_POST_MESSAGES - 1] =
+        {g_param_spec_boolean ("post-messages", "Post messages",
             "Post each frame's results as an element message", FALSE,
             GST_CO_PARAM_LIVE), G_STRUCT_OFFSET (Settings, post_messages),
         GST_CO_SETTING_FRAME, -1},
@@ -1456,7 +1417,8 @@ gst_cuda_clt_correlate_class_init (GstCudaCltCorrelateClass * klass)
      * map-range); tiles dimmed where the strength is below 0.5.  The
      * results are attached to either.  Changing it renegotiates.
      */
-    {g_param_spec_enum ("output", "Output",
+    [PROP_OUTPUT - 1] =
+        {g_param_spec_enum ("output", "Output",
             "frames: sink_0's frames with the results; map: a false-coloured "
             "picture of the disparity or flow (RGBA)", GST_TYPE_CO_CORR_OUTPUT,
             OUTPUT_FRAMES, GST_CO_PARAM_LIVE), G_STRUCT_OFFSET (Settings,
@@ -1467,7 +1429,8 @@ gst_cuda_clt_correlate_class_init (GstCudaCltCorrelateClass * klass)
      * The shift or disparity (pixels) at the ends of output=map's colour
      * scale, or of full saturation on its colour wheel.
      */
-    {g_param_spec_double ("map-range", "Map range",
+    [PROP_MAP_RANGE - 1] =
+        {g_param_spec_double ("map-range", "Map range",
             "Pixels at the ends of output=map's colours", 0.01, 1000.0, 4.0,
             GST_CO_PARAM_ANIM), G_STRUCT_OFFSET (Settings, map_range),
         GST_CO_SETTING_FRAME, -1},
@@ -1487,7 +1450,8 @@ gst_cuda_clt_correlate_class_init (GstCudaCltCorrelateClass * klass)
      * Set from an application (e.g. the previous frame's result, or a
      * coarser pass's), not from a launch line.
      */
-    {g_param_spec_boxed ("pre-shift", "Pre-shift",
+    [PROP_PRE_SHIFT - 1] =
+        {g_param_spec_boxed ("pre-shift", "Pre-shift",
             "Starting shift per tile: floats, one a tile (a rig's "
             "disparity) or all x then all y", G_TYPE_BYTES,
             GST_CO_PARAM_LIVE), G_STRUCT_OFFSET (Settings, pre_shift),
