@@ -43,7 +43,7 @@ G_BEGIN_DECLS
 
 /* 1.24 gave GstCudaMemory a stream of its own (and pools a stream to put
  * on their memory): frames are then ordered on the device by events instead
- * of a host synchronisation per frame (gstcobasefilter-frame.c). */
+ * of a host synchronisation per frame (gstcoengine-run.c). */
 /* 1.20: RGBA64_LE among the video formats, and GstCustomMeta (results as
  * a meta Python reads) */
 #if GST_CHECK_VERSION (1, 20, 0)

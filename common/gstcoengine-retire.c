@@ -20,12 +20,11 @@
 #include "config.h"
 #endif
 
-#include "gstcoengine.h"
+#include "gstcoengine-private.h"
 
 #ifdef CO_CUDA_STREAMS
 #include <cuda_runtime_api.h>
 
-GST_DEBUG_CATEGORY_EXTERN (gst_co_engine_debug);
 #define GST_CAT_DEFAULT gst_co_engine_debug
 
 #define CO_RETIRE_DEPTH 4

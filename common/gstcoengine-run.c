@@ -8,21 +8,13 @@
  * the host waits for the device.
  */
 #include "gstcocompat.h"
-#include "gstcoengine.h"
+#include "gstcoengine-private.h"
 
 #ifdef HAVE_CUDA
 #include <cuda_runtime_api.h>
 #endif
 
-GST_DEBUG_CATEGORY_EXTERN (gst_co_engine_debug);
 #define GST_CAT_DEFAULT gst_co_engine_debug
-
-#ifdef CO_CUDA_STREAMS
-typedef struct _CoRetire CoRetire;
-CoRetire *co_retire_new (GstCoEngine * e);
-gboolean co_retire_push (CoRetire * r, GstBuffer * buf, gpointer stream);
-void co_retire_free (CoRetire * r);
-#endif
 
 static gboolean
 rebuild (GstCoEngine * e, GstCoRebuild * r, const GstCoRunOps * ops,

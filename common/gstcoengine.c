@@ -4,7 +4,7 @@
  * and CUDA errors of one element, for the family's base classes.
  */
 #include "gstcocompat.h"
-#include "gstcoengine.h"
+#include "gstcoengine-private.h"
 #include "gstcohostmemory.h"
 
 #include <string.h>
@@ -14,10 +14,6 @@
 #endif
 
 GST_DEBUG_CATEGORY (gst_co_engine_debug);
-
-/* gstcoengine-run.c: what holds inputs and marks frames, with the device */
-void co_engine_start_waits (GstCoEngine * e);
-void co_engine_free_waits (GstCoEngine * e);
 #define GST_CAT_DEFAULT gst_co_engine_debug
 
 #define DEFAULT_BACKEND GST_CO_BACKEND_AUTO

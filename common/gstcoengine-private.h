@@ -1,0 +1,29 @@
+/* cudaoptics — LGPL-2.1-or-later
+ *
+ * What the engine's files share and nothing else sees: the inputs held for
+ * the device (gstcoengine-retire.c, 1.24+) and the frame runner's waits
+ * (gstcoengine-run.c), made and freed with the device (gstcoengine.c).
+ */
+#ifndef __GST_CO_ENGINE_PRIVATE_H__
+#define __GST_CO_ENGINE_PRIVATE_H__
+
+#include "gstcocompat.h"
+#include "gstcoengine.h"
+
+G_BEGIN_DECLS
+
+GST_DEBUG_CATEGORY_EXTERN (gst_co_engine_debug);
+
+/* with the device current: at open, at close */
+void      co_engine_start_waits (GstCoEngine * e);
+void      co_engine_free_waits (GstCoEngine * e);
+
+#ifdef CO_CUDA_STREAMS
+typedef struct _CoRetire CoRetire;
+CoRetire *co_retire_new (GstCoEngine * e);
+gboolean  co_retire_push (CoRetire * r, GstBuffer * buf, gpointer stream);
+void      co_retire_free (CoRetire * r);
+#endif
+
+G_END_DECLS
+#endif
