@@ -50,6 +50,12 @@ struct _GstCoBaseAggregatorPrivate
    * (streaming thread; flush and stop, with the streaming thread idle) */
   struct _Output *pending;
   struct _Output *running;      /* in process */
+  guint64 outputs, overlapped;  /* since start: how many were deferred */
+  /* what the streaming thread waits for between outputs: the device's
+   * end of the last mark (engine.on_done), a frame arriving on any pad */
+  GMutex wake_lock;
+  GCond wake;
+  guint64 marked, done;         /* marks made, marks done */
 };
 
 /* One output from process to its push: the inputs stay referenced (out
@@ -178,6 +184,31 @@ gst_co_base_aggregator_get_property (GObject * object, guint prop_id,
   }
 }
 
+/* ---- what wakes the streaming thread ---- */
+
+/* The device's work for the output just queued ended (a CUDA thread) */
+static void
+device_done (gpointer data)
+{
+  GstCoBaseAggregatorPrivate *priv = data;
+
+  g_mutex_lock (&priv->wake_lock);
+  priv->done++;
+  g_cond_broadcast (&priv->wake);
+  g_mutex_unlock (&priv->wake_lock);
+}
+
+static GstPadProbeReturn
+frame_arrived (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  GstCoBaseAggregatorPrivate *priv = data;
+
+  g_mutex_lock (&priv->wake_lock);
+  g_cond_broadcast (&priv->wake);
+  g_mutex_unlock (&priv->wake_lock);
+  return GST_PAD_PROBE_OK;
+}
+
 /* ---- pads, request and release ---- */
 
 static GstPad *
@@ -198,6 +229,8 @@ gst_co_base_aggregator_request_new_pad (GstElement * element,
       name, caps);
   if (pad) {
     const gchar *n = GST_PAD_NAME (pad);
+    gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, frame_arrived,
+        GST_CO_BASE_AGGREGATOR (element)->priv, NULL);
     GST_CO_AGGREGATOR_PAD (pad)->index = g_str_has_prefix (n, "sink_") ?
         (guint) atoi (n + 5) : 0;
     /* a launch line's sink_N::property is set now */
@@ -516,6 +549,8 @@ gst_co_base_aggregator_start (GstAggregator * agg)
   self->priv->unmatched = 0;
   self->priv->warned_unmatched = FALSE;
   self->priv->pushed = FALSE;
+  self->priv->outputs = self->priv->overlapped = 0;
+  self->priv->marked = self->priv->done = 0;
   GST_OBJECT_LOCK (self);
   self->priv->started = TRUE;
   GST_OBJECT_UNLOCK (self);
@@ -555,6 +590,9 @@ gst_co_base_aggregator_stop (GstAggregator * agg)
   if (self->priv->unmatched)
     GST_INFO_OBJECT (self, "%" G_GUINT64_FORMAT " frames had no partner",
         self->priv->unmatched);
+  GST_INFO_OBJECT (self, "%" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
+      " outputs waited for behind the next one's work", self->priv->overlapped,
+      self->priv->outputs);
   return TRUE;
 }
 
@@ -705,6 +743,11 @@ process_matched (GstCoBaseAggregator * self, Output * o)
   ret = gst_co_engine_run (&self->engine, &self->priv->rebuild, &run_ops,
       self, sides, n, &o->mark);
   self->priv->running = NULL;
+  if (o->mark) {
+    g_mutex_lock (&self->priv->wake_lock);
+    self->priv->marked++;
+    g_mutex_unlock (&self->priv->wake_lock);
+  }
   for (i = 0; i < n; i++)
     gst_clear_buffer (&views[i]);
   g_free (views);
@@ -776,11 +819,7 @@ complete_pending (GstCoBaseAggregator * self, gboolean push)
   return o ? output_complete (self, o, push) : GST_FLOW_OK;
 }
 
-/* Whether every pad already holds its next frame, so that the next
- * instant is processed at once: the output just queued may then wait for
- * its device work until the next one's is queued too, and the host's work
- * for one output overlaps the device's for the other.  Otherwise it
- * leaves now: a live input never waits for a frame not yet there. */
+/* Whether every pad already holds its next frame */
 static gboolean
 next_ready (GstCoBaseAggregator * self)
 {
@@ -903,6 +942,33 @@ push_gap (GstCoBaseAggregator * self, GstClockTime pts, GstClockTime dur)
   return GST_FLOW_OK;
 }
 
+/* Whether the next instant's frames are all there before the device ends
+ * the output just queued.  Then that output waits until the next one's
+ * work is queued too (the next aggregate), so the device never idles while
+ * the host finishes, pushes and maps; otherwise it leaves as soon as its
+ * work is done, and a live input never waits for a frame not yet there.
+ * (A pad is woken by its frame before the frame is queued: it looks again
+ * 0.1 ms later, until the device is done.) */
+static gboolean
+next_before_done (GstCoBaseAggregator * self)
+{
+  GstCoBaseAggregatorPrivate *priv = self->priv;
+  gboolean ready = FALSE;
+
+  g_mutex_lock (&priv->wake_lock);
+  while (priv->done < priv->marked) {
+    g_mutex_unlock (&priv->wake_lock);
+    ready = next_ready (self);
+    g_mutex_lock (&priv->wake_lock);
+    if (ready || priv->done >= priv->marked)
+      break;
+    g_cond_wait_until (&priv->wake, &priv->wake_lock,
+        g_get_monotonic_time () + 100);
+  }
+  g_mutex_unlock (&priv->wake_lock);
+  return ready;
+}
+
 static GstFlowReturn
 gst_co_base_aggregator_aggregate (GstAggregator * agg, gboolean timeout)
 {
@@ -997,15 +1063,17 @@ gst_co_base_aggregator_aggregate (GstAggregator * agg, gboolean timeout)
     GST_BUFFER_DURATION (o->outbuf) = dur;
     advance (self, pts, dur);
   }
-  /* the previous output leaves first, its device work done by now or
-   * soon: this one's is queued behind it */
-  done = complete_pending (self, TRUE);
+  /* the pads take their next frames while the previous output leaves
+   * (its device work done by now or soon: this one's is queued behind) */
   for (i = 0; i < self->n_pads; i++)
     gst_aggregator_pad_drop_buffer (GST_AGGREGATOR_PAD (self->pads[i]));
+  done = complete_pending (self, TRUE);
   if (ret == GST_FLOW_OK && done != GST_FLOW_OK)
     ret = done;
-  if (ret == GST_FLOW_OK && o->mark && next_ready (self)) {
+  self->priv->outputs++;
+  if (ret == GST_FLOW_OK && o->mark && next_before_done (self)) {
     self->priv->pending = o;
+    self->priv->overlapped++;
   } else {
     done = output_complete (self, o, ret == GST_FLOW_OK);
     if (ret == GST_FLOW_OK)
@@ -1066,8 +1134,11 @@ gst_co_base_aggregator_dispose (GObject * object)
 static void
 gst_co_base_aggregator_finalize (GObject * object)
 {
-  g_list_free_full (GST_CO_BASE_AGGREGATOR (object)->priv->released,
-      gst_object_unref);
+  GstCoBaseAggregatorPrivate *priv = GST_CO_BASE_AGGREGATOR (object)->priv;
+
+  g_list_free_full (priv->released, gst_object_unref);
+  g_mutex_clear (&priv->wake_lock);
+  g_cond_clear (&priv->wake);
   gst_co_settings_finalize (object);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
@@ -1131,5 +1202,9 @@ gst_co_base_aggregator_init (GstCoBaseAggregator * self)
 {
   self->priv = gst_co_base_aggregator_get_instance_private (self);
   self->priv->max_skew = DEFAULT_MAX_SKEW;
+  g_mutex_init (&self->priv->wake_lock);
+  g_cond_init (&self->priv->wake);
   gst_co_engine_init (&self->engine, GST_ELEMENT (self));
+  self->engine.on_done = device_done;
+  self->engine.on_done_data = self->priv;
 }

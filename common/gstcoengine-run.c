@@ -139,6 +139,11 @@ done:
   } else if (ret != GST_FLOW_OK || !may_leave (e, sides, n)) {
     /* an error path always waits: nothing of it may still run */
     err = cudaStreamSynchronize ((cudaStream_t) e->stream);
+    if (e->copying) {
+      cudaError_t cerr = cudaStreamSynchronize ((cudaStream_t) e->copy_stream);
+      err = err != cudaSuccess ? err : cerr;
+      e->copying = FALSE;
+    }
     GST_TRACE_OBJECT (e->element, "synchronised");
   } else {
     err = cudaGetLastError ();
@@ -207,8 +212,20 @@ gst_co_engine_mark (GstCoEngine * e)
   } else {
     err = cudaEventCreateWithFlags (&ev, cudaEventDisableTiming);
   }
+  /* after the downloads behind too: the copy stream waits for ours */
+  if (err == cudaSuccess && e->copying) {
+    err = cudaEventRecord ((cudaEvent_t) e->copy_from,
+        (cudaStream_t) e->stream);
+    if (err == cudaSuccess)
+      err = cudaStreamWaitEvent ((cudaStream_t) e->copy_stream,
+          (cudaEvent_t) e->copy_from, 0);
+  }
+  if (err == cudaSuccess && e->on_done)
+    err = cudaLaunchHostFunc ((cudaStream_t) (e->copying ? e->copy_stream :
+            e->stream), e->on_done, e->on_done_data);
   if (err == cudaSuccess)
-    err = cudaEventRecord (ev, (cudaStream_t) e->stream);
+    err = cudaEventRecord (ev, (cudaStream_t) (e->copying ? e->copy_stream :
+            e->stream));
   if (err == cudaSuccess)
     return ev;
   if (ev)
@@ -238,6 +255,65 @@ gst_co_engine_wait_mark (GstCoEngine * e, gpointer mark)
 #endif
 }
 
+gboolean
+gst_co_engine_download_behind (GstCoEngine * e, gpointer dst,
+    gconstpointer src, gsize size, const gchar * what)
+{
+#ifdef HAVE_CUDA
+  cudaError_t err = cudaSuccess;
+
+  if (!e->device || size == 0)
+    return gst_co_engine_download (e, dst, src, size, what);
+  e->downloaded = TRUE;
+  if (!e->copy_stream) {
+    cudaStream_t s = NULL;
+    cudaEvent_t a = NULL, b = NULL;
+    err = cudaStreamCreateWithFlags (&s, cudaStreamNonBlocking);
+    if (err == cudaSuccess)
+      err = cudaEventCreateWithFlags (&a, cudaEventDisableTiming);
+    if (err == cudaSuccess)
+      err = cudaEventCreateWithFlags (&b, cudaEventDisableTiming);
+    e->copy_stream = s;
+    e->copy_from = a;
+    e->copied = b;
+  }
+  if (err == cudaSuccess)
+    err = cudaEventRecord ((cudaEvent_t) e->copy_from,
+        (cudaStream_t) e->stream);
+  if (err == cudaSuccess)
+    err = cudaStreamWaitEvent ((cudaStream_t) e->copy_stream,
+        (cudaEvent_t) e->copy_from, 0);
+  if (err == cudaSuccess)
+    err = cudaMemcpyAsync (dst, src, size, cudaMemcpyDeviceToHost,
+        (cudaStream_t) e->copy_stream);
+  if (err == cudaSuccess)
+    err = cudaEventRecord ((cudaEvent_t) e->copied,
+        (cudaStream_t) e->copy_stream);
+  e->copying = TRUE;
+  return gst_co_engine_cuda_ok (e, err, what);
+#else
+  return gst_co_engine_download (e, dst, src, size, what);
+#endif
+}
+
+gboolean
+gst_co_engine_join_copies (GstCoEngine * e)
+{
+#ifdef HAVE_CUDA
+  cudaError_t err;
+
+  if (!e->device || !e->copying)
+    return TRUE;
+  e->copying = FALSE;
+  err = cudaStreamWaitEvent ((cudaStream_t) e->stream,
+      (cudaEvent_t) e->copied, 0);
+  return gst_co_engine_cuda_ok (e, err, "ordering after a download");
+#else
+  (void) e;
+  return TRUE;
+#endif
+}
+
 /* With the device current, at close */
 void
 co_engine_free_waits (GstCoEngine * e)
@@ -252,6 +328,18 @@ co_engine_free_waits (GstCoEngine * e)
 #endif
     e->marks = g_slist_delete_link (e->marks, e->marks);
   }
+#ifdef HAVE_CUDA
+  if (e->copy_stream) {
+    cudaStreamSynchronize ((cudaStream_t) e->copy_stream);
+    cudaStreamDestroy ((cudaStream_t) e->copy_stream);
+  }
+  if (e->copy_from)
+    cudaEventDestroy ((cudaEvent_t) e->copy_from);
+  if (e->copied)
+    cudaEventDestroy ((cudaEvent_t) e->copied);
+#endif
+  e->copy_stream = e->copy_from = e->copied = NULL;
+  e->copying = FALSE;
 }
 
 /* With the device current, at open: inputs are held, not waited for (on

@@ -390,6 +390,10 @@ gst_co_engine_sync (GstCoEngine * e, const gchar * what)
   if (!e->device)
     return TRUE;
 #ifdef HAVE_CUDA
+  if (e->copying && !gst_co_engine_cuda_ok (e,
+          (int) cudaStreamSynchronize ((cudaStream_t) e->copy_stream), what))
+    return FALSE;
+  e->copying = FALSE;
   return gst_co_engine_cuda_ok (e,
       (int) cudaStreamSynchronize ((cudaStream_t) e->stream), what);
 #else

@@ -1088,7 +1088,10 @@ gst_cuda_clt_correlate_process (GstCoBaseAggregator * base,
     return GST_FLOW_ERROR;
   }
   host = (gfloat *) map.data;
-  if (self->mode == CORR_TEMPORAL) {
+  /* the last output's results may still be copying out of self->res: the
+   * forward transforms above ran beside that copy, the correlations wait */
+  ok = gst_co_engine_join_copies (e);
+  if (ok && self->mode == CORR_TEMPORAL) {
     /* the first frame (after a start, new caps or a seek) is its own
      * reference: zero flow, so that every output carries results */
     ok = correlate (self, self->have_ref ? self->ref_slot : 1 -
@@ -1111,7 +1114,7 @@ gst_cuda_clt_correlate_process (GstCoBaseAggregator * base,
           "combining the rig's pairs");
   }
   if (ok && e->device)
-    ok = gst_co_engine_download (e, host, self->res,
+    ok = gst_co_engine_download_behind (e, host, self->res,
         sizeof (gfloat) * self->planes_per_tile * self->n_tiles,
         "reading results");
   gst_memory_unmap (o->results, &map);
