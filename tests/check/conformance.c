@@ -248,13 +248,47 @@ results_differ (const Row * row, GstBuffer * a, GstBuffer * b)
 
 static gchar *expand (const gchar * props);
 
+/* Whether "name=value ..." @settings sets @name */
+static gboolean
+sets (const gchar * settings, const gchar * name)
+{
+  gchar **kv = g_strsplit (settings ? settings : "", " ", -1);
+  gboolean found = FALSE;
+  guint i;
+
+  for (i = 0; kv[i] && !found; i++) {
+    const gchar *eq = strchr (kv[i], '=');
+    found = eq && (gsize) (eq - kv[i]) == strlen (name) &&
+        !strncmp (kv[i], name, eq - kv[i]);
+  }
+  g_strfreev (kv);
+  return found;
+}
+
+/* The row's element with its settings, then @extra's.  A setting @extra
+ * makes replaces the row's rather than following it: gst_parse_launch
+ * keeps the last of a property given twice, but the first of a child
+ * proxy's (sink_N::name: set when the pad is made, the launch line's
+ * settings taken in reverse order), so a bad sink_1::calibration-file
+ * after the row's good one would never be set. */
 static gchar *
 describe (const Row * row, const gchar * extra)
 {
-  gchar *props = expand (row->props);
-  gchar *ret = g_strdup_printf ("%s backend=%s %s %s", row->factory, backend,
-      props, extra ? extra : "");
+  gchar *props = expand (row->props), *ret;
+  gchar **kv = g_strsplit (props, " ", -1);
+  GString *kept = g_string_new (NULL);
+  guint i;
 
+  for (i = 0; kv[i]; i++) {
+    gchar *name = g_strndup (kv[i], strcspn (kv[i], "="));
+    if (*kv[i] && !sets (extra, name))
+      g_string_append_printf (kept, "%s%s", kept->len ? " " : "", kv[i]);
+    g_free (name);
+  }
+  ret = g_strdup_printf ("%s backend=%s %s %s", row->factory, backend,
+      kept->str, extra ? extra : "");
+  g_string_free (kept, TRUE);
+  g_strfreev (kv);
   g_free (props);
   return ret;
 }
