@@ -19,9 +19,13 @@
  *   and the element works again after them;
  * - 500 state cycles;
  * - every file property, missing, a directory, a FIFO, empty, not of its
- *   kind: set before PLAYING a prompt error, set while PLAYING a warning
+ *   kind, and (where the row names one) a file that parses but cannot be
+ *   used: set before PLAYING a prompt error, set while PLAYING a warning
  *   (or an error), each naming the file in its message text; while PLAYING
- *   the last good state stays, and the other settings still apply.
+ *   the last good state stays, and the other settings still apply.  An
+ *   aggregator's pad files (sink_N::calibration-file, sink_N::kernels-file)
+ *   are file properties of its rows: set on one pad while PLAYING, only a
+ *   warning will do, and the rig goes on as it was.
  * A new element joins the family by adding a row (an aggregator: linked
  * from identity, so that its one request pad is made).
  */
@@ -47,10 +51,34 @@ typedef enum
   KIND_ANALYSE,                 /* pixels through, results attached */
 } Kind;
 
+/* the bad files of the files check */
+typedef enum
+{
+  BAD_MISSING,
+  BAD_DIRECTORY,
+  BAD_FIFO,
+  BAD_EMPTY,
+  BAD_JUNK,
+  BAD_UNUSABLE,                 /* the row's FileProp.unusable */
+  N_BAD
+} Bad;
+
+#define BAD_ALL ((1u << N_BAD) - 1)
+
 typedef struct
 {
-  const gchar *prop;            /* a file property */
+  /* a file property; an aggregator's pad's as sink_N::name (set through
+   * its child proxy), which while PLAYING must warn and keep the last good
+   * state (a rig goes on, pad by pad) */
+  const gchar *prop;
   const gchar *with;            /* what it needs beside it, or NULL */
+  /* a file of tests/data that parses but this row cannot use, or NULL */
+  const gchar *unusable;
+  /* a pad's: the bad kinds (1 << Bad) that, set while PLAYING, are still
+   * an error where a warning is due, the element's known faults: checked
+   * as they are (a prompt error, the file named first), and a bit whose
+   * fault is mended fails the check until it is taken out */
+  guint erring;
 } FileProp;
 
 typedef struct
@@ -72,6 +100,17 @@ typedef struct
   const gchar *fixed;
 } Row;
 
+/* An aggregator's pad files, on one pad of the rig: a calibration that
+ * parses but whose focal length no camera has, kernels whose grid covers
+ * 33x33 pixels of the rows' 64x48 frames.  Known faults while PLAYING
+ * (erring): a bad calibration on a pad that had none is an error ("no
+ * usable calibration") after its warning, and kernels that parse but do
+ * not cover the frame are an error (the last good ones are dropped). */
+#define PAD_CALIBRATION(pad, erring) \
+  {pad "::calibration-file", NULL, "calib-bad-absurd.yml", erring}
+#define PAD_KERNELS(pad) \
+  {pad "::kernels-file", NULL, "clt-identity-3x3.cltk", 1u << BAD_UNUSABLE}
+
 static const Row rows[] = {
   {"cudalensdistort", "model=camera k1=-0.2 k2=0.05", KIND_FILTER,
         {"video/x-raw,format=RGBA", "video/x-raw,format=NV12",
@@ -80,9 +119,10 @@ static const Row rows[] = {
             NULL},
         {{64, 48}, {64, 48}, {97, 61}, {33, 17}, {64, 48}, {31, 7}},
         "k1", "-0.2", "-0.05",
-        {{"calibration-file", NULL},
-              {"rectification-file", "calibration-file=@calib-opencv.yml"},
-            {"map-file", NULL}},
+        {{"calibration-file", NULL, NULL, 0},
+              {"rectification-file", "calibration-file=@calib-opencv.yml",
+                NULL, 0},
+            {"map-file", NULL, NULL, 0}},
       NULL, "video/x-raw,format=RGBA,width=64,height=48", NULL},
   {"cudafoveate", "strength=1.5", KIND_FILTER,
         {"video/x-raw,format=RGBA", "video/x-raw,format=RGBA",
@@ -90,7 +130,7 @@ static const Row rows[] = {
             "video/x-raw,format=I420", "video/x-raw,format=RGB", NULL},
         {{64, 64}, {256, 256}, {97, 61}, {64, 48}, {33, 17}, {16, 16}},
         "fixation-x", "0.3", "0.7",
-        {{"blur-map", NULL}},
+        {{"blur-map", NULL, NULL, 0}},
       "GstCoFoveaGaze", "video/x-raw,format=RGBA,width=64,height=48", NULL},
   {"cudaomniunwrap", "projection=polar inner-radius=8 outer-radius=30",
         KIND_RESIZE,
@@ -98,7 +138,7 @@ static const Row rows[] = {
             "video/x-raw,format=RGBA", "video/x-raw,format=GRAY8", NULL},
         {{128, 96}, {128, 96}, {97, 61}, {64, 64}},
         "start-angle", "0", "45",
-        {{NULL}},
+        {{NULL, NULL, NULL, 0}},
       NULL, "video/x-raw,format=RGBA,width=128,height=96", NULL},
   {"cudashcentroid", "pitch=8 method=tcog gamma=2.0 message-interval=1",
         KIND_ANALYSE,
@@ -107,7 +147,8 @@ static const Row rows[] = {
             NULL},
         {{64, 64}, {64, 64}, {97, 61}, {33, 17}},
         "threshold", "0.1", "0.4",
-        {{"mask-file", NULL}, {"reference-file", NULL}, {"lut-file", NULL}},
+        {{"mask-file", NULL, NULL, 0}, {"reference-file", NULL, NULL, 0},
+            {"lut-file", NULL, NULL, 0}},
       "GstCoShCentroids", "video/x-raw,format=GRAY8,width=64,height=48", NULL},
   {"cudaaberration", "lpf-sigma=0.5", KIND_CONVERT,
         {"video/x-bayer,format=rggb", "video/x-bayer,format=bggr",
@@ -115,7 +156,8 @@ static const Row rows[] = {
             "video/x-bayer,format=gbrg16le", NULL},
         {{64, 48}, {64, 48}, {66, 50}, {64, 48}, {32, 32}},
         "lpf-sigma", "0.5", "1.0",
-        {{"kernels-file", NULL}, {"calibration-file", "model=camera"}},
+        {{"kernels-file", NULL, NULL, 0},
+            {"calibration-file", "model=camera", NULL, 0}},
       NULL, "video/x-raw,format=GRAY16_LE,width=64,height=48", NULL},
   /* an aggregator: one request pad, linked from identity, in temporal mode
    * (the first frame after new caps is its own reference, as a fresh
@@ -127,7 +169,10 @@ static const Row rows[] = {
               "video/x-raw,format=GRAY8", NULL},
         {{64, 48}, {64, 48}, {66, 50}, {33, 17}, {16, 16}},
         "fat-zero", "0.1", "0.5",
-        {{NULL, NULL}},
+        /* (no calibration-file: in mode=temporal it is read only with
+         * kernels, so a bad one alone is not reported, before PLAYING or
+         * while: a known fault) */
+        {PAD_KERNELS ("sink_0")},
       "GstCoCltCorrelation", "video/x-raw,format=GRAY8,width=64,height=48", NULL},
 
   /* rigs of 2, 4 and 12 cameras: every input gets the same frames (a tee),
@@ -139,7 +184,7 @@ static const Row rows[] = {
               "video/x-raw,format=GRAY8", NULL},
         {{64, 48}, {64, 48}, {66, 50}, {33, 17}, {16, 16}},
         "fat-zero", "0.1", "0.5",
-        {{NULL, NULL}},
+        {PAD_CALIBRATION ("sink_1", BAD_ALL), PAD_KERNELS ("sink_1")},
         "GstCoCltCorrelation", "video/x-raw,format=GRAY8,width=64,height=48",
       "mode"},
   {"identity ! tee name=t t. ! c.sink_0 t. ! c.sink_1 t. ! c.sink_2 t. ! c.sink_3 cudacltcorrelate name=c",
@@ -149,7 +194,7 @@ static const Row rows[] = {
               "video/x-raw,format=GRAY8", NULL},
         {{64, 48}, {64, 48}, {66, 50}, {33, 17}, {16, 16}},
         "fat-zero", "0.1", "0.5",
-        {{NULL, NULL}},
+        {PAD_CALIBRATION ("sink_1", BAD_ALL), PAD_KERNELS ("sink_1")},
         "GstCoCltCorrelation", "video/x-raw,format=GRAY8,width=64,height=48",
       "mode"},
   {"identity ! tee name=t t. ! c.sink_0 t. ! c.sink_1 t. ! c.sink_2 t. ! c.sink_3 t. ! c.sink_4 t. ! c.sink_5 t. ! c.sink_6 t. ! c.sink_7 t. ! c.sink_8 t. ! c.sink_9 t. ! c.sink_10 t. ! c.sink_11 cudacltcorrelate name=c",
@@ -159,11 +204,12 @@ static const Row rows[] = {
               "video/x-raw,format=GRAY8", NULL},
         {{64, 48}, {64, 48}, {66, 50}, {33, 17}, {16, 16}},
         "fat-zero", "0.1", "0.5",
-        {{NULL, NULL}},
+        {PAD_CALIBRATION ("sink_1", BAD_ALL), PAD_KERNELS ("sink_1")},
         "GstCoCltCorrelation", "video/x-raw,format=GRAY8,width=64,height=48",
       "mode"},
   /* calibrated rigs of 2 and 4: the rig's geometry through every check
-   * (pad files that go bad: check-coaggregator, check-cudacltcorrelate) */
+   * (a bad file on sink_1 replaces its good one: the last good rig must
+   * stay) */
   {"identity ! tee name=t t. ! c.sink_0 t. ! c.sink_1 cudacltcorrelate name=c",
         "sink_0::calibration-file=@rig-cam0.yml sink_1::calibration-file=@rig-cam1.yml refine=1 post-messages=true", KIND_ANALYSE,
         {"video/x-raw,format=GRAY8", "video/x-raw,format=GRAY16_LE",
@@ -171,7 +217,7 @@ static const Row rows[] = {
               "video/x-raw,format=GRAY8", NULL},
         {{64, 48}, {64, 48}, {66, 50}, {33, 17}, {16, 16}},
         "fat-zero", "0.1", "0.5",
-        {{NULL, NULL}},
+        {PAD_CALIBRATION ("sink_1", 0), PAD_KERNELS ("sink_1")},
         "GstCoCltCorrelation", "video/x-raw,format=GRAY8,width=64,height=48",
       "mode"},
   {"identity ! tee name=t t. ! c.sink_0 t. ! c.sink_1 t. ! c.sink_2 t. ! c.sink_3 cudacltcorrelate name=c",
@@ -181,7 +227,7 @@ static const Row rows[] = {
               "video/x-raw,format=GRAY8", NULL},
         {{64, 48}, {64, 48}, {66, 50}, {33, 17}, {16, 16}},
         "fat-zero", "0.1", "0.5",
-        {{NULL, NULL}},
+        {PAD_CALIBRATION ("sink_1", 0), PAD_KERNELS ("sink_1")},
         "GstCoCltCorrelation", "video/x-raw,format=GRAY8,width=64,height=48",
       "mode"},
 };
@@ -893,29 +939,23 @@ state_cycles (const Row * row)
 
 /* ---- files ---- */
 
-typedef enum
-{
-  BAD_MISSING,
-  BAD_DIRECTORY,
-  BAD_FIFO,
-  BAD_EMPTY,
-  BAD_JUNK,
-  N_BAD
-} Bad;
-
 static const gchar *bad_names[] = { "missing", "directory", "FIFO", "empty",
-  "junk"
+  "junk", "unusable"
 };
 
-/* A path of kind @bad in @dir; what its message must also say */
+/* A path of kind @bad (for @fp) in @dir; what its message must also say */
 static gchar *
-make_bad (const gchar * dir, Bad bad, const gchar ** says)
+make_bad (const gchar * dir, const FileProp * fp, Bad bad,
+    const gchar ** says)
 {
-  gchar *path = g_build_filename (dir, bad == BAD_DIRECTORY ? "a-directory" :
-      bad == BAD_FIFO ? "a-fifo" : bad == BAD_MISSING ? "not-there.yml" :
-      bad == BAD_EMPTY ? "empty.yml" : "junk.yml", NULL);
+  gchar *path;
 
   *says = NULL;
+  if (bad == BAD_UNUSABLE)
+    return data_path (fp->unusable);
+  path = g_build_filename (dir, bad == BAD_DIRECTORY ? "a-directory" :
+      bad == BAD_FIFO ? "a-fifo" : bad == BAD_MISSING ? "not-there.yml" :
+      bad == BAD_EMPTY ? "empty.yml" : "junk.yml", NULL);
   switch (bad) {
     case BAD_MISSING:
       *says = "No such file";
@@ -1021,9 +1061,10 @@ bad_file_before (const Row * row, const FileProp * fp, const gchar * path,
 
 /* Set while PLAYING: an error or a warning naming the file; after a
  * warning the element keeps its last good state and still applies the
- * other settings. */
+ * other settings.  A pad's file (an aggregator's, set on one pad while
+ * the others keep theirs) must warn: the rig goes on as it was. */
 static void
-bad_file_while_playing (const Row * row, const FileProp * fp,
+bad_file_while_playing (const Row * row, const FileProp * fp, Bad bad,
     const gchar * path, const gchar * says, const gchar * what)
 {
   gchar *with = expand (fp->with);
@@ -1038,8 +1079,11 @@ bad_file_while_playing (const Row * row, const FileProp * fp,
   GstBus *bus = gst_bus_new ();
   GstMessageType type = 0;
   GstFlowReturn ret;
+  gboolean pad = strstr (fp->prop, "::") != NULL;
   gchar *text;
 
+  fail_unless (!pad || GST_IS_CHILD_PROXY (e), "%s: %s is a pad's, but the "
+      "element has no child proxy", row->factory, fp->prop);
   gst_element_set_bus (h->element, bus);
   out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
   fail_unless (out != NULL, "%s: no first frame", good);
@@ -1049,15 +1093,35 @@ bad_file_while_playing (const Row * row, const FileProp * fp,
   gst_bus_set_flushing (bus, FALSE);
 
   /* a pad's file (an aggregator's sink_N::name) through its child proxy */
-  if (GST_IS_CHILD_PROXY (e))
+  if (pad)
     gst_child_proxy_set (GST_CHILD_PROXY (e), fp->prop, path, NULL);
   else
     g_object_set (e, fp->prop, path, NULL);
   ret = gst_harness_push (h, gst_buffer_ref (in));
-  text = pop_problem (bus, &type, 0);
+  /* an aggregator reads its pads' files in its own thread, after the push
+   * returned */
+  text = pop_problem (bus, &type, 10 * GST_SECOND);
   check_names (text, path, says, what);
   g_free (text);
-  if (ret == GST_FLOW_OK) {
+  if (pad && (fp->erring & (1u << bad))) {
+    /* a known fault: the error, after the warning that names the file */
+    if (type == GST_MESSAGE_WARNING) {
+      text = pop_problem (bus, &type, 10 * GST_SECOND);
+      fail_unless (text && type == GST_MESSAGE_ERROR, "%s: a known fault "
+          "mended? no error while PLAYING now (%s): take its bit out of the "
+          "row's erring", what, text ? text : "frames flow");
+      GST_INFO ("%s: known fault while PLAYING: %s", what, text);
+      g_free (text);
+    }
+  } else if (pad) {
+    fail_unless (ret == GST_FLOW_OK && type == GST_MESSAGE_WARNING,
+        "%s: an error (flow %s) while PLAYING: a pad's file must warn, the "
+        "last good rig stay and frames go on", what,
+        gst_flow_get_name (ret));
+  }
+  if (pad && (fp->erring & (1u << bad))) {
+    /* nothing to compare */
+  } else if (ret == GST_FLOW_OK) {
     fail_unless (type == GST_MESSAGE_WARNING);
     out = gst_harness_pull (h);
     check_equal_to_fresh (row, h, good, caps, in, out, "with the last good "
@@ -1101,14 +1165,18 @@ bad_files (const Row * row)
       f++) {
     for (b = 0; b < N_BAD; b++) {
       const gchar *says;
-      gchar *path = make_bad (dir, (Bad) b, &says);
+      gchar *path;
+      if (b == BAD_UNUSABLE && !row->files[f].unusable)
+        continue;
+      path = make_bad (dir, &row->files[f], (Bad) b, &says);
       gchar *what = g_strdup_printf ("%s %s %s", row->factory,
           row->files[f].prop, bad_names[b]);
       bad_file_before (row, &row->files[f], path, says, what);
-      bad_file_while_playing (row, &row->files[f], path, says, what);
+      bad_file_while_playing (row, &row->files[f], (Bad) b, path, says,
+          what);
       if (b == BAD_DIRECTORY)
         g_rmdir (path);
-      else
+      else if (b != BAD_UNUSABLE)
         g_unlink (path);
       g_free (what);
       g_free (path);
