@@ -21,6 +21,7 @@
 #include "gstcodevice.h"
 #include "gstcocompat.h"
 #include "family-check.h"
+#include "rig-helper.h"
 #include "../clt-texture.h"
 #include "../../include/cudaoptics/co-results.h"
 
@@ -160,33 +161,31 @@ frame (guint32 seed, gdouble dx)
   return buf;
 }
 
-static void
-push (GstElement * src, GstBuffer * img, GstClockTime pts)
-{
-  GstBuffer *buf = gst_buffer_copy (img);
+#define push co_rig_push_to
 
-  GST_BUFFER_PTS (buf) = pts;
-  GST_BUFFER_DURATION (buf) = GST_SECOND / 30;
-  fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC (src), buf),
-      GST_FLOW_OK);
+/* @n appsrc inputs s0.. of @caps into c (on the run's backend, with
+ * @props), appsink out (tests/check/rig-helper.h) */
+static GstElement *
+appsrc_rig_of (gint n, const gchar * props, const gchar * caps)
+{
+  gchar *p = g_strdup_printf ("backend=%s %s", backend (), props);
+  gchar *d = co_rig_description (n, p, NULL, caps, NULL);
+  GstElement *pipe = launch ("%s", d);
+
+  g_free (d);
+  g_free (p);
+  return pipe;
 }
 
-/* @n appsrc inputs s0.. of GRAY8 W x H at 30/1 into c, appsink out */
+/* @n inputs of GRAY8 W x H at 30/1 */
 static GstElement *
 appsrc_rig (gint n, const gchar * props)
 {
-  GString *d = g_string_new (NULL);
-  GstElement *pipe;
-  gint i;
+  gchar *caps = g_strdup_printf ("video/x-raw,format=GRAY8,width=%d,"
+      "height=%d,framerate=30/1", W, H);
+  GstElement *pipe = appsrc_rig_of (n, props, caps);
 
-  g_string_printf (d, "cudacltcorrelate name=c backend=%s %s ! appsink "
-      "name=out sync=false", backend (), props);
-  for (i = 0; i < n; i++)
-    g_string_append_printf (d, " appsrc name=s%d format=time "
-        "caps=video/x-raw,format=GRAY8,width=%d,height=%d,framerate=30/1 ! "
-        "c.sink_%d", i, W, H, i);
-  pipe = launch ("%s", d->str);
-  g_string_free (d, TRUE);
+  g_free (caps);
   return pipe;
 }
 
@@ -194,8 +193,7 @@ appsrc_rig (gint n, const gchar * props)
 static GstSample *
 pull (GstElement * pipe)
 {
-  return gst_app_sink_try_pull_sample (GST_APP_SINK (by_name (pipe, "out")),
-      10 * GST_SECOND);
+  return co_rig_pull_from (by_name (pipe, "out"), 10 * GST_SECOND);
 }
 
 static const GstStructure *
@@ -611,14 +609,14 @@ GST_END_TEST;
  * the filters do, not refused as a frame that cannot be mapped. */
 GST_START_TEST (test_bayer_with_foreign_meta)
 {
-  GstElement *pipe = launch ("cudacltcorrelate name=c backend=%s ! appsink "
-      "name=out sync=false appsrc name=s0 format=time caps=video/x-bayer,"
-      "format=rggb,width=%d,height=%d,framerate=30/1 ! c.sink_0 appsrc "
-      "name=s1 format=time caps=video/x-bayer,format=rggb,width=%d,"
-      "height=%d,framerate=30/1 ! c.sink_1", backend (), W, H, W, H);
+  gchar *caps = g_strdup_printf ("video/x-bayer,format=rggb,width=%d,"
+      "height=%d,framerate=30/1", W, H);
+  GstElement *pipe = appsrc_rig_of (2, "", caps);
   GstBuffer *img[2] = { frame (9, 0), frame (9, 1) };
   GstSample *s;
   gint i;
+
+  g_free (caps);
 
   for (i = 0; i < 2; i++)
     /* the size of the frame's bytes, another format's layout */
@@ -1013,16 +1011,17 @@ rgba_of (GstBuffer * img, GstBufferPool * pool)
 static GArray *
 rgba_run (gboolean cuda, GstBufferPool * pool, gboolean * warned)
 {
-  GstElement *pipe = launch ("cudacltcorrelate name=c backend=%s ! appsink "
-      "name=out sync=false appsrc name=s0 format=time caps=\"video/x-raw%s,"
-      "format=RGBA,width=%d,height=%d,framerate=30/1\" ! c.sink_0 appsrc "
-      "name=s1 format=time caps=\"video/x-raw%s,format=RGBA,width=%d,"
-      "height=%d,framerate=30/1\" ! c.sink_1", cuda ? "cuda" : "cpu",
-      cuda ? "(memory:CUDAMemory)" : "", W, H,
-      cuda ? "(memory:CUDAMemory)" : "", W, H);
+  gchar *caps = g_strdup_printf ("video/x-raw%s,format=RGBA,width=%d,"
+      "height=%d,framerate=30/1", cuda ? "(memory:CUDAMemory)" : "", W, H);
+  gchar *d = co_rig_description (2, cuda ? "backend=cuda" : "backend=cpu",
+      NULL, caps, NULL);
+  GstElement *pipe = launch ("%s", d);
   GArray *out = g_array_new (FALSE, FALSE, sizeof (gfloat));
   gchar *w;
   gint k;
+
+  g_free (d);
+  g_free (caps);
 
   gst_element_set_state (pipe, GST_STATE_PLAYING);
   for (k = 0; k < 3; k++) {

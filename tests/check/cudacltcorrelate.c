@@ -18,6 +18,7 @@
 #include <gst/app/gstappsink.h>
 #include "gstcodevice.h"
 #include "family-check.h"
+#include "rig-helper.h"
 #include "gstcoimage.h"
 #include "../clt-texture.h"
 #include "../clt-kernels-file.h"
@@ -65,53 +66,30 @@ render (const Texture * t, double dx, double dy)
   return render_bytes (t, dx, dy, 2);
 }
 
-typedef struct
-{
-  GstElement *pipe, *corr, *sink;
-  GstElement *src[4];
-  gint n;
-} Rig;
+typedef CoRig Rig;
 
 /* appsrc ! [cudaupload !] cudacltcorrelate (@props) ! appsink, @n inputs
- * of @format w x h */
+ * of @format w x h, PLAYING */
 static void
 rig_start (Rig * r, gint n, const gchar * props, const gchar * format,
     gint w, gint h, gboolean cuda_memory)
 {
-  GString *d = g_string_new (NULL);
-  gint i;
+  /* a Bayer format comes with its media type */
+  gchar *caps = g_strdup_printf ("%s%s,width=%d,height=%d,framerate=30/1",
+      strchr (format, '/') ? "" : "video/x-raw,format=", format, w, h);
 
-  g_string_printf (d, "cudacltcorrelate name=c %s ! appsink name=out "
-      "sync=false", props);
-  for (i = 0; i < n; i++)
-    g_string_append_printf (d, " appsrc name=s%d format=time caps=%s%s,"
-        "width=%d,height=%d,framerate=30/1 ! %s c.sink_%d", i,
-        /* a Bayer format comes with its media type */
-        strchr (format, '/') ? "" : "video/x-raw,format=", format, w, h,
-        cuda_memory ? "videoconvert ! video/x-raw,format=NV12 "
-        "! cudaupload ! video/x-raw(memory:CUDAMemory) !" : "", i);
-  r->pipe = gst_parse_launch (d->str, NULL);
-  fail_unless (r->pipe != NULL, "%s", d->str);
-  g_string_free (d, TRUE);
-  r->corr = gst_bin_get_by_name (GST_BIN (r->pipe), "c");
-  r->sink = gst_bin_get_by_name (GST_BIN (r->pipe), "out");
-  r->n = n;
-  for (i = 0; i < n; i++) {
-    gchar name[8];
-    g_snprintf (name, sizeof (name), "s%d", i);
-    r->src[i] = gst_bin_get_by_name (GST_BIN (r->pipe), name);
-  }
+  co_rig_init (r, n, props, NULL, caps, cuda_memory ? "videoconvert ! "
+      "video/x-raw,format=NV12 ! cudaupload ! "
+      "video/x-raw(memory:CUDAMemory)" : NULL);
+  g_free (caps);
   gst_element_set_state (r->pipe, GST_STATE_PLAYING);
 }
 
+/* @buf into input @i as frame @frame at 30/1 */
 static void
 rig_push (Rig * r, gint i, GstBuffer * buf, gint frame)
 {
-  buf = gst_buffer_copy (buf);
-  GST_BUFFER_PTS (buf) = gst_util_uint64_scale (frame, GST_SECOND, 30);
-  GST_BUFFER_DURATION (buf) = gst_util_uint64_scale (1, GST_SECOND, 30);
-  fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC (r->src[i]),
-          buf), GST_FLOW_OK);
+  co_rig_push (r, i, buf, gst_util_uint64_scale (frame, GST_SECOND, 30));
 }
 
 /* The results of the next output (a copy; NULL: no results on it), or
@@ -119,8 +97,7 @@ rig_push (Rig * r, gint i, GstBuffer * buf, gint frame)
 static GstStructure *
 rig_pull (Rig * r, gboolean * eos)
 {
-  GstSample *s = gst_app_sink_try_pull_sample (GST_APP_SINK (r->sink),
-      10 * GST_SECOND);
+  GstSample *s = co_rig_pull_from (r->sink, 10 * GST_SECOND);
   const GstStructure *st;
   GstStructure *copy = NULL;
 
@@ -159,27 +136,8 @@ rig_message (Rig * r, GstMessageType type)
   return text;
 }
 
-static void
-rig_eos (Rig * r)
-{
-  gint i;
-
-  for (i = 0; i < r->n; i++)
-    gst_app_src_end_of_stream (GST_APP_SRC (r->src[i]));
-}
-
-static void
-rig_stop (Rig * r)
-{
-  gint i;
-
-  gst_element_set_state (r->pipe, GST_STATE_NULL);
-  for (i = 0; i < r->n; i++)
-    gst_object_unref (r->src[i]);
-  gst_object_unref (r->corr);
-  gst_object_unref (r->sink);
-  gst_object_unref (r->pipe);
-}
+#define rig_eos co_rig_eos
+#define rig_stop co_rig_clear
 
 /* Pair @p's shifts and strengths, as floats */
 static const gfloat *
@@ -442,7 +400,8 @@ GST_START_TEST (test_live_late_camera)
   GstTestClock *tc = GST_TEST_CLOCK (clock);
   Texture t;
   GstBuffer *img;
-  GstElement *pipe, *src[2], *sink;
+  Rig r;
+  GstElement *pipe, **src, *sink;
   GstSample *smp;
   GstClockID id = NULL;
   gboolean eos;
@@ -451,17 +410,13 @@ GST_START_TEST (test_live_late_camera)
 
   texture_init (&t, 9);
   img = render (&t, 0, 0);
-  pipe = gst_parse_launch ("cudacltcorrelate name=c backend=cpu "
-      "latency=20000000 ! appsink name=out sync=false "
-      "appsrc name=s0 is-live=true format=time caps=video/x-raw,"
-      "format=GRAY16_LE,width=192,height=144,framerate=10/1 ! c.sink_0 "
-      "appsrc name=s1 is-live=true format=time caps=video/x-raw,"
-      "format=GRAY16_LE,width=192,height=144,framerate=10/1 ! c.sink_1", NULL);
-  fail_unless (pipe != NULL);
+  co_rig_init (&r, 2, "backend=cpu latency=20000000", "is-live=true",
+      "video/x-raw,format=GRAY16_LE,width=192,height=144,framerate=10/1",
+      NULL);
+  pipe = r.pipe;
+  src = r.src;
+  sink = r.sink;
   gst_pipeline_use_clock (GST_PIPELINE (pipe), clock);
-  src[0] = gst_bin_get_by_name (GST_BIN (pipe), "s0");
-  src[1] = gst_bin_get_by_name (GST_BIN (pipe), "s1");
-  sink = gst_bin_get_by_name (GST_BIN (pipe), "out");
   gst_element_set_state (pipe, GST_STATE_PLAYING);
   for (f = 0; f < 3; f++) {
     for (k = 0; k < 2; k++) {
@@ -524,11 +479,7 @@ GST_START_TEST (test_live_late_camera)
   if (smp)
     gst_sample_unref (smp);
   fail_unless (eos, "an output after the last frame");
-  gst_element_set_state (pipe, GST_STATE_NULL);
-  gst_object_unref (src[0]);
-  gst_object_unref (src[1]);
-  gst_object_unref (sink);
-  gst_object_unref (pipe);
+  co_rig_clear (&r);
   gst_object_unref (clock);
   gst_buffer_unref (img);
 }
