@@ -204,8 +204,9 @@ gst_co_aggregator_pad_kernels (GstCoAggregatorPad * pad,
   path = g_strdup (pad->kernels_file);
   gen = pad->kernels_gen;
   GST_OBJECT_UNLOCK (pad);
-  ok = gst_co_clt_source_update (&pad->kernels, element, path, gen, keep,
-      error) && gst_co_clt_source_has_file (&pad->kernels) &&
+  ok = gst_co_clt_source_update (&pad->kernels, element, path, gen,
+      GST_VIDEO_INFO_WIDTH (&pad->info), GST_VIDEO_INFO_HEIGHT (&pad->info),
+      keep, error) && gst_co_clt_source_has_file (&pad->kernels) &&
       gst_co_clt_source_grid (&pad->kernels, element, 0.0,
       GST_VIDEO_INFO_WIDTH (&pad->info), GST_VIDEO_INFO_HEIGHT (&pad->info),
       grid, error);

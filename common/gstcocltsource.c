@@ -9,9 +9,37 @@
 #include "clt.h"
 #include "clt_build.h"
 
+/* Whether kernels @k (of @path) cover a @w x @h frame */
+static gboolean
+covers (const GstCoCltKernels * k, const gchar * path, int w, int h,
+    GError ** error)
+{
+  if ((gint64) (k->grid_w - 1) * k->stride >= w - 1 &&
+      (gint64) (k->grid_h - 1) * k->stride >= h - 1)
+    return TRUE;
+  g_set_error (error, GST_CO_CLT_KERNELS_ERROR,
+      GST_CO_CLT_KERNELS_ERROR_PARSE, "the %dx%d kernel grid of %s, at "
+      "stride %d, covers %dx%d pixels, not the %dx%d frame", k->grid_w,
+      k->grid_h, path, k->stride, (k->grid_w - 1) * k->stride + 1,
+      (k->grid_h - 1) * k->stride + 1, w, h);
+  return FALSE;
+}
+
+/* Freshly read kernels that cannot serve the frame (@w > 0) are freed */
+static gboolean
+fits_frame (GstCoCltKernels * fresh, const gchar * path, int w, int h,
+    GError ** error)
+{
+  if (w <= 0 || covers (fresh, path, w, h, error))
+    return TRUE;
+  gst_co_clt_kernels_clear (fresh);
+  return FALSE;
+}
+
 gboolean
 gst_co_clt_source_update (GstCoCltSource * src, GstElement * element,
-    const gchar * path, guint gen, gboolean keep, GError ** error)
+    const gchar * path, guint gen, int w, int h, gboolean keep,
+    GError ** error)
 {
   GstCoCltKernels fresh;
   GError *err = NULL;
@@ -23,7 +51,8 @@ gst_co_clt_source_update (GstCoCltSource * src, GstElement * element,
     return TRUE;
   if (!path || !*path) {
     gst_co_clt_kernels_clear (&src->kernels);
-  } else if (!gst_co_clt_kernels_load (path, &fresh, &err)) {
+  } else if (!gst_co_clt_kernels_load (path, &fresh, &err) ||
+      !fits_frame (&fresh, path, w, h, &err)) {
     if (!keep) {
       g_propagate_error (error, err);
       return FALSE;
@@ -65,15 +94,8 @@ gst_co_clt_source_grid (GstCoCltSource * src, GstElement * element,
 
   memset (grid, 0, sizeof (*grid));
   if (k->nodes) {
-    if ((gint64) (k->grid_w - 1) * k->stride < w - 1 ||
-        (gint64) (k->grid_h - 1) * k->stride < h - 1) {
-      g_set_error (error, GST_CO_CLT_KERNELS_ERROR,
-          GST_CO_CLT_KERNELS_ERROR_PARSE, "the %dx%d kernel grid of %s, at "
-          "stride %d, covers %dx%d pixels, not the %dx%d frame", k->grid_w,
-          k->grid_h, src->path, k->stride, (k->grid_w - 1) * k->stride + 1,
-          (k->grid_h - 1) * k->stride + 1, w, h);
+    if (!covers (k, src->path, w, h, error))
       return FALSE;
-    }
     if ((k->width != w || k->height != h) && (src->warned_w != w ||
             src->warned_h != h)) {
       /* they cover it, but their lens was measured at another size */

@@ -39,11 +39,13 @@ typedef struct
 
 /* The kernels of the file @path (NULL or empty: none) as setting @gen
  * (a counter the element bumps on every set): read again when set again.
- * A file that cannot be used: with @keep (frames flowed), a warning on
+ * A file that cannot be used (unreadable, or, @w > 0, a grid that does not
+ * cover a @w x @h frame): with @keep (frames flowed), a warning on
  * @element's bus, once per setting, and the kernels in use stay; without,
  * FALSE with @error for the caller to post. */
 gboolean gst_co_clt_source_update (GstCoCltSource * src, GstElement * element,
-    const gchar * path, guint gen, gboolean keep, GError ** error);
+    const gchar * path, guint gen, int w, int h, gboolean keep,
+    GError ** error);
 /* Whether a file's kernels are in use */
 gboolean gst_co_clt_source_has_file (const GstCoCltSource * src);
 /* The nodes for a w x h frame into @grid (gst_co_clt_grid_clear): the

@@ -213,7 +213,7 @@ gst_cuda_aberration_rebuild (GstCoBaseFilter * base, gboolean caps_changed)
     self->unused_gen = s.cam.calibration_gen;
   }
   ok = gst_co_clt_source_update (&self->kernels, GST_ELEMENT (self),
-      s.kernels_file, s.kernels_gen, self->built, &err);
+      s.kernels_file, s.kernels_gen, w, h, self->built, &err);
   if (ok && s.model != GST_CO_ABERRATION_MODEL_NONE)
     ok = make_camera (self, &s, w, h, &cam, &err);
   if (ok)

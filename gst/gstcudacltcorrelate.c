@@ -439,6 +439,13 @@ every_or_none (GstCudaCltCorrelate * self, PadFile get, gpointer out,
     if (get (base->pads[i], GST_ELEMENT (self), self->frames > 0,
             (guint8 *) out + i * size, &err)) {
       n_have++;
+    } else if (err && self->frames > 0) {
+      /* streaming, a file that never was usable (its source warned): the
+       * pad is as one that names none, and the last state stays */
+      GST_DEBUG_OBJECT (self, "%s: %s", GST_PAD_NAME (base->pads[i]),
+          err->message);
+      g_error_free (err);
+      missing = i;
     } else if (err) {
       GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ, ("%s: could not use its "
               "%s: %s", GST_PAD_NAME (base->pads[i]), noun, err->message),
