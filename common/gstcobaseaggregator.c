@@ -88,11 +88,13 @@ G_DEFINE_ABSTRACT_TYPE_WITH_CODE (GstCoBaseAggregator,
 
 void
 gst_co_base_aggregator_class_add_sink_template (GstElementClass * klass,
-    GstCaps * caps)
+    GstCaps * caps, GType pad_type)
 {
+  /* the base casts every sink pad to GstCoAggregatorPad */
+  g_return_if_fail (g_type_is_a (pad_type, GST_TYPE_CO_AGGREGATOR_PAD));
   gst_element_class_add_pad_template (klass,
       gst_pad_template_new_with_gtype ("sink_%u", GST_PAD_SINK,
-          GST_PAD_REQUEST, caps, GST_TYPE_CO_AGGREGATOR_PAD));
+          GST_PAD_REQUEST, caps, pad_type));
 }
 
 void

@@ -5,27 +5,35 @@
  * same device layer as GstCoBaseFilter (GstCoEngine: backend, device,
  * context, stream, memory, errors) and the same settings table
  * (gstcosettings.h), and owns what is its own: request sink pads
- * (GstCoAggregatorPad) whose caps are parsed and checked against each
- * other, frames of one instant matched by running time, every pad's frame
- * run through the engine's frame runner (gstcoengine.h) as the filters'
- * frames are, and the host's wait for an output deferred while the next
- * instant's frames are already there.  A subclass sees the matched
- * frames, all on the device (CUDA) or all on the host (CPU), and gives the
- * buffer to push.
+ * (GstCoAggregatorPad, or the element's subclass of it) whose caps are
+ * parsed and checked against each other, frames of one instant matched
+ * by running time, every pad's frame run through the engine's frame
+ * runner (gstcoengine.h) as the filters' frames are, and the host's wait
+ * for an output deferred while the next instant's frames are already
+ * there.  A subclass sees the matched frames, all on the device (CUDA) or
+ * all on the host (CPU), and gives the buffer to push.
  */
 #ifndef __GST_CO_BASE_AGGREGATOR_H__
 #define __GST_CO_BASE_AGGREGATOR_H__
 
 #include <gst/base/gstaggregator.h>
 #include "gstcobasefilter.h"
-#include "gstcocamerasource.h"
-#include "gstcocltsource.h"
 
 G_BEGIN_DECLS
 
-#define GST_TYPE_CO_AGGREGATOR_PAD (gst_co_aggregator_pad_get_type ())
-G_DECLARE_FINAL_TYPE (GstCoAggregatorPad, gst_co_aggregator_pad, GST,
-    CO_AGGREGATOR_PAD, GstAggregatorPad)
+/* What the base needs of an input; an element whose inputs carry more
+ * (cudacltcorrelate: each camera's files) subclasses it and passes its
+ * type to gst_co_base_aggregator_class_add_sink_template.  Written out
+ * rather than G_DECLARE_DERIVABLE_TYPE, whose instance struct holds only
+ * the parent: the element reads these fields. */
+#define GST_TYPE_CO_AGGREGATOR_PAD            (gst_co_aggregator_pad_get_type ())
+#define GST_CO_AGGREGATOR_PAD(obj)            (G_TYPE_CHECK_INSTANCE_CAST ((obj), GST_TYPE_CO_AGGREGATOR_PAD, GstCoAggregatorPad))
+#define GST_CO_AGGREGATOR_PAD_CLASS(klass)    (G_TYPE_CHECK_CLASS_CAST ((klass), GST_TYPE_CO_AGGREGATOR_PAD, GstCoAggregatorPadClass))
+#define GST_CO_AGGREGATOR_PAD_GET_CLASS(obj)  (G_TYPE_INSTANCE_GET_CLASS ((obj), GST_TYPE_CO_AGGREGATOR_PAD, GstCoAggregatorPadClass))
+#define GST_IS_CO_AGGREGATOR_PAD(obj)         (G_TYPE_CHECK_INSTANCE_TYPE ((obj), GST_TYPE_CO_AGGREGATOR_PAD))
+
+typedef struct _GstCoAggregatorPad GstCoAggregatorPad;
+typedef struct _GstCoAggregatorPadClass GstCoAggregatorPadClass;
 
 struct _GstCoAggregatorPad
 {
@@ -41,29 +49,18 @@ struct _GstCoAggregatorPad
   /*< private >*/
   GstCoStage stage;
   gboolean warned_context;
-  /* properties, under the pad's object lock */
-  gchar *calibration_file, *camera, *rectification_file;
-  guint calibration_gen;        /* counts the sets of any of them */
-  gchar *kernels_file;
-  guint kernels_gen;            /* counts its sets */
-  GstCoCameraSource source;     /* streaming thread */
-  GstCoCltSource kernels;       /* streaming thread */
 };
 
-/* The camera this pad's calibration properties name, for its current
- * caps' size (gst_co_camera_source_get: with @keep, a file that cannot be
- * used is a warning and the last usable camera stays).  FALSE with @error
- * unset when the pad names no file; FALSE with @error when it cannot be
- * used. */
-gboolean gst_co_aggregator_pad_camera (GstCoAggregatorPad * pad,
-    GstElement * element, gboolean keep, CoCamera * cam, GError ** error);
-/* The kernel nodes of this pad's kernels-file for its caps' size into
- * @grid (gst_co_clt_grid_clear; gst_co_clt_source_update's @keep).  FALSE
- * with @error unset when the pad names no file (or only a file that never
- * could be used was kept from); FALSE with @error when it cannot be used. */
-gboolean gst_co_aggregator_pad_kernels (GstCoAggregatorPad * pad,
-    GstElement * element, gboolean keep, GstCoCltGrid * grid,
-    GError ** error);
+struct _GstCoAggregatorPadClass
+{
+  GstAggregatorPadClass parent_class;
+
+  gpointer _reserved[GST_PADDING];
+};
+
+GType gst_co_aggregator_pad_get_type (void);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (GstCoAggregatorPad, gst_object_unref)
 
 #define GST_TYPE_CO_BASE_AGGREGATOR            (gst_co_base_aggregator_get_type ())
 #define GST_CO_BASE_AGGREGATOR(obj)            (G_TYPE_CHECK_INSTANCE_CAST ((obj), GST_TYPE_CO_BASE_AGGREGATOR, GstCoBaseAggregator))
@@ -147,9 +144,10 @@ struct _GstCoBaseAggregatorClass
 GType gst_co_base_aggregator_get_type (void);
 
 /* The request sink pad template (sink_%u) of the given caps
- * (gst_co_template_caps) */
+ * (gst_co_template_caps) whose pads are @pad_type: GST_TYPE_CO_AGGREGATOR_PAD
+ * or a subclass of it */
 void     gst_co_base_aggregator_class_add_sink_template (GstElementClass *
-    klass, GstCaps * caps);
+    klass, GstCaps * caps, GType pad_type);
 /* The element's settings table (gstcosettings.h): a rebuild row marks a
  * rebuild before the next frame, a resize row renegotiates the source pad */
 void     gst_co_base_aggregator_class_install_settings (

@@ -53,6 +53,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "gstcudacltcorrelate.h"
+#include "gstcudacltcorrelate-pad.h"
 #include "gstcudacltcorrelate-map.h"
 #include "gstcometa.h"
 #include "clt.h"
@@ -409,14 +410,16 @@ static gboolean
 pad_camera (GstCoAggregatorPad * pad, GstElement * element, gboolean keep,
     gpointer out, GError ** error)
 {
-  return gst_co_aggregator_pad_camera (pad, element, keep, out, error);
+  return gst_cuda_clt_correlate_pad_camera (GST_CUDA_CLT_CORRELATE_PAD (pad),
+      element, keep, out, error);
 }
 
 static gboolean
 pad_kernels (GstCoAggregatorPad * pad, GstElement * element, gboolean keep,
     gpointer out, GError ** error)
 {
-  return gst_co_aggregator_pad_kernels (pad, element, keep, out, error);
+  return gst_cuda_clt_correlate_pad_kernels (GST_CUDA_CLT_CORRELATE_PAD (pad),
+      element, keep, out, error);
 }
 
 /* How many inputs name their @prop (every input or none): -1 after an
@@ -603,7 +606,7 @@ free_buffers (GstCudaCltCorrelate * self)
  * the baseline, in pixels (10^4 px focal length times 10 km) */
 #define MAX_PLACE 1e8
 
-/* The rig of @pairs from the inputs' calibrations (GstCoAggregatorPad's
+/* The rig of @pairs from the inputs' calibrations (GstCudaCltCorrelatePad's
  * calibration-file) into @rig: *have FALSE when no input names one.  An
  * element error when only some do, a file cannot be used, or a pair's
  * cameras stand at one place (or nowhere finite); while streaming, a
@@ -1486,7 +1489,8 @@ gst_cuda_clt_correlate_class_init (GstCudaCltCorrelateClass * klass)
     gst_structure_set (gst_caps_get_structure (caps, i), "width",
         GST_TYPE_INT_RANGE, MIN_SIZE, MAX_SIZE, "height", GST_TYPE_INT_RANGE,
         MIN_SIZE, MAX_SIZE, NULL);
-  gst_co_base_aggregator_class_add_sink_template (ec, caps);
+  gst_co_base_aggregator_class_add_sink_template (ec, caps,
+      GST_TYPE_CUDA_CLT_CORRELATE_PAD);
   gst_element_class_add_pad_template (ec,
       gst_pad_template_new_with_gtype ("src", GST_PAD_SRC, GST_PAD_ALWAYS,
           caps, GST_TYPE_AGGREGATOR_PAD));
@@ -1507,6 +1511,7 @@ gst_cuda_clt_correlate_class_init (GstCudaCltCorrelateClass * klass)
   gst_type_mark_as_plugin_api (GST_TYPE_CO_CORR_PEAK, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_CO_CORR_REFERENCE, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_CO_CORR_OUTPUT, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_CLT_CORRELATE_PAD, 0);
 }
 
 static void
