@@ -13,7 +13,7 @@
 
 #include <gst/gst.h>
 #include "gstcocalibration.h"
-#include "gstcobasefilter.h"
+#include "gstcosettings.h"
 
 G_BEGIN_DECLS
 
