@@ -200,12 +200,15 @@ device_done (gpointer data)
   g_mutex_unlock (&priv->wake_lock);
 }
 
+/* A frame about to be queued on @pad (a probe runs before the queue, so
+ * the flag says what a peek may not see yet) */
 static GstPadProbeReturn
 frame_arrived (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 {
   GstCoBaseAggregatorPrivate *priv = data;
 
   g_mutex_lock (&priv->wake_lock);
+  GST_CO_AGGREGATOR_PAD (pad)->arrived = TRUE;
   g_cond_broadcast (&priv->wake);
   g_mutex_unlock (&priv->wake_lock);
   return GST_PAD_PROBE_OK;
@@ -821,20 +824,37 @@ complete_pending (GstCoBaseAggregator * self, gboolean push)
   return o ? output_complete (self, o, push) : GST_FLOW_OK;
 }
 
-/* Whether every pad already holds its next frame */
+/* Whether every pad holds its next frame, or is about to (wake_lock held) */
 static gboolean
 next_ready (GstCoBaseAggregator * self)
 {
   guint i;
 
   for (i = 0; i < self->n_pads; i++) {
-    GstBuffer *b = gst_aggregator_pad_peek_buffer (GST_AGGREGATOR_PAD
-        (self->pads[i]));
-    if (!b)
+    GstBuffer *b;
+    if (self->pads[i]->arrived)
+      continue;
+    if (!(b = gst_aggregator_pad_peek_buffer (GST_AGGREGATOR_PAD
+                (self->pads[i]))))
       return FALSE;
     gst_buffer_unref (b);
   }
   return TRUE;
+}
+
+/* The instant's frames leave their pads; what arrives from now on is the
+ * next instant's */
+static void
+drop_frames (GstCoBaseAggregator * self)
+{
+  guint i;
+
+  g_mutex_lock (&self->priv->wake_lock);
+  for (i = 0; i < self->n_pads; i++)
+    self->pads[i]->arrived = FALSE;
+  g_mutex_unlock (&self->priv->wake_lock);
+  for (i = 0; i < self->n_pads; i++)
+    gst_aggregator_pad_drop_buffer (GST_AGGREGATOR_PAD (self->pads[i]));
 }
 
 /* Every input's CUDA memory is of one context other than ours (the
@@ -949,24 +969,20 @@ push_gap (GstCoBaseAggregator * self, GstClockTime pts, GstClockTime dur)
  * work is queued too (the next aggregate), so the device never idles while
  * the host finishes, pushes and maps; otherwise it leaves as soon as its
  * work is done, and a live input never waits for a frame not yet there.
- * (A pad is woken by its frame before the frame is queued: it looks again
- * 0.1 ms later, until the device is done.) */
+ * Woken by a frame (frame_arrived) or the device's end (device_done); a
+ * device that never reports its end (a fault stops its host functions)
+ * costs at most a second here, then the output's own wait says why. */
 static gboolean
 next_before_done (GstCoBaseAggregator * self)
 {
   GstCoBaseAggregatorPrivate *priv = self->priv;
+  gint64 until = g_get_monotonic_time () + G_TIME_SPAN_SECOND;
   gboolean ready = FALSE;
 
   g_mutex_lock (&priv->wake_lock);
-  while (priv->done < priv->marked) {
-    g_mutex_unlock (&priv->wake_lock);
-    ready = next_ready (self);
-    g_mutex_lock (&priv->wake_lock);
-    if (ready || priv->done >= priv->marked)
+  while (priv->done < priv->marked && !(ready = next_ready (self)))
+    if (!g_cond_wait_until (&priv->wake, &priv->wake_lock, until))
       break;
-    g_cond_wait_until (&priv->wake, &priv->wake_lock,
-        g_get_monotonic_time () + 100);
-  }
   g_mutex_unlock (&priv->wake_lock);
   return ready;
 }
@@ -1067,8 +1083,7 @@ gst_co_base_aggregator_aggregate (GstAggregator * agg, gboolean timeout)
   }
   /* the pads take their next frames while the previous output leaves
    * (its device work done by now or soon: this one's is queued behind) */
-  for (i = 0; i < self->n_pads; i++)
-    gst_aggregator_pad_drop_buffer (GST_AGGREGATOR_PAD (self->pads[i]));
+  drop_frames (self);
   done = complete_pending (self, TRUE);
   if (ret == GST_FLOW_OK && done != GST_FLOW_OK)
     ret = done;
@@ -1084,14 +1099,12 @@ gst_co_base_aggregator_aggregate (GstAggregator * agg, gboolean timeout)
   goto out;
 
 drop:
-  for (i = 0; i < self->n_pads; i++)
-    gst_aggregator_pad_drop_buffer (GST_AGGREGATOR_PAD (self->pads[i]));
+  drop_frames (self);
 
 out:
   /* nothing new queued: the pending output leaves before any EOS, gap
    * or wait for data */
-  if (self->priv->pending && (ret != GST_FLOW_OK || !self->priv->pending->mark
-          || bufs)) {
+  if (self->priv->pending && (ret != GST_FLOW_OK || bufs)) {
     done = complete_pending (self, TRUE);
     if (ret == GST_FLOW_OK || ret == GST_AGGREGATOR_FLOW_NEED_DATA ||
         ret == GST_FLOW_EOS)

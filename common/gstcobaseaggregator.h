@@ -49,6 +49,7 @@ struct _GstCoAggregatorPad
   /*< private >*/
   GstCoStage stage;
   gboolean warned_context;
+  gboolean arrived;             /* a frame since the last drop (wake_lock) */
 };
 
 struct _GstCoAggregatorPadClass

@@ -132,7 +132,8 @@ done:
       ret = GST_FLOW_ERROR;
 #endif
   GST_TRACE_OBJECT (e->element, "queued");
-  if (ret == GST_FLOW_OK && mark) {
+  /* CO_SYNC_EVERY_FRAME: no mark, the host waits here as 1.22 does */
+  if (ret == GST_FLOW_OK && mark && !e->always_sync) {
     *mark = gst_co_engine_mark (e);
     if (!*mark)
       ret = GST_FLOW_ERROR;
@@ -255,6 +256,36 @@ gst_co_engine_wait_mark (GstCoEngine * e, gpointer mark)
 #endif
 }
 
+#ifdef HAVE_CUDA
+/* The copy stream and its two events, all or none */
+static cudaError_t
+make_copy_stream (GstCoEngine * e)
+{
+  cudaStream_t s = NULL;
+  cudaEvent_t a = NULL, b = NULL;
+  cudaError_t err;
+
+  err = cudaStreamCreateWithFlags (&s, cudaStreamNonBlocking);
+  if (err == cudaSuccess)
+    err = cudaEventCreateWithFlags (&a, cudaEventDisableTiming);
+  if (err == cudaSuccess)
+    err = cudaEventCreateWithFlags (&b, cudaEventDisableTiming);
+  if (err != cudaSuccess) {
+    if (b)
+      cudaEventDestroy (b);
+    if (a)
+      cudaEventDestroy (a);
+    if (s)
+      cudaStreamDestroy (s);
+    return err;
+  }
+  e->copy_stream = s;
+  e->copy_from = a;
+  e->copied = b;
+  return cudaSuccess;
+}
+#endif
+
 gboolean
 gst_co_engine_download_behind (GstCoEngine * e, gpointer dst,
     gconstpointer src, gsize size, const gchar * what)
@@ -265,18 +296,8 @@ gst_co_engine_download_behind (GstCoEngine * e, gpointer dst,
   if (!e->device || size == 0)
     return gst_co_engine_download (e, dst, src, size, what);
   e->downloaded = TRUE;
-  if (!e->copy_stream) {
-    cudaStream_t s = NULL;
-    cudaEvent_t a = NULL, b = NULL;
-    err = cudaStreamCreateWithFlags (&s, cudaStreamNonBlocking);
-    if (err == cudaSuccess)
-      err = cudaEventCreateWithFlags (&a, cudaEventDisableTiming);
-    if (err == cudaSuccess)
-      err = cudaEventCreateWithFlags (&b, cudaEventDisableTiming);
-    e->copy_stream = s;
-    e->copy_from = a;
-    e->copied = b;
-  }
+  if (!e->copy_stream)
+    err = make_copy_stream (e);
   if (err == cudaSuccess)
     err = cudaEventRecord ((cudaEvent_t) e->copy_from,
         (cudaStream_t) e->stream);
@@ -286,10 +307,12 @@ gst_co_engine_download_behind (GstCoEngine * e, gpointer dst,
   if (err == cudaSuccess)
     err = cudaMemcpyAsync (dst, src, size, cudaMemcpyDeviceToHost,
         (cudaStream_t) e->copy_stream);
+  /* queued: the frame's wait (or a failure's) covers the copy stream */
+  if (err == cudaSuccess)
+    e->copying = TRUE;
   if (err == cudaSuccess)
     err = cudaEventRecord ((cudaEvent_t) e->copied,
         (cudaStream_t) e->copy_stream);
-  e->copying = TRUE;
   return gst_co_engine_cuda_ok (e, err, what);
 #else
   return gst_co_engine_download (e, dst, src, size, what);
