@@ -68,6 +68,12 @@ bench_pin_frames (GstAppSrc * src)
         gst_buffer_unref (b);
       }
     }
+    /* a pool of an earlier pipeline's element goes once its frames have
+     * left it */
+    if (bench_pool && bench_pool != pool) {
+      gst_buffer_pool_set_active (bench_pool, FALSE);
+      gst_object_unref (bench_pool);
+    }
     bench_pool = pool;
   }
   gst_query_unref (q);

@@ -468,6 +468,10 @@ need_data (GstAppSrc * src, guint length, gpointer data)
   const gint k = GPOINTER_TO_INT (data);
   GstBuffer *b;
 
+  /* system memory: into sink_0's pool once the element answers (its
+   * pinned memory serves every pad: one allocator an element) */
+  if (bench_pin && !bench_pinned && k == 0 && pushed_by[0] > 0)
+    bench_pinned = bench_pin_frames (src);
   if (pushed_by[k] >= limit) {
     gst_app_src_end_of_stream (src);
     return;
@@ -478,6 +482,17 @@ need_data (GstAppSrc * src, guint length, gpointer data)
   GST_BUFFER_DURATION (b) = GST_SECOND / 1000;
   pushed_by[k]++;
   gst_app_src_push_buffer (src, b);
+}
+
+/* Where the last run's frames were: the element's pinned pool, or not */
+static const gchar *
+pinned_what (void)
+{
+  GstMemory *m = frames[0] ? gst_buffer_peek_memory (frames[0], 0) : NULL;
+
+  if (!bench_pinned || !m || !m->allocator)
+    return "not in the element's pool: pageable";
+  return m->allocator->mem_type;
 }
 
 /* seconds for @n outputs of cudacltcorrelate with @n_in inputs */
@@ -503,6 +518,7 @@ run_element (gint n_in, const gchar * props, guint64 n)
   bus = gst_element_get_bus (pipe);
   gst_bus_set_sync_handler (bus, bench_give_context, NULL, NULL);
   limit = n;
+  bench_pinned = FALSE;         /* this pipeline's element's pool */
   for (k = 0; k < n_in; k++) {
     gchar name[8];
     GstElement *src;
@@ -545,7 +561,8 @@ main (int argc, char **argv)
   char fft_path[256];
   int fft_version = 0;
   gboolean have_fft;
-  gdouble copy, bw, floor_ms, el_quad, el_hd;
+  gdouble copy, bw, floor_ms, el_quad, el_hd, el_quad_sys, el_hd_sys,
+      el_quad_page;
 
   setvbuf (stdout, NULL, _IOLBF, 0);
   gst_init (&argc, &argv);
@@ -669,6 +686,40 @@ main (int argc, char **argv)
   printf ("element, 1080p temporal: %.4f ms an output = %.0f frames/s "
       "(kernels %.4f: aggregator and host %.4f ms)\n", el_hd, 1e3 / el_hd,
       temporal, el_hd - temporal);
+
+  /* the element, camera frames in system memory: written into the pinned
+   * pool the element proposes (as a camera source that takes the
+   * ALLOCATION answer does), read by the kernels through its device alias */
+  bench_pin = TRUE;
+  if (!bench_test_frames (2592, 1936, "NV12", "snow", FALSE)) {
+    g_printerr ("no system-memory frames\n");
+    return 2;
+  }
+  el_quad_sys = element_ms (4, "", quick ? 20 : 50, quick ? 100 : 550);
+  printf ("element, 4 inputs 2592x1936, 6 pairs, frames in system memory "
+      "(%s): %.4f ms an output (kernels %.4f: aggregator, host and reading "
+      "the frames over the bus %.4f ms)\n", pinned_what (), el_quad_sys,
+      fwd + corr, el_quad_sys - (fwd + corr));
+  if (!bench_test_frames (1920, 1080, "NV12", "snow", FALSE)) {
+    g_printerr ("no system-memory frames\n");
+    return 2;
+  }
+  el_hd_sys = element_ms (1, "mode=temporal", quick ? 50 : 200, quick ? 300 :
+      2200);
+  printf ("element, 1080p temporal, frames in system memory (%s): %.4f ms "
+      "an output = %.0f frames/s\n", pinned_what (), el_hd_sys,
+      1e3 / el_hd_sys);
+  /* the same frames where a source ignores the pool: plain malloc'd
+   * memory, copied through a staging frame on the device */
+  bench_pin = FALSE;
+  if (!bench_test_frames (2592, 1936, "NV12", "snow", FALSE)) {
+    g_printerr ("no system-memory frames\n");
+    return 2;
+  }
+  el_quad_page = element_ms (4, "", quick ? 20 : 50, quick ? 100 : 550);
+  printf ("element, 4 inputs 2592x1936, 6 pairs, frames in pageable system "
+      "memory (%s): %.4f ms an output (pinned pool / pageable %.2f)\n",
+      pinned_what (), el_quad_page, el_quad_sys / el_quad_page);
   bench_clear_frames ();
   rig_clear (&quad);
   rig_clear (&hd);
