@@ -70,6 +70,8 @@ store (const GstCoSetting * row, gpointer field, const GValue * value)
     *(gboolean *) field = g_value_get_boolean (value);
   else if (G_TYPE_IS_ENUM (t))
     *(gint *) field = g_value_get_enum (value);
+  else if (G_TYPE_IS_FLAGS (t))
+    *(guint *) field = g_value_get_flags (value);
   else if (t == G_TYPE_STRING) {
     g_free (*(gchar **) field);
     *(gchar **) field = g_value_dup_string (value);
@@ -98,6 +100,8 @@ load (const GstCoSetting * row, gconstpointer field, GValue * value)
     g_value_set_boolean (value, *(const gboolean *) field);
   else if (G_TYPE_IS_ENUM (t))
     g_value_set_enum (value, *(const gint *) field);
+  else if (G_TYPE_IS_FLAGS (t))
+    g_value_set_flags (value, *(const guint *) field);
   else if (t == G_TYPE_STRING)
     g_value_set_string (value, *(gchar * const *) field);
   else if (t == G_TYPE_BYTES)

@@ -74,6 +74,18 @@ typedef struct
     return (GType) type;                                                    \
   }
 
+/* The same for a flags property ({X_A, "First", "a"}, ...): a launch line
+ * sets it as "a+b" */
+#define GST_CO_FLAGS_TYPE(get_type, name, ...)                              \
+  GType get_type (void)                                                     \
+  {                                                                         \
+    static gsize type = 0;                                                  \
+    static const GFlagsValue values[] = { __VA_ARGS__, {0, NULL, NULL} };   \
+    if (g_once_init_enter (&type))                                          \
+      g_once_init_leave (&type, g_flags_register_static (name, values));    \
+    return (GType) type;                                                    \
+  }
+
 /* What a base class does when a row's flags ask for it, and the element's
  * own hook; @changed and @mark_dirty run with the object lock held,
  * @renegotiate outside it.  Any may be NULL. */

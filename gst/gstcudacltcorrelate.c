@@ -88,6 +88,16 @@ typedef enum
   OUTPUT_MAP = 1,
 } CorrOutput;
 
+/* the results' fields an output carries, and all the device copies back */
+typedef enum
+{
+  RESULTS_SHIFT = 1 << 0,
+  RESULTS_STRENGTH = 1 << 1,
+  RESULTS_DISPARITY = 1 << 2,
+  RESULTS_RIG = 1 << 3,
+} CorrResults;
+#define RESULTS_ALL 0xf
+
 /* two inputs, by position in the base's pads */
 typedef struct
 {
@@ -107,6 +117,7 @@ typedef struct
   gint output;
   gdouble map_range;
   gfloat lpf_sigma;
+  guint results;
 } Settings;
 
 struct _GstCudaCltCorrelate
@@ -170,6 +181,7 @@ typedef struct
   GstMemory *results;           /* NULL: none (pairs mode, one input) */
   guint pairs;
   gboolean temporal, rig, map_out, post;
+  guint fields;                 /* CorrResults attached */
   gdouble ref_baseline, map_range;
   gchar *pairs_text;
   gint w, h, tiles_x, tiles_y, n_tiles;
@@ -202,6 +214,7 @@ enum
   PROP_OUTPUT,
   PROP_MAP_RANGE,
   PROP_PRE_SHIFT,
+  PROP_RESULTS,
 };
 
 #define GST_TYPE_CO_CORR_MODE (co_corr_mode_get_type ())
@@ -231,6 +244,13 @@ static GST_CO_ENUM_TYPE (co_corr_output_get_type, "GstCoCorrOutput",
         "frames"},
     {OUTPUT_MAP, "A false-coloured map of the disparity or flow (RGBA), "
           "with the results", "map"})
+
+#define GST_TYPE_CO_CORR_RESULTS (co_corr_results_get_type ())
+static GST_CO_FLAGS_TYPE (co_corr_results_get_type, "GstCoCorrResults",
+    {RESULTS_SHIFT, "Each pair's shift-x and shift-y", "shift"},
+    {RESULTS_STRENGTH, "Each pair's strength", "strength"},
+    {RESULTS_DISPARITY, "With a rig: each pair's disparity", "disparity"},
+    {RESULTS_RIG, "With a rig: rig-disparity and confidence", "rig"})
 
 /* ---- pairs ---- */
 
@@ -954,6 +974,44 @@ correlate (GstCudaCltCorrelate * self, gint a, gint b, guint p,
   return TRUE;
 }
 
+
+/* The fields @o carries, and what output=map draws, copied back from the
+ * device (behind the next kernels): a consumer of the rig's depth alone
+ * reads 2 floats a tile instead of a quad's 26.  The block's layout is
+ * the results' (shift-x, shift-y, strength, disparity per pair, then
+ * rig-disparity and confidence); what is not copied stays unread. */
+static gboolean
+download_fields (GstCudaCltCorrelate * self, const Output * o, gfloat * host)
+{
+  GstCoEngine *e = &GST_CO_BASE_AGGREGATOR (self)->engine;
+  const gsize f = (gsize) o->pairs * o->n_tiles, t = o->n_tiles;
+  guint want = o->fields, k;
+  /* per field: where it starts in the block and how long it is */
+  const gsize at[4] = { 0, 2 * f, 3 * f, 4 * f };
+  const gsize len[4] = { 2 * f, f, f, 2 * t };
+  gsize from = 0, to = 0;
+  gboolean ok = TRUE;
+
+  if (o->map_out)
+    want |= o->rig ? RESULTS_RIG : RESULTS_SHIFT | RESULTS_STRENGTH;
+  if (!o->rig)
+    want &= RESULTS_SHIFT | RESULTS_STRENGTH;
+  /* neighbouring fields in one copy */
+  for (k = 0; k <= 4 && ok; k++) {
+    if (k < 4 && (want & (1u << k))) {
+      if (to == from)
+        from = at[k];
+      to = at[k] + len[k];
+    } else if (to > from) {
+      ok = gst_co_engine_download_behind (e, host + from,
+          (const gfloat *) self->res + from, sizeof (gfloat) * (to - from),
+          "reading results");
+      from = to = 0;
+    }
+  }
+  return ok;
+}
+
 /* The frame's pre-shift where the backend reads it, or NULL: none set,
  * or a block of the wrong size (one warning a block) */
 static gboolean
@@ -1078,6 +1136,7 @@ gst_cuda_clt_correlate_process (GstCoBaseAggregator * base,
   o->map_out = self->map_out;
   o->post = self->snap.post_messages;
   o->map_range = self->snap.map_range;
+  o->fields = self->snap.results;
   o->w = self->w;
   o->h = self->h;
   o->tiles_x = self->tiles_x;
@@ -1124,9 +1183,7 @@ gst_cuda_clt_correlate_process (GstCoBaseAggregator * base,
           "combining the rig's pairs");
   }
   if (ok && e->device)
-    ok = gst_co_engine_download_behind (e, host, self->res,
-        sizeof (gfloat) * self->planes_per_tile * self->n_tiles,
-        "reading results");
+    ok = download_fields (self, o, host);
   gst_memory_unmap (o->results, &map);
   if (!ok)
     return GST_FLOW_ERROR;
@@ -1174,6 +1231,17 @@ draw_map (const Output * o, GstBuffer * outbuf)
   gst_video_frame_unmap (&out);
 }
 
+/* @name: @len bytes of @whole from @at, without a copy */
+static void
+set_slice (GstStructure * s, const gchar * name, GBytes * whole, gsize at,
+    gsize len)
+{
+  GBytes *b = g_bytes_new_from_bytes (whole, at, len);
+
+  gst_structure_set (s, name, G_TYPE_BYTES, b, NULL);
+  g_bytes_unref (b);
+}
+
 static GstFlowReturn
 gst_cuda_clt_correlate_finish (GstCoBaseAggregator * base, GstBuffer * outbuf,
     gpointer output)
@@ -1182,7 +1250,7 @@ gst_cuda_clt_correlate_finish (GstCoBaseAggregator * base, GstBuffer * outbuf,
   Output *o = output;
   const gsize f = sizeof (gfloat) * o->n_tiles * o->pairs;
   const gsize t = sizeof (gfloat) * o->n_tiles;
-  GBytes *whole, *sx, *sy, *st;
+  GBytes *whole;
   GstStructure *s;
 
   if (o->map_out)
@@ -1211,39 +1279,35 @@ gst_cuda_clt_correlate_finish (GstCoBaseAggregator * base, GstBuffer * outbuf,
             "memory"), (NULL));
     return GST_FLOW_ERROR;
   }
-  sx = g_bytes_new_from_bytes (whole, 0, f);
-  sy = g_bytes_new_from_bytes (whole, f, f);
-  st = g_bytes_new_from_bytes (whole, 2 * f, f);
   s = gst_co_buffer_add_results (outbuf, RESULT_KIND);
-  if (s && o->rig) {
-    GBytes *d = g_bytes_new_from_bytes (whole, 3 * f, f);
-    GBytes *rd = g_bytes_new_from_bytes (whole, 4 * f, t);
-    GBytes *cf = g_bytes_new_from_bytes (whole, 4 * f + t, t);
-    gst_structure_set (s, "disparity", G_TYPE_BYTES, d, "rig-disparity",
-        G_TYPE_BYTES, rd, "confidence", G_TYPE_BYTES, cf,
-        "reference-baseline", G_TYPE_DOUBLE, o->ref_baseline, NULL);
-    g_bytes_unref (d);
-    g_bytes_unref (rd);
-    g_bytes_unref (cf);
-  }
-  g_bytes_unref (whole);
   if (s) {
     gst_structure_set (s, "mode", G_TYPE_STRING,
         o->temporal ? "temporal" : "pairs",
         "tiles-x", G_TYPE_INT, o->tiles_x, "tiles-y", G_TYPE_INT,
         o->tiles_y, "tile-step", G_TYPE_INT, 8,
         "pairs", G_TYPE_STRING, o->pairs_text,
-        "shift-x", G_TYPE_BYTES, sx, "shift-y", G_TYPE_BYTES, sy,
-        "strength", G_TYPE_BYTES, st,
         "timestamp", G_TYPE_UINT64, (guint64) GST_BUFFER_PTS (outbuf),
         "frame", G_TYPE_UINT64, self->frames, NULL);
+    if (o->fields & RESULTS_SHIFT) {
+      set_slice (s, "shift-x", whole, 0, f);
+      set_slice (s, "shift-y", whole, f, f);
+    }
+    if (o->fields & RESULTS_STRENGTH)
+      set_slice (s, "strength", whole, 2 * f, f);
+    if (o->rig && (o->fields & RESULTS_DISPARITY))
+      set_slice (s, "disparity", whole, 3 * f, f);
+    if (o->rig && (o->fields & RESULTS_RIG)) {
+      set_slice (s, "rig-disparity", whole, 4 * f, t);
+      set_slice (s, "confidence", whole, 4 * f + t, t);
+    }
+    if (o->rig)
+      gst_structure_set (s, "reference-baseline", G_TYPE_DOUBLE,
+          o->ref_baseline, NULL);
     if (o->post)
       gst_element_post_message (GST_ELEMENT (self),
           gst_message_new_element (GST_OBJECT (self), gst_structure_copy (s)));
   }
-  g_bytes_unref (sx);
-  g_bytes_unref (sy);
-  g_bytes_unref (st);
+  g_bytes_unref (whole);
   self->frames++;
   output_free (o);
   return GST_FLOW_OK;
@@ -1469,6 +1533,20 @@ gst_cuda_clt_correlate_class_init (GstCudaCltCorrelateClass * klass)
             "disparity) or all x then all y", G_TYPE_BYTES,
             GST_CO_PARAM_LIVE), G_STRUCT_OFFSET (Settings, pre_shift),
         GST_CO_SETTING_FRAME, -1},
+    /**
+     * GstCudaCltCorrelate:results:
+     *
+     * The fields each output's results carry (`shift+strength`, `rig`...;
+     * disparity and rig mean nothing without a rig).  On the CUDA backend
+     * only those (and what output=map draws) are copied to the host: a
+     * calibrated quad's block is 26 floats a tile, its depth and
+     * confidence 2.  The structure's other fields are always there.
+     */
+    [PROP_RESULTS - 1] =
+        {g_param_spec_flags ("results", "Results",
+            "The fields the results carry (and the device copies back)",
+            GST_TYPE_CO_CORR_RESULTS, RESULTS_ALL, GST_CO_PARAM_LIVE),
+          G_STRUCT_OFFSET (Settings, results), GST_CO_SETTING_FRAME, -1},
   };
 
   GST_DEBUG_CATEGORY_INIT (gst_cuda_clt_correlate_debug, "cudacltcorrelate",
@@ -1511,6 +1589,7 @@ gst_cuda_clt_correlate_class_init (GstCudaCltCorrelateClass * klass)
   gst_type_mark_as_plugin_api (GST_TYPE_CO_CORR_PEAK, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_CO_CORR_REFERENCE, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_CO_CORR_OUTPUT, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_CO_CORR_RESULTS, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_CLT_CORRELATE_PAD, 0);
 }
 

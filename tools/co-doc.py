@@ -67,6 +67,21 @@ def enum_values(p):
     return out
 
 
+def flags_values(p):
+    """[(value, nick)] of a flags GParamSpec, by value."""
+    fc = p.flags_class
+    old = getattr(fc, "__flags_values__", None)
+    if old is not None:
+        return sorted((int(k), v.value_nicks[0]) for k, v in old.items())
+    out, bit = [], 1
+    while bit <= fc.mask:
+        v = GObject.flags_get_first_value(fc, bit)
+        if v is not None and v.value == bit:
+            out.append((bit, v.value_nick))
+        bit <<= 1
+    return out
+
+
 def describe(p):
     """(type, default, range, when) of one GParamSpec, as table cells."""
     t = p.value_type
@@ -76,6 +91,13 @@ def describe(p):
         kind = "enum"
         default = "`%s`" % values[int(p.default_value)]
         rng = ", ".join("`%s`" % nick for _, nick in sorted(values.items()))
+    elif t.is_a(GObject.TYPE_FLAGS):
+        values = flags_values(p)
+        kind = "flags"
+        d = int(p.default_value)
+        default = "`%s`" % "+".join(n for v, n in values if d & v) \
+            if d else "none"
+        rng = ", ".join("`%s`" % nick for _, nick in values)
     elif t == GObject.TYPE_BOOLEAN:
         kind, default, rng = "boolean", "`%s`" % str(p.default_value).lower(), ""
     elif t == GObject.TYPE_STRING:

@@ -765,6 +765,38 @@ assert_same (const GstStructure * a, const GstStructure * b,
   }
 }
 
+/* @part, made with results=@fields, carries those of @full's fields and
+ * no other, equal */
+static void
+assert_part (const GstStructure * full, const GstStructure * part,
+    const gchar * fields)
+{
+  const gchar *f[] = { "shift-x", "shift-y", "strength", "disparity",
+    "rig-disparity", "confidence"
+  };
+  const gchar *flag[] = { "shift", "shift", "strength", "disparity", "rig",
+    "rig"
+  };
+  gchar **want = g_strsplit (fields, "+", -1);
+  guint i;
+
+  fail_unless (full && part, "results=%s: no results", fields);
+  for (i = 0; i < G_N_ELEMENTS (f); i++) {
+    const GValue *va = gst_structure_get_value (full, f[i]);
+    const GValue *vb = gst_structure_get_value (part, f[i]);
+    const gboolean wanted = g_strv_contains ((const gchar * const *) want,
+        flag[i]);
+    fail_unless (va != NULL, "%s missing from the full results", f[i]);
+    fail_unless ((vb != NULL) == wanted, "results=%s: %s %s", fields, f[i],
+        vb ? "attached" : "missing");
+    if (vb)
+      fail_unless (g_bytes_equal (g_value_get_boxed (va),
+              g_value_get_boxed (vb)), "results=%s: %s differs", fields, f[i]);
+  }
+  fail_unless (gst_structure_has_field (part, "reference-baseline"));
+  g_strfreev (want);
+}
+
 /* Three GRAY8 views of a natural picture (tests/data/natural), @dx, @dy
  * whole pixels apart */
 static void
@@ -1200,6 +1232,18 @@ GST_START_TEST (test_rig_geometry)
   GST_INFO ("rig disparity %.2f px: RMS error %.4f px", d, e);
   fail_unless (e < 0.05, "rig: RMS error %.3f px", e);
   fail_unless (field_rms (s, "confidence", 0, 1.0) < 0.5);
+  /* a consumer of the depth alone: only its fields, the same values */
+  {
+    const gchar *sets[] = { "rig", "shift+disparity", "strength" };
+    gint k;
+    for (k = 0; k < 3; k++) {
+      gchar *p = g_strdup_printf ("%s results=%s", props, sets[k]);
+      GstStructure *part = one_frame (p, 4, img, "GRAY16_LE", FALSE);
+      assert_part (s, part, sets[k]);
+      gst_structure_free (part);
+      g_free (p);
+    }
+  }
   gst_structure_free (s);
   g_free (props);
 
@@ -1526,6 +1570,20 @@ GST_START_TEST (test_cuda_equals_cpu)
       GST_INFO ("%s: CUDA = CPU", k ? "pre-set shifts" : "rig, pre-shift");
       fail_unless (k || gst_structure_has_field (a, "rig-disparity"));
       assert_same (a, b, k ? "pre-set shifts" : "rig");
+      if (k == 0) {
+        /* the device copies back only the fields asked for: the same */
+        const gchar *sets[] = { "rig", "strength+disparity", "shift+rig" };
+        gint j;
+        for (j = 0; j < 3; j++) {
+          gchar *q = g_strdup_printf ("%s results=%s", cuda, sets[j]);
+          GstStructure *c = one_frame_pre (q, 4, quadv, "GRAY16_LE", FALSE,
+              pre[k]);
+          GST_INFO ("results=%s: CUDA = CPU", sets[j]);
+          assert_part (a, c, sets[j]);
+          gst_structure_free (c);
+          g_free (q);
+        }
+      }
       gst_structure_free (a);
       gst_structure_free (b);
       g_free (cpu);
