@@ -462,10 +462,3 @@ static void
 gst_cuda_aberration_init (GstCudaAberration * self)
 {
 }
-
-gboolean
-gst_cuda_aberration_register (GstPlugin * plugin)
-{
-  return gst_element_register (plugin, "cudaaberration", GST_RANK_NONE,
-      GST_TYPE_CUDA_ABERRATION);
-}

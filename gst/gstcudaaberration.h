@@ -10,7 +10,5 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (GstCudaAberration, gst_cuda_aberration, GST,
     CUDA_ABERRATION, GstCoBaseFilter)
 
-gboolean gst_cuda_aberration_register (GstPlugin * plugin);
-
 G_END_DECLS
 #endif

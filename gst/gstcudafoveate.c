@@ -473,10 +473,3 @@ gst_cuda_foveate_init (GstCudaFoveate * self)
 {
   self->set.gaze_time = GST_CLOCK_TIME_NONE;
 }
-
-gboolean
-gst_cuda_foveate_register (GstPlugin * plugin)
-{
-  return gst_element_register (plugin, "cudafoveate", GST_RANK_NONE,
-      GST_TYPE_CUDA_FOVEATE);
-}

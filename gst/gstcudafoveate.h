@@ -10,7 +10,5 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (GstCudaFoveate, gst_cuda_foveate, GST, CUDA_FOVEATE,
     GstCoBaseFilter)
 
-gboolean gst_cuda_foveate_register (GstPlugin * plugin);
-
 G_END_DECLS
 #endif

@@ -157,8 +157,10 @@ struct _GstCudaLensDistort
 };
 
 #define gst_cuda_lens_distort_parent_class parent_class
-G_DEFINE_TYPE (GstCudaLensDistort, gst_cuda_lens_distort,
-    GST_TYPE_CO_REMAP_FILTER);
+G_DEFINE_TYPE_WITH_CODE (GstCudaLensDistort, gst_cuda_lens_distort,
+    GST_TYPE_CO_REMAP_FILTER,
+    GST_DEBUG_CATEGORY_INIT (gst_cuda_lens_distort_debug, "cudalensdistort", 0,
+        "cudalensdistort"));
 
 #define GST_TYPE_CO_LENS_MODEL (gst_co_lens_model_get_type ())
 static GST_CO_ENUM_TYPE (gst_co_lens_model_get_type, "GstCoLensModel",
@@ -543,13 +545,4 @@ gst_cuda_lens_distort_class_init (GstCudaLensDistortClass * klass)
 static void
 gst_cuda_lens_distort_init (GstCudaLensDistort * self)
 {
-}
-
-gboolean
-gst_cuda_lens_distort_register (GstPlugin * plugin)
-{
-  GST_DEBUG_CATEGORY_INIT (gst_cuda_lens_distort_debug, "cudalensdistort", 0,
-      "cudalensdistort");
-  return gst_element_register (plugin, "cudalensdistort", GST_RANK_NONE,
-      GST_TYPE_CUDA_LENS_DISTORT);
 }

@@ -10,7 +10,5 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (GstCudaLensDistort, gst_cuda_lens_distort, GST,
     CUDA_LENS_DISTORT, GstCoRemapFilter)
 
-gboolean gst_cuda_lens_distort_register (GstPlugin * plugin);
-
 G_END_DECLS
 #endif

@@ -683,10 +683,3 @@ static void
 gst_cuda_omni_unwrap_init (GstCudaOmniUnwrap * self)
 {
 }
-
-gboolean
-gst_cuda_omni_unwrap_register (GstPlugin * plugin)
-{
-  return gst_element_register (plugin, "cudaomniunwrap", GST_RANK_NONE,
-      GST_TYPE_CUDA_OMNI_UNWRAP);
-}

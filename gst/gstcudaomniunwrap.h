@@ -10,7 +10,5 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (GstCudaOmniUnwrap, gst_cuda_omni_unwrap, GST,
     CUDA_OMNI_UNWRAP, GstCoRemapFilter)
 
-gboolean gst_cuda_omni_unwrap_register (GstPlugin * plugin);
-
 G_END_DECLS
 #endif

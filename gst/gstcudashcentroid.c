@@ -1143,10 +1143,3 @@ static void
 gst_cuda_sh_centroid_init (GstCudaShCentroid * self)
 {
 }
-
-gboolean
-gst_cuda_sh_centroid_register (GstPlugin * plugin)
-{
-  return gst_element_register (plugin, "cudashcentroid", GST_RANK_NONE,
-      GST_TYPE_CUDA_SH_CENTROID);
-}

@@ -10,7 +10,5 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (GstCudaShCentroid, gst_cuda_sh_centroid, GST,
     CUDA_SH_CENTROID, GstCoBaseFilter)
 
-gboolean gst_cuda_sh_centroid_register (GstPlugin * plugin);
-
 G_END_DECLS
 #endif

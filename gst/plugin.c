@@ -17,15 +17,25 @@
 static gboolean
 plugin_init (GstPlugin * plugin)
 {
+  static const struct
+  {
+    const gchar *name;
+    GType (*get_type) (void);
+  } elements[] = {
+    {"cudalensdistort", gst_cuda_lens_distort_get_type},
+    {"cudaomniunwrap", gst_cuda_omni_unwrap_get_type},
+    {"cudafoveate", gst_cuda_foveate_get_type},
+    {"cudashcentroid", gst_cuda_sh_centroid_get_type},
+    {"cudaaberration", gst_cuda_aberration_get_type},
+    {"cudacltcorrelate", gst_cuda_clt_correlate_get_type},
+  };
   gboolean ok = TRUE;
+  guint i;
 
   gst_co_metas_register ();
-  ok &= gst_cuda_lens_distort_register (plugin);
-  ok &= gst_cuda_omni_unwrap_register (plugin);
-  ok &= gst_cuda_foveate_register (plugin);
-  ok &= gst_cuda_sh_centroid_register (plugin);
-  ok &= gst_cuda_aberration_register (plugin);
-  ok &= gst_cuda_clt_correlate_register (plugin);
+  for (i = 0; i < G_N_ELEMENTS (elements); i++)
+    ok &= gst_element_register (plugin, elements[i].name, GST_RANK_NONE,
+        elements[i].get_type ());
   return ok;
 }
 
