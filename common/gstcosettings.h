@@ -96,8 +96,9 @@ typedef struct
   void (*renegotiate) (GObject * object);
 } GstCoSettingsHooks;
 
-/* Installs the rows' pspecs (ids 1..n) on @klass, points its set/get_property
- * at the table and keeps the table for @klass's type and its subtypes.
+/* Installs the rows' pspecs (ids 1..n) on @klass, marks their enum types
+ * as plugin API, points its set/get_property at the table and keeps the
+ * table for @klass's type and its subtypes.
  * @instance_offset: of the settings struct in the instance; @size: its
  * size.  @settings and @hooks are copied. */
 void     gst_co_settings_install (GObjectClass * klass, gsize instance_offset,

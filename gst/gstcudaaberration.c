@@ -452,9 +452,6 @@ gst_cuda_aberration_class_init (GstCudaAberrationClass * klass)
   fc->rebuild = GST_DEBUG_FUNCPTR (gst_cuda_aberration_rebuild);
   fc->process = GST_DEBUG_FUNCPTR (gst_cuda_aberration_process);
   fc->release = GST_DEBUG_FUNCPTR (gst_cuda_aberration_release);
-
-  gst_type_mark_as_plugin_api (gst_co_bayer_pattern_get_type (), 0);
-  gst_type_mark_as_plugin_api (gst_co_aberration_model_get_type (), 0);
 }
 
 /* the table's defaults are the pspecs' (set by the base) */

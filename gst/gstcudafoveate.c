@@ -463,8 +463,6 @@ gst_cuda_foveate_class_init (GstCudaFoveateClass * klass)
   fc->process = GST_DEBUG_FUNCPTR (gst_cuda_foveate_process);
   fc->finish = GST_DEBUG_FUNCPTR (gst_cuda_foveate_finish);
   fc->release = GST_DEBUG_FUNCPTR (gst_cuda_foveate_release);
-
-  gst_type_mark_as_plugin_api (gst_co_fovea_fragment_get_type (), 0);
 }
 
 /* the table's defaults are the pspecs' (set by the base) */

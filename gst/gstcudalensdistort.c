@@ -537,8 +537,6 @@ gst_cuda_lens_distort_class_init (GstCudaLensDistortClass * klass)
   fc->get_output_size =
       GST_DEBUG_FUNCPTR (gst_cuda_lens_distort_get_output_size);
   rc->remap = GST_DEBUG_FUNCPTR (gst_cuda_lens_distort_remap);
-
-  gst_type_mark_as_plugin_api (GST_TYPE_CO_LENS_MODEL, 0);
 }
 
 /* the table's defaults are the pspecs' (set by the base) */

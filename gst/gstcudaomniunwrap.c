@@ -672,10 +672,6 @@ gst_cuda_omni_unwrap_class_init (GstCudaOmniUnwrapClass * klass)
       GST_DEBUG_FUNCPTR (gst_cuda_omni_unwrap_sink_event);
   GST_BASE_TRANSFORM_CLASS (klass)->submit_input_buffer =
       GST_DEBUG_FUNCPTR (gst_cuda_omni_unwrap_submit_input_buffer);
-
-  gst_type_mark_as_plugin_api (gst_co_omni_projection_get_type (), 0);
-  gst_type_mark_as_plugin_api (gst_co_omni_direction_get_type (), 0);
-  gst_type_mark_as_plugin_api (gst_co_omni_layout_get_type (), 0);
 }
 
 /* the table's defaults are the pspecs' (set by the base) */

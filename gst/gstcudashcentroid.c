@@ -1134,8 +1134,6 @@ gst_cuda_sh_centroid_class_init (GstCudaShCentroidClass * klass)
   fc->finish = GST_DEBUG_FUNCPTR (gst_cuda_sh_centroid_finish);
   fc->rebuild = GST_DEBUG_FUNCPTR (gst_cuda_sh_centroid_rebuild);
   fc->release = GST_DEBUG_FUNCPTR (gst_cuda_sh_centroid_release);
-  gst_type_mark_as_plugin_api (gst_co_sh_method_get_type (), 0);
-  gst_type_mark_as_plugin_api (gst_co_sh_threshold_mode_get_type (), 0);
 }
 
 /* the table's defaults are the pspecs' (set by the base) */
