@@ -74,6 +74,14 @@ typedef struct
   guint mask_gen, reference_gen, lut_gen;       /* count their sets */
 } GstCoShSettings;
 
+/* A file's arrays: given to its parser (GstCoFileParser) with how many
+ * values the grid or the format wants, kept as it filled them. */
+typedef struct
+{
+  gint n;
+  gpointer x, y;
+} FileArrays;
+
 struct _GstCudaShCentroid
 {
   GstCoBaseFilter parent;
@@ -86,11 +94,9 @@ struct _GstCudaShCentroid
   GstCoFileSetting mask_fs, ref_fs, lut_fs;
   guint8 *mask_px;
   gint mask_w, mask_h;
-  gdouble *file_ref_x, *file_ref_y;
-  gint file_ref_n;
+  FileArrays file_ref;          /* gdouble x, y */
   gchar *ref_path;
-  gfloat *file_lut;
-  gint file_lut_levels;
+  FileArrays file_lut;          /* gfloat x */
   gboolean built;               /* a grid since start: bad files then warn */
 
   /* the grid for the negotiated size, and where its lenslets are */
@@ -188,9 +194,10 @@ static GST_CO_ENUM_TYPE (gst_co_sh_threshold_mode_get_type,
 
 /* ---- the grid for a frame size ---- */
 
-/* A frame's results that finish did not take (an error on the way).  The
- * base class waits for the stream whenever a frame fails, so no read-back
- * into the block is still pending when it goes back to the cache. */
+/* A frame's results let go of: by finish, which holds its own reference
+ * to the block, or on an error on the way.  The base class waits for the
+ * stream whenever a frame fails, so no read-back into the block is still
+ * pending when it goes back to the cache. */
 static void
 drop_results (GstCudaShCentroid * self)
 {
@@ -243,6 +250,13 @@ slope_scale (const GstCoShSettings * s)
 }
 
 static void
+clear_arrays (FileArrays * a)
+{
+  g_clear_pointer (&a->x, g_free);
+  g_clear_pointer (&a->y, g_free);
+}
+
+static void
 clear_grid (GstCudaShCentroid * self)
 {
   g_clear_pointer (&self->bx, g_free);
@@ -269,30 +283,31 @@ static void
 clear_files (GstCudaShCentroid * self)
 {
   g_clear_pointer (&self->mask_px, g_free);
-  g_clear_pointer (&self->file_ref_x, g_free);
-  g_clear_pointer (&self->file_ref_y, g_free);
-  g_clear_pointer (&self->file_lut, g_free);
+  clear_arrays (&self->file_ref);
+  clear_arrays (&self->file_lut);
   g_clear_pointer (&self->ref_path, g_free);
-  self->file_ref_n = self->file_lut_levels = 0;
   gst_co_file_setting_reset (&self->mask_fs);
   gst_co_file_setting_reset (&self->ref_fs);
   gst_co_file_setting_reset (&self->lut_fs);
 }
 
-/* A weight per pixel value from @levels little-endian 32-bit floats (256
- * for GRAY8, 65536 for GRAY16_LE: what numpy's a.astype("<f4").tofile()
- * writes), each finite, not negative and not absurd; NULL with *why. */
-static gfloat *
-parse_lut (const gchar * data, gsize size, gint levels, gchar ** why)
+/* A weight per pixel value from n little-endian 32-bit floats (256 for
+ * GRAY8, 65536 for GRAY16_LE: what numpy's a.astype("<f4").tofile()
+ * writes), each finite, not negative and not absurd. */
+static gboolean
+parse_lut (const guint8 * data, gsize size, gpointer out, GError ** error)
 {
+  FileArrays *a = out;
+  const gint levels = a->n;
   gfloat *lut;
   gint i;
 
   if (size != (gsize) levels * 4) {
-    *why = g_strdup_printf ("%" G_GSIZE_FORMAT " bytes: %s frames need %d "
-        "weights, %d bytes of little-endian floats", size, levels == 256 ?
-        "GRAY8" : "GRAY16_LE", levels, levels * 4);
-    return NULL;
+    g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_FAILED, "%"
+        G_GSIZE_FORMAT " bytes: %s frames need %d weights, %d bytes of "
+        "little-endian floats", size, levels == 256 ? "GRAY8" : "GRAY16_LE",
+        levels, levels * 4);
+    return FALSE;
   }
   lut = g_new (gfloat, levels);
   for (i = 0; i < levels; i++) {
@@ -302,13 +317,40 @@ parse_lut (const gchar * data, gsize size, gint levels, gchar ** why)
     memcpy (&lut[i], &u, 4);
     /* bounded too: weights of 3e38 summed over a lenslet are inf */
     if (!isfinite (lut[i]) || lut[i] < 0.0f || lut[i] > 1e12f) {
-      *why = g_strdup_printf ("weight %d is %g: weights are finite, not "
-          "negative and at most 1e12", i, lut[i]);
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_FAILED, "weight %d is "
+          "%g: weights are finite, not negative and at most 1e12", i, lut[i]);
       g_free (lut);
-      return NULL;
+      return FALSE;
     }
   }
-  return lut;
+  a->x = lut;
+  return TRUE;
+}
+
+/* A reference centroid for each of the n lenslets (gstcoshreference.h) */
+static gboolean
+parse_reference (const guint8 * data, gsize size, gpointer out,
+    GError ** error)
+{
+  FileArrays *a = out;
+  gdouble *rx = g_new (gdouble, a->n), *ry = g_new (gdouble, a->n);
+  gchar *why = NULL;
+  gint k;
+
+  k = gst_co_sh_parse_reference ((const gchar *) data, size, a->n, rx, ry,
+      &why);
+  if (k >= 0 && k != a->n)
+    why = g_strdup_printf ("%d reference centroids for %d lenslets", k, a->n);
+  if (why) {
+    g_set_error_literal (error, G_FILE_ERROR, G_FILE_ERROR_FAILED, why);
+    g_free (why);
+    g_free (rx);
+    g_free (ry);
+    return FALSE;
+  }
+  a->x = rx;
+  a->y = ry;
+  return TRUE;
 }
 
 /* @why about the file @path, with its name first (display form) */
@@ -323,6 +365,36 @@ about (const gchar * path, gchar * why)
   return msg;
 }
 
+/* The end of reading one file setting: TRUE when it loaded (no @err), the
+ * caller then taking what it gave; else, @err freed, what
+ * gstcofilesetting.h says, *ok FALSE after an error. */
+static gboolean
+file_loaded (GstCudaShCentroid * self, GstCoFileSetting * fs, guint gen,
+    const gchar * what, GError * err, gboolean * ok)
+{
+  if (!err) {
+    gst_co_file_setting_loaded (fs, gen);
+    return TRUE;
+  }
+  *ok = gst_co_file_setting_failed (fs, GST_ELEMENT (self), gen,
+      self->built, what, err->message);
+  g_error_free (err);
+  return FALSE;
+}
+
+/* The file @path names (none: nothing) through @parse into @a: NULL, or
+ * why not, the file's name first */
+static GError *
+load (const gchar * path, gsize max, GstCoFileParser parse, FileArrays * a)
+{
+  GError *err = NULL;
+
+  if (path && *path)
+    gst_co_file_load (path, max, G_FILE_ERROR, G_FILE_ERROR_FAILED, parse, a,
+        &err);
+  return err;
+}
+
 /* Reads and checks the files whose setting changed, for a grid of nx x ny
  * lenslets and @levels sample values.  A file that fails keeps what the
  * previous setting gave once a grid was built (a warning, once), and is an
@@ -331,16 +403,13 @@ static gboolean
 read_files (GstCudaShCentroid * self, const GstCoShSettings * s, gint nx,
     gint ny, gint levels)
 {
-  GstElement *e = GST_ELEMENT (self);
-  const gint n = nx * ny;
-  gchar *why = NULL, *data = NULL;
-  gsize len = 0;
-  GError *err = NULL;
   gboolean ok = TRUE;
 
   if (gst_co_file_setting_needs_read (&self->mask_fs, s->mask_gen)) {
     guint8 *px = NULL;
     gint w = 0, h = 0;
+    gchar *why = NULL;
+    GError *err = NULL;
     if (s->mask_file && *s->mask_file &&
         (px = gst_co_decode_gray (s->mask_file, &w, &h, &why)) &&
         (w != nx || h != ny)) {
@@ -348,79 +417,34 @@ read_files (GstCudaShCentroid * self, const GstCoShSettings * s, gint nx,
               "%dx%d lenslets: it needs one pixel per lenslet", w, h, nx, ny));
       g_clear_pointer (&px, g_free);
     }
-    if (why) {
-      ok = gst_co_file_setting_failed (&self->mask_fs, e, s->mask_gen,
-          self->built, "lenslet mask", why);
-      g_free (why);
-      why = NULL;
-    } else {
+    if (why)
+      err = g_error_new_literal (G_FILE_ERROR, G_FILE_ERROR_FAILED, why);
+    g_free (why);
+    if (file_loaded (self, &self->mask_fs, s->mask_gen, "lenslet mask", err,
+            &ok)) {
       g_free (self->mask_px);
       self->mask_px = px;
       self->mask_w = w;
       self->mask_h = h;
-      gst_co_file_setting_loaded (&self->mask_fs, s->mask_gen);
     }
   }
   if (ok && gst_co_file_setting_needs_read (&self->ref_fs, s->reference_gen)) {
-    gdouble *rx = NULL, *ry = NULL;
-    if (s->reference_file && *s->reference_file) {
-      if (!gst_co_file_read (s->reference_file, MAX_REFERENCE_FILE, &data,
-              &len, &err)) {
-        why = g_strdup (err->message);
-        g_clear_error (&err);
-      } else {
-        gint k;
-        rx = g_new (gdouble, n);
-        ry = g_new (gdouble, n);
-        k = gst_co_sh_parse_reference (data, len, n, rx, ry, &why);
-        if (k >= 0 && k != n)
-          why = g_strdup_printf ("%d reference centroids for %d lenslets", k,
-              n);
-        if (why) {
-          why = about (s->reference_file, why);
-          g_clear_pointer (&rx, g_free);
-          g_clear_pointer (&ry, g_free);
-        }
-        g_free (data);
-      }
-    }
-    if (why) {
-      ok = gst_co_file_setting_failed (&self->ref_fs, e, s->reference_gen,
-          self->built, "reference centroids", why);
-      g_free (why);
-      why = NULL;
-    } else {
-      g_free (self->file_ref_x);
-      g_free (self->file_ref_y);
-      self->file_ref_x = rx;
-      self->file_ref_y = ry;
-      self->file_ref_n = rx ? n : 0;
+    FileArrays a = { nx * ny, NULL, NULL };
+    if (file_loaded (self, &self->ref_fs, s->reference_gen,
+            "reference centroids", load (s->reference_file,
+                MAX_REFERENCE_FILE, parse_reference, &a), &ok)) {
+      clear_arrays (&self->file_ref);
+      self->file_ref = a;
       g_free (self->ref_path);
-      self->ref_path = rx ? g_strdup (s->reference_file) : NULL;
-      gst_co_file_setting_loaded (&self->ref_fs, s->reference_gen);
+      self->ref_path = a.x ? g_strdup (s->reference_file) : NULL;
     }
   }
   if (ok && gst_co_file_setting_needs_read (&self->lut_fs, s->lut_gen)) {
-    gfloat *lut = NULL;
-    if (s->lut_file && *s->lut_file) {
-      if (!gst_co_file_read (s->lut_file, MAX_LUT_FILE, &data, &len, &err)) {
-        why = g_strdup (err->message);
-        g_clear_error (&err);
-      } else {
-        if (!(lut = parse_lut (data, len, levels, &why)))
-          why = about (s->lut_file, why);
-        g_free (data);
-      }
-    }
-    if (why) {
-      ok = gst_co_file_setting_failed (&self->lut_fs, e, s->lut_gen,
-          self->built, "weight table", why);
-      g_free (why);
-    } else {
-      g_free (self->file_lut);
-      self->file_lut = lut;
-      self->file_lut_levels = lut ? levels : 0;
-      gst_co_file_setting_loaded (&self->lut_fs, s->lut_gen);
+    FileArrays a = { levels, NULL, NULL };
+    if (file_loaded (self, &self->lut_fs, s->lut_gen, "weight table",
+            load (s->lut_file, MAX_LUT_FILE, parse_lut, &a), &ok)) {
+      clear_arrays (&self->file_lut);
+      self->file_lut = a;
     }
   }
   return ok;
@@ -499,22 +523,22 @@ build_grid (GstCudaShCentroid * self, const GstCoShSettings * s,
     return grid_failed (self, may_keep, g_strdup_printf ("The lenslet mask "
             "is %dx%d, the grid %dx%d lenslets: it needs one pixel per "
             "lenslet", self->mask_w, self->mask_h, nx, ny));
-  if (self->file_ref_x && self->file_ref_n != n)
+  if (self->file_ref.x && self->file_ref.n != n)
     return grid_failed (self, may_keep, g_strdup_printf ("The reference "
-            "centroids hold %d lenslets, the grid %d", self->file_ref_n, n));
-  if (self->file_lut && self->file_lut_levels != levels)
+            "centroids hold %d lenslets, the grid %d", self->file_ref.n, n));
+  if (self->file_lut.x && self->file_lut.n != levels)
     return grid_failed (self, may_keep, g_strdup_printf ("The weight table "
             "holds %d weights, the frames have %d sample values",
-            self->file_lut_levels, levels));
-  if (self->file_ref_x) {
+            self->file_lut.n, levels));
+  if (self->file_ref.x) {
     rx = g_new (gdouble, n);
     ry = g_new (gdouble, n);
-    memcpy (rx, self->file_ref_x, sizeof (gdouble) * n);
-    memcpy (ry, self->file_ref_y, sizeof (gdouble) * n);
+    memcpy (rx, self->file_ref.x, sizeof (gdouble) * n);
+    memcpy (ry, self->file_ref.y, sizeof (gdouble) * n);
   }
-  if (self->file_lut) {
+  if (self->file_lut.x) {
     lut = g_new (gfloat, levels);
-    memcpy (lut, self->file_lut, sizeof (gfloat) * levels);
+    memcpy (lut, self->file_lut.x, sizeof (gfloat) * levels);
   }
 
   /* everything fits: the new grid replaces the one in use */
@@ -892,6 +916,7 @@ gst_cuda_sh_centroid_finish (GstCoBaseFilter * base, GstBuffer * inbuf,
   }
   {
     GBytes *b[6] = { NULL }, *whole;
+    GstMemory *block = gst_memory_ref (self->results);
     const gsize f = sizeof (gfloat) * n;
     valid = count_valid (self->flags, n);
     if (G_BYTE_ORDER == G_BIG_ENDIAN) {
@@ -902,11 +927,8 @@ gst_cuda_sh_centroid_finish (GstCoBaseFilter * base, GstBuffer * inbuf,
       b[4] = floats (self->m00, n);
     }
     /* the frame's block itself goes to the buffer: no copy */
-    gst_memory_unmap (self->results, &self->results_map);
-    whole = gst_co_bytes_from_memory (self->results);
-    self->results = NULL;
-    self->cx = self->cy = self->m00 = self->sx = self->sy = NULL;
-    self->flags = NULL;
+    drop_results (self);
+    whole = gst_co_bytes_from_memory (block);
     if (!whole) {
       GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("Could not map the "
               "results' memory"), (NULL));
