@@ -1597,10 +1597,3 @@ static void
 gst_cuda_clt_correlate_init (GstCudaCltCorrelate * self)
 {
 }
-
-gboolean
-gst_cuda_clt_correlate_register (GstPlugin * plugin)
-{
-  return gst_element_register (plugin, "cudacltcorrelate", GST_RANK_NONE,
-      GST_TYPE_CUDA_CLT_CORRELATE);
-}

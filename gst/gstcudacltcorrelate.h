@@ -10,7 +10,5 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (GstCudaCltCorrelate, gst_cuda_clt_correlate, GST,
     CUDA_CLT_CORRELATE, GstCoBaseAggregator)
 
-gboolean gst_cuda_clt_correlate_register (GstPlugin * plugin);
-
 G_END_DECLS
 #endif
