@@ -202,8 +202,10 @@ gst_co_settings_install (GObjectClass * klass, gsize instance_offset,
       g_error ("%s: no setting for property id %u",
           G_OBJECT_CLASS_NAME (klass), i + 1);
     g_object_class_install_property (klass, i + 1, settings[i].pspec);
-    /* an enum of the table is the element's own: documented with it */
-    if (G_IS_PARAM_SPEC_ENUM (settings[i].pspec))
+    /* an enum or flags of the table is the element's own: documented
+     * with it */
+    if (G_IS_PARAM_SPEC_ENUM (settings[i].pspec) ||
+        G_IS_PARAM_SPEC_FLAGS (settings[i].pspec))
       gst_type_mark_as_plugin_api (settings[i].pspec->value_type, 0);
   }
 }

@@ -1585,11 +1585,6 @@ gst_cuda_clt_correlate_class_init (GstCudaCltCorrelateClass * klass)
   bc->drop_output = gst_cuda_clt_correlate_drop_output;
   bc->release = gst_cuda_clt_correlate_release;
 
-  gst_type_mark_as_plugin_api (GST_TYPE_CO_CORR_MODE, 0);
-  gst_type_mark_as_plugin_api (GST_TYPE_CO_CORR_PEAK, 0);
-  gst_type_mark_as_plugin_api (GST_TYPE_CO_CORR_REFERENCE, 0);
-  gst_type_mark_as_plugin_api (GST_TYPE_CO_CORR_OUTPUT, 0);
-  gst_type_mark_as_plugin_api (GST_TYPE_CO_CORR_RESULTS, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_CLT_CORRELATE_PAD, 0);
 }
 
