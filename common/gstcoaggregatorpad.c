@@ -20,5 +20,5 @@ gst_co_aggregator_pad_class_init (GstCoAggregatorPadClass * klass)
 static void
 gst_co_aggregator_pad_init (GstCoAggregatorPad * pad)
 {
-  gst_video_info_init (&pad->info);
+  gst_co_video_info_init (&pad->in);
 }

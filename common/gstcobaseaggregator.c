@@ -355,40 +355,37 @@ clear_pads (GstCoBaseAggregator * self)
 
 /* ---- caps ---- */
 
-/* Whether @pad can take @caps, parsed into @info and @bayer; *@why when
- * not.  No side effect: an ACCEPT_CAPS query asks it too. */
+/* Whether @pad can take @caps, parsed into @in; *@why when not.  No side
+ * effect: an ACCEPT_CAPS query asks it too. */
 static gboolean
 check_caps (GstCoBaseAggregator * self, GstCoAggregatorPad * pad,
-    GstCaps * caps, GstVideoInfo * info, CoBayer * bayer, gchar ** why)
+    GstCaps * caps, GstCoVideoInfo * in, gchar ** why)
 {
   GstCoBaseAggregatorClass *klass = GST_CO_BASE_AGGREGATOR_GET_CLASS (self);
 
-  if (!gst_co_info_from_caps (info, bayer, caps)) {
+  if (!gst_co_video_info_from_caps (in, caps)) {
     *why = g_strdup ("the caps are not a video format this element reads");
     return FALSE;
   }
-  return !klass->check_info || klass->check_info (self, pad, info, *bayer,
-      why);
+  return !klass->check_info || klass->check_info (self, pad, &in->info,
+      in->bayer, why);
 }
 
 static gboolean
 set_pad_caps (GstCoBaseAggregator * self, GstCoAggregatorPad * pad,
     GstCaps * caps)
 {
-  GstVideoInfo info;
-  CoBayer bayer;
+  GstCoVideoInfo in;
   gchar *why = NULL;
 
-  if (!check_caps (self, pad, caps, &info, &bayer, &why)) {
+  if (!check_caps (self, pad, caps, &in, &why)) {
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("%s: %s", GST_PAD_NAME (pad),
             why), ("caps %" GST_PTR_FORMAT, caps));
     g_free (why);
     pad->configured = FALSE;
     return FALSE;
   }
-  pad->info = info;
-  pad->bayer = bayer;
-  pad->format = gst_co_format_from_video (GST_VIDEO_INFO_FORMAT (&info));
+  pad->in = in;
   pad->configured = TRUE;
   gst_co_rebuild_invalidate (&self->priv->rebuild);
   gst_pad_mark_reconfigure (GST_AGGREGATOR_SRC_PAD (self));
@@ -468,16 +465,15 @@ gst_co_base_aggregator_sink_query (GstAggregator * agg,
    * is logged here and posted when such caps are set anyway) */
   if (GST_QUERY_TYPE (query) == GST_QUERY_ACCEPT_CAPS) {
     GstCaps *caps;
-    GstVideoInfo info;
-    CoBayer bayer;
+    GstCoVideoInfo in;
     gchar *why = NULL;
     gboolean ok;
     gst_query_parse_accept_caps (query, &caps);
     ok = gst_pad_query_default (GST_PAD (pad), GST_OBJECT (self), query);
     if (ok) {
       gst_query_parse_accept_caps_result (query, &ok);
-      if (ok && !check_caps (self, GST_CO_AGGREGATOR_PAD (pad), caps, &info,
-              &bayer, &why)) {
+      if (ok && !check_caps (self, GST_CO_AGGREGATOR_PAD (pad), caps, &in,
+              &why)) {
         GST_DEBUG_OBJECT (pad, "not accepting %" GST_PTR_FORMAT ": %s", caps,
             why);
         g_free (why);
@@ -630,7 +626,7 @@ max_skew (GstCoBaseAggregator * self)
   if (GST_CLOCK_TIME_IS_VALID (skew))
     return skew;
   for (i = 0; i < self->n_pads; i++) {
-    const GstVideoInfo *info = &self->pads[i]->info;
+    const GstVideoInfo *info = &self->pads[i]->in.info;
     if (GST_VIDEO_INFO_FPS_N (info) > 0 && GST_VIDEO_INFO_FPS_D (info) > 0)
       period = MIN (period, gst_util_uint64_scale (GST_SECOND,
               GST_VIDEO_INFO_FPS_D (info), GST_VIDEO_INFO_FPS_N (info)));
@@ -673,11 +669,11 @@ unmatched (GstCoBaseAggregator * self, GstCoAggregatorPad * pad,
 static gboolean
 same_sizes (GstCoBaseAggregator * self)
 {
-  const GstVideoInfo *a = &self->pads[0]->info;
+  const GstVideoInfo *a = &self->pads[0]->in.info;
   guint i;
 
   for (i = 1; i < self->n_pads; i++) {
-    const GstVideoInfo *b = &self->pads[i]->info;
+    const GstVideoInfo *b = &self->pads[i]->in.info;
     if (GST_VIDEO_INFO_WIDTH (a) != GST_VIDEO_INFO_WIDTH (b) ||
         GST_VIDEO_INFO_HEIGHT (a) != GST_VIDEO_INFO_HEIGHT (b)) {
       GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("%s is %dx%d but %s is "
@@ -733,12 +729,12 @@ process_matched (GstCoBaseAggregator * self, Output * o)
   views = g_new0 (GstBuffer *, n);
   for (i = 0; i < n; i++) {
     GstCoAggregatorPad *pad = self->pads[i];
-    views[i] = gst_co_bayer_view (GST_ELEMENT (self), o->bufs[i], &pad->info,
-        pad->bayer);
+    views[i] = gst_co_bayer_view (GST_ELEMENT (self), o->bufs[i],
+        &pad->in.info, pad->in.bayer);
     sides[i].buf = views[i] ? views[i] : o->bufs[i];
-    sides[i].info = &pad->info;
-    sides[i].format = pad->format;
-    sides[i].bayer = pad->bayer;
+    sides[i].info = &pad->in.info;
+    sides[i].format = pad->in.format;
+    sides[i].bayer = pad->in.bayer;
     sides[i].flags = GST_MAP_READ;
     sides[i].what = GST_PAD_NAME (pad);
     sides[i].stage = &pad->stage;

@@ -17,7 +17,9 @@
 #define __GST_CO_BASE_AGGREGATOR_H__
 
 #include <gst/base/gstaggregator.h>
-#include "gstcobasefilter.h"
+#include "gstcocaps.h"
+#include "gstcoengine.h"
+#include "gstcosettings.h"
 
 G_BEGIN_DECLS
 
@@ -41,9 +43,7 @@ struct _GstCoAggregatorPad
 
   /*< public: read-only, valid while streaming >*/
   gboolean configured;          /* caps received and accepted */
-  GstVideoInfo info;            /* a Bayer pad: GRAY8/GRAY16_LE */
-  CoFormat format;
-  CoBayer bayer;
+  GstCoVideoInfo in;            /* what it carries (gstcocaps.h) */
   guint index;                  /* N of sink_N */
 
   /*< private >*/

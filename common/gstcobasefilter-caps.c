@@ -1,159 +1,17 @@
 /* cudaoptics — LGPL-2.1-or-later
  *
- * GstCoBaseFilter, caps: pad templates, what each pad may carry given the
- * other (by the class's mode), fixation of a free output size, the order
- * of the sink pad's caps answer, and the parsing of each pad's caps into a
- * video info, video/x-bayer included.
+ * GstCoBaseFilter, caps: the filter's pad templates, what each pad may
+ * carry given the other (by the class's mode), fixation of a free output
+ * size, the order of the sink pad's caps answer, and the caps set on both
+ * pads.  The family's caps themselves (templates, formats, Bayer) are
+ * gstcocaps.c's.
  */
 #include "gstcocompat.h"
 #include "gstcobasefilter-private.h"
 
 #include <stdarg.h>
-#include <string.h>
 
 #define GST_CAT_DEFAULT gst_co_base_filter_debug
-
-CoFormat
-gst_co_format_from_video (GstVideoFormat format)
-{
-  switch (format) {
-    case GST_VIDEO_FORMAT_RGBA:
-      return CO_FORMAT_RGBA;
-    case GST_VIDEO_FORMAT_BGRA:
-      return CO_FORMAT_BGRA;
-    case GST_VIDEO_FORMAT_RGBx:
-      return CO_FORMAT_RGBX;
-    case GST_VIDEO_FORMAT_BGRx:
-      return CO_FORMAT_BGRX;
-    case GST_VIDEO_FORMAT_RGB:
-      return CO_FORMAT_RGB;
-    case GST_VIDEO_FORMAT_GRAY8:
-      return CO_FORMAT_GRAY8;
-    case GST_VIDEO_FORMAT_GRAY16_LE:
-      return CO_FORMAT_GRAY16_LE;
-    case GST_VIDEO_FORMAT_NV12:
-      return CO_FORMAT_NV12;
-    case GST_VIDEO_FORMAT_I420:
-      return CO_FORMAT_I420;
-#ifdef CO_HAVE_RGBA64
-    case GST_VIDEO_FORMAT_RGBA64_LE:
-      return CO_FORMAT_RGBA64_LE;
-#endif
-    default:
-      return CO_FORMAT_UNKNOWN;
-  }
-}
-
-/* bayer2rgb's names; the 16-bit ones are little-endian, 10 to 16 bits used */
-static const struct
-{
-  const gchar *name;
-  CoBayer order;
-  gint bytes;
-} bayer_formats[] = {
-  {"rggb", CO_BAYER_RGGB, 1}, {"bggr", CO_BAYER_BGGR, 1},
-  {"grbg", CO_BAYER_GRBG, 1}, {"gbrg", CO_BAYER_GBRG, 1},
-  {"rggb16le", CO_BAYER_RGGB, 2}, {"bggr16le", CO_BAYER_BGGR, 2},
-  {"grbg16le", CO_BAYER_GRBG, 2}, {"gbrg16le", CO_BAYER_GBRG, 2},
-};
-
-gboolean
-gst_co_info_from_caps (GstVideoInfo * info, CoBayer * bayer,
-    const GstCaps * caps)
-{
-  const GstStructure *s;
-  const gchar *format;
-  gint w = 0, h = 0, n = 0, d = 1;
-  guint i;
-
-  *bayer = CO_BAYER_NONE;
-  if (!caps || gst_caps_get_size (caps) < 1 || !gst_caps_is_fixed (caps))
-    return FALSE;
-  s = gst_caps_get_structure (caps, 0);
-  if (!gst_structure_has_name (s, "video/x-bayer"))
-    return gst_video_info_from_caps (info, caps);
-
-  format = gst_structure_get_string (s, "format");
-  if (!format || !gst_structure_get_int (s, "width", &w) ||
-      !gst_structure_get_int (s, "height", &h) || w < 1 || h < 1 ||
-      w > G_MAXINT / 8 || h > G_MAXINT / 8)
-    return FALSE;
-  for (i = 0; i < G_N_ELEMENTS (bayer_formats); i++) {
-    if (strcmp (format, bayer_formats[i].name) != 0)
-      continue;
-    gst_video_info_init (info);
-    gst_video_info_set_format (info, bayer_formats[i].bytes == 1 ?
-        GST_VIDEO_FORMAT_GRAY8 : GST_VIDEO_FORMAT_GRAY16_LE, w, h);
-    /* bayer2rgb's layout: rows of whole pixels rounded up to 4 */
-    info->stride[0] = GST_ROUND_UP_4 (w) * bayer_formats[i].bytes;
-    if ((guint64) info->stride[0] * h > G_MAXINT32)
-      return FALSE;
-    info->size = (gsize) info->stride[0] * h;
-    if (gst_structure_get_fraction (s, "framerate", &n, &d)) {
-      info->fps_n = n;
-      info->fps_d = d;
-    }
-    if (gst_structure_get_fraction (s, "pixel-aspect-ratio", &n, &d)) {
-      info->par_n = n;
-      info->par_d = d;
-    }
-    *bayer = bayer_formats[i].order;
-    return TRUE;
-  }
-  return FALSE;
-}
-
-#ifdef HAVE_GST_CUDA
-/* What GstCudaMemory can lay out (its allocator refuses, and 1.22's aborts
- * on, any other format: grey, 16-bit RGBA and Bayer have no CUDA-memory
- * layout up to 1.26), among the formats our kernels take. */
-static const gchar *const cuda_memory_formats[] = {
-  "RGBA", "BGRA", "RGBx", "BGRx", "RGB", "NV12", "I420",
-};
-
-static gboolean
-cuda_memory_format (const gchar * format)
-{
-  guint i;
-
-  for (i = 0; i < G_N_ELEMENTS (cuda_memory_formats); i++)
-    if (g_strcmp0 (format, cuda_memory_formats[i]) == 0)
-      return TRUE;
-  return FALSE;
-}
-
-/* The CUDA-memory copy of @sys: its formats that GstCudaMemory can hold;
- * NULL when none (a Bayer pad). */
-static GstStructure *
-cuda_memory_structure (const GstStructure * sys)
-{
-  const GValue *v = gst_structure_get_value (sys, "format");
-  GValue list = G_VALUE_INIT;
-  GstStructure *ret = NULL;
-  guint i, n;
-
-  if (!gst_structure_has_name (sys, "video/x-raw") || !v)
-    return NULL;
-  g_value_init (&list, GST_TYPE_LIST);
-  n = GST_VALUE_HOLDS_LIST (v) ? gst_value_list_get_size (v) : 1;
-  for (i = 0; i < n; i++) {
-    const GValue *f = GST_VALUE_HOLDS_LIST (v) ?
-        gst_value_list_get_value (v, i) : v;
-    if (G_VALUE_HOLDS_STRING (f) && cuda_memory_format (g_value_get_string (f)))
-      gst_value_list_append_value (&list, f);
-  }
-  if (gst_value_list_get_size (&list) > 0) {
-    ret = gst_structure_copy (sys);
-    if (gst_value_list_get_size (&list) == 1)
-      gst_structure_set_value (ret, "format",
-          gst_value_list_get_value (&list, 0));
-    else
-      gst_structure_set_value (ret, "format", &list);
-  }
-  g_value_unset (&list);
-  return ret;
-}
-#endif
 
 void
 gst_co_base_filter_class_add_template (GstElementClass * klass,
@@ -162,54 +20,6 @@ gst_co_base_filter_class_add_template (GstElementClass * klass,
 {
   gst_co_base_filter_class_add_template_list (klass, direction, max_size,
       media_type, formats, NULL);
-}
-
-static GstCaps *
-template_caps_valist (gint max_size, const gchar * media_type,
-    const gchar * formats, va_list args)
-{
-  GstCaps *sys = gst_caps_new_empty (), *caps = gst_caps_new_empty ();
-  guint i;
-
-  while (media_type) {
-    gchar *str = g_strdup_printf ("%s, format=(string)%s, "
-        "width=(int)[1, %d], height=(int)[1, %d], "
-        "framerate=(fraction)[0/1, 2147483647/1]", media_type, formats,
-        max_size, max_size);
-    GstCaps *one = gst_caps_from_string (str);
-    g_assert (one != NULL);
-    g_free (str);
-    gst_caps_append (sys, one);
-    media_type = va_arg (args, const gchar *);
-    if (media_type)
-      formats = va_arg (args, const gchar *);
-  }
-#ifdef HAVE_GST_CUDA
-  for (i = 0; i < gst_caps_get_size (sys); i++) {
-    GstStructure *cuda = cuda_memory_structure (gst_caps_get_structure (sys,
-            i));
-    if (cuda)
-      gst_caps_append_structure_full (caps, cuda,
-          gst_caps_features_new_single (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY));
-  }
-#else
-  (void) i;
-#endif
-  gst_caps_append (caps, sys);
-  return caps;
-}
-
-GstCaps *
-gst_co_template_caps (gint max_size, const gchar * media_type,
-    const gchar * formats, ...)
-{
-  GstCaps *caps;
-  va_list args;
-
-  va_start (args, formats);
-  caps = template_caps_valist (max_size, media_type, formats, args);
-  va_end (args);
-  return caps;
 }
 
 void
@@ -221,7 +31,7 @@ gst_co_base_filter_class_add_template_list (GstElementClass * klass,
   va_list args;
 
   va_start (args, formats);
-  caps = template_caps_valist (max_size, media_type, formats, args);
+  caps = gst_co_template_caps_valist (max_size, media_type, formats, args);
   va_end (args);
 
   gst_element_class_add_pad_template (klass,
@@ -499,32 +309,22 @@ co_set_caps (GstBaseTransform * bt, GstCaps * incaps, GstCaps * outcaps)
 {
   GstCoBaseFilter *self = GST_CO_BASE_FILTER (bt);
   GstCoBaseFilterClass *klass = GST_CO_BASE_FILTER_GET_CLASS (self);
-  GstVideoInfo in, out, old_in = self->in_info, old_out = self->out_info;
-  CoFormat in_format, out_format;
-  CoFormat old_in_format = self->in_format, old_out_format = self->out_format;
-  CoBayer in_bayer, out_bayer;
-  CoBayer old_in_bayer = self->in_bayer, old_out_bayer = self->out_bayer;
+  GstCoVideoInfo in, out, old_in = self->in, old_out = self->out;
   gboolean pushed, ok = TRUE;
 
-  if (!gst_co_info_from_caps (&in, &in_bayer, incaps) ||
-      !gst_co_info_from_caps (&out, &out_bayer, outcaps)) {
-    GST_ERROR_OBJECT (self, "invalid caps %" GST_PTR_FORMAT " / %"
-        GST_PTR_FORMAT, incaps, outcaps);
-    return FALSE;
-  }
-  in_format = gst_co_format_from_video (GST_VIDEO_INFO_FORMAT (&in));
-  out_format = gst_co_format_from_video (GST_VIDEO_INFO_FORMAT (&out));
-  if (in_format == CO_FORMAT_UNKNOWN || out_format == CO_FORMAT_UNKNOWN) {
-    GST_ERROR_OBJECT (self, "unsupported format in %" GST_PTR_FORMAT " / %"
-        GST_PTR_FORMAT, incaps, outcaps);
+  if (!gst_co_video_info_from_caps (&in, incaps) ||
+      !gst_co_video_info_from_caps (&out, outcaps)) {
+    GST_ERROR_OBJECT (self, "invalid caps or unsupported format in %"
+        GST_PTR_FORMAT " / %" GST_PTR_FORMAT, incaps, outcaps);
     return FALSE;
   }
   /* what the mode does not free must match, whatever a peer forced */
   if ((!(klass->mode & GST_CO_FILTER_RESIZE) &&
-          (GST_VIDEO_INFO_WIDTH (&in) != GST_VIDEO_INFO_WIDTH (&out) ||
-              GST_VIDEO_INFO_HEIGHT (&in) != GST_VIDEO_INFO_HEIGHT (&out))) ||
-      (!(klass->mode & GST_CO_FILTER_CONVERT) && (in_format != out_format ||
-              in_bayer != out_bayer))) {
+          (GST_VIDEO_INFO_WIDTH (&in.info) != GST_VIDEO_INFO_WIDTH (&out.info)
+              || GST_VIDEO_INFO_HEIGHT (&in.info) !=
+              GST_VIDEO_INFO_HEIGHT (&out.info))) ||
+      (!(klass->mode & GST_CO_FILTER_CONVERT) && (in.format != out.format ||
+              in.bayer != out.bayer))) {
     GST_ERROR_OBJECT (self, "caps %" GST_PTR_FORMAT " and %" GST_PTR_FORMAT
         " differ where this element cannot change them", incaps, outcaps);
     return FALSE;
@@ -534,15 +334,11 @@ co_set_caps (GstBaseTransform * bt, GstCaps * incaps, GstCaps * outcaps)
    * renegotiation would wait for the device each time caps change.  The
    * new infos are in place before set_info, which may read them, and
    * set_info runs with the device current, as release does. */
-  self->in_info = in;
-  self->out_info = out;
-  self->in_format = in_format;
-  self->out_format = out_format;
-  self->in_bayer = in_bayer;
-  self->out_bayer = out_bayer;
+  self->in = in;
+  self->out = out;
   if (klass->set_info) {
     pushed = self->engine.device && gst_co_device_push (self->engine.device);
-    ok = klass->set_info (self, incaps, &in, outcaps, &out);
+    ok = klass->set_info (self, incaps, &in.info, outcaps, &out.info);
     if (pushed)
       gst_co_device_pop (self->engine.device);
   }
@@ -550,25 +346,8 @@ co_set_caps (GstBaseTransform * bt, GstCaps * incaps, GstCaps * outcaps)
    * frame, whichever field changed */
   co_invalidate (self);
   if (!ok) {
-    self->in_info = old_in;
-    self->out_info = old_out;
-    self->in_format = old_in_format;
-    self->out_format = old_out_format;
-    self->in_bayer = old_in_bayer;
-    self->out_bayer = old_out_bayer;
+    self->in = old_in;
+    self->out = old_out;
   }
   return ok;
-}
-
-void
-gst_co_base_filter_class_set_metadata (GstElementClass * klass,
-    const gchar * longname, const gchar * klass_name,
-    const gchar * description)
-{
-  gchar *k = g_strconcat (klass_name, "/Hardware", NULL);
-
-  /* the element class keeps the strings: metadata is set once per class */
-  gst_element_class_set_metadata (klass, longname, k, description,
-      "cudaoptics developers");
-  g_free (k);
 }

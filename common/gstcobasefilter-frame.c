@@ -85,8 +85,8 @@ co_adopt_context (GstCoBaseFilter * self, GstBuffer * buf)
   outcaps = gst_pad_get_current_caps (bt->srcpad);
   ok = TRUE;
   if (klass->set_info && incaps && outcaps && gst_co_device_push (self->engine.device)) {
-    ok = klass->set_info (self, incaps, &self->in_info, outcaps,
-        &self->out_info);
+    ok = klass->set_info (self, incaps, &self->in.info, outcaps,
+        &self->out.info);
     gst_co_device_pop (self->engine.device);
   }
   gst_clear_caps (&incaps);
@@ -111,17 +111,17 @@ run_frame (GstCoBaseFilter * self, GstBuffer * inbuf, GstBuffer * outbuf,
   /* an output buffer from the pool of a context just given up is
    * expected once after an adoption: no warning for it */
   GstCoSide sides[2] = {
-    {.buf = inbuf, .info = &self->in_info, .format = self->in_format,
-          .bayer = self->in_bayer, .flags = writes ? GST_MAP_READWRITE :
+    {.buf = inbuf, .info = &self->in.info, .format = self->in.format,
+          .bayer = self->in.bayer, .flags = writes ? GST_MAP_READWRITE :
           GST_MAP_READ, .what = "input", .stage = &priv->stage[0],
         .warned = &priv->warned_context},
-    {.buf = outbuf, .info = &self->out_info, .format = self->out_format,
-          .bayer = self->out_bayer, .flags = GST_MAP_WRITE, .what = "output",
+    {.buf = outbuf, .info = &self->out.info, .format = self->out.format,
+          .bayer = self->out.bayer, .flags = GST_MAP_WRITE, .what = "output",
         .stage = &priv->stage[1]},
   };
 
   view = analyse ? NULL : gst_co_bayer_view (self->engine.element, inbuf,
-      &self->in_info, self->in_bayer);
+      &self->in.info, self->in.bayer);
   if (view)
     sides[0].buf = view;
   ret = gst_co_engine_run (&self->engine, &priv->rebuild, &run_ops, self,

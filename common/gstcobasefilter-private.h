@@ -3,8 +3,9 @@
  * What the files of GstCoBaseFilter share and nothing else sees.  The class
  * is split by duty:
  *   gstcobasefilter.c        GObject, properties, start/stop, dispatch
- *   gstcobasefilter-caps.c   templates, caps transform and fixation, caps
- *                            query ordering, pad info (Bayer included)
+ *   gstcobasefilter-caps.c   the filter's negotiation: templates, caps
+ *                            transform and fixation, caps query ordering,
+ *                            set_caps (the family's caps: gstcocaps.c)
  *   gstcobasefilter-pool.c   pools, propose/decide allocation, metas that
  *                            survive, unit size
  *   gstcobasefilter-cuda.c   the engine (gstcoengine.h: device, context,

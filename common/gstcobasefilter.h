@@ -17,6 +17,7 @@
 
 #include <gst/base/gstbasetransform.h>
 #include <gst/video/video.h>
+#include "gstcocaps.h"
 #include "gstcoengine.h"
 #include "gstcosettings.h"
 #include "co_frame.h"
@@ -59,9 +60,7 @@ struct _GstCoBaseFilter
   GstBaseTransform parent;
 
   /*< protected: read-only for subclasses, valid while streaming >*/
-  GstVideoInfo in_info, out_info;       /* a Bayer pad: GRAY8/GRAY16_LE */
-  CoFormat in_format, out_format;
-  CoBayer in_bayer, out_bayer;          /* CO_BAYER_NONE unless video/x-bayer */
+  GstCoVideoInfo in, out;       /* what each pad carries (gstcocaps.h) */
   /* engine.active_backend (CUDA or CPU once started), engine.device (NULL
    * on the CPU backend), engine.stream (the cudaStream_t of this element) */
   GstCoEngine engine;
@@ -86,7 +85,7 @@ struct _GstCoBaseFilterClass
    * current; again on every renegotiation.  What is built from the caps
    * belongs in rebuild, which the base calls after every renegotiation.
    * The caps are there for what an info does not hold (a Bayer order is
-   * in self->in_bayer).  Optional. */
+   * in self->in.bayer).  Optional. */
   gboolean      (*set_info) (GstCoBaseFilter * self,
                              GstCaps * incaps, const GstVideoInfo * in_info,
                              GstCaps * outcaps, const GstVideoInfo * out_info);
@@ -160,19 +159,8 @@ void     gst_co_base_filter_snapshot (GstCoBaseFilter * self, gpointer dst);
 void     gst_co_base_filter_snapshot_clear (GstCoBaseFilter * self,
     gpointer snap);
 
-/* The largest frame side the family takes (the remapping elements: the
- * table's CO_REMAP_MAX_SIZE, smaller) */
-#define GST_CO_MAX_SIZE 32768
-
-/* The family's element metadata: @klass_name gets "/Hardware" (the
- * elements run on the GPU), and one author string. */
-void     gst_co_base_filter_class_set_metadata (GstElementClass * klass,
-                                                const gchar * longname,
-                                                const gchar * klass_name,
-                                                const gchar * description);
-
-/* Pad templates: the same caps and size limit on both pads, in both memory
- * domains (SAME, RESIZE, ANALYSE). */
+/* Pad templates (gst_co_template_caps): the same caps and size limit on
+ * both pads, in both memory domains (SAME, RESIZE, ANALYSE). */
 void     gst_co_base_filter_class_add_video_templates (GstElementClass * klass,
                                                        const gchar * formats,
                                                        gint max_size);
@@ -191,15 +179,6 @@ void     gst_co_base_filter_class_add_template_list (GstElementClass * klass,
                                                      const gchar * media_type,
                                                      const gchar * formats,
                                                      ...) G_GNUC_NULL_TERMINATED;
-
-/* The raw Bayer formats the family takes (video/x-bayer, 8 or 16 bits) */
-#define GST_CO_BAYER_FORMATS "{ rggb, bggr, grbg, gbrg, rggb16le, " \
-  "bggr16le, grbg16le, gbrg16le }"
-
-/* The caps of a template of several media types (as above), in both memory
- * domains: for pads the class helpers above do not make (request pads). */
-GstCaps *gst_co_template_caps (gint max_size, const gchar * media_type,
-                               const gchar * formats, ...) G_GNUC_NULL_TERMINATED;
 
 /* The settings changed so that rebuild must run before the next frame.
  * Call with the object lock held (from a property setter). */
@@ -257,12 +236,6 @@ gboolean gst_co_base_filter_download (GstCoBaseFilter * self, gpointer dst,
 /* For subclasses checking kernel launches: posts an element error. */
 gboolean gst_co_base_filter_cuda_ok (GstCoBaseFilter * self, int err,
                                      const gchar * what);
-
-CoFormat gst_co_format_from_video (GstVideoFormat format);
-/* Video caps, or video/x-bayer caps as a GRAY8/GRAY16_LE info with the
- * stride bayer2rgb uses; *bayer is CO_BAYER_NONE for video caps. */
-gboolean gst_co_info_from_caps (GstVideoInfo * info, CoBayer * bayer,
-                                const GstCaps * caps);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (GstCoBaseFilter, gst_object_unref)
 

@@ -9,7 +9,7 @@
  */
 #include "gstcocompat.h"
 #include "gstcoengine.h"
-#include "gstcobasefilter.h"
+#include "gstcocaps.h"
 
 gboolean
 gst_co_caps_is_cuda (GstCaps * caps, guint i)

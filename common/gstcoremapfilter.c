@@ -314,11 +314,11 @@ gst_co_remap_filter_rebuild (GstCoBaseFilter * base, gboolean caps_changed)
   if (mode == CO_LUT_COMPUTE && (!klass->remap || s->table_only))
     mode = CO_LUT_TWO_TABLE;
   co_lut_layout_full (&lut, mode, (CoInterp) s->interpolation,
-      (CoEdge) s->off_edge, base->in_format,
-      GST_VIDEO_INFO_WIDTH (&base->out_info),
-      GST_VIDEO_INFO_HEIGHT (&base->out_info),
-      GST_VIDEO_INFO_WIDTH (&base->in_info),
-      GST_VIDEO_INFO_HEIGHT (&base->in_info));
+      (CoEdge) s->off_edge, base->in.format,
+      GST_VIDEO_INFO_WIDTH (&base->out.info),
+      GST_VIDEO_INFO_HEIGHT (&base->out.info),
+      GST_VIDEO_INFO_WIDTH (&base->in.info),
+      GST_VIDEO_INFO_HEIGHT (&base->in.info));
   if (klass->prepare && !klass->prepare (self, &lut, caps_changed))
     return FALSE;
   for (g = 0; g < CO_LUT_MAX_GEOMETRIES; g++) {
@@ -344,7 +344,7 @@ gst_co_remap_filter_rebuild (GstCoBaseFilter * base, gboolean caps_changed)
     if (!gst_co_remap_filter_build_from_maps (self, &lut))
       return FALSE;
   }
-  co_format_border (base->in_format, s->border_color, priv->border);
+  co_format_border (base->in.format, s->border_color, priv->border);
   priv->lut = lut;
   GST_DEBUG_OBJECT (self, "table rebuilt: %dx%d from %dx%d, lut %d, "
       "interpolation %d, off-edge %d, %d fractional bits", lut.plane[0].width,

@@ -6,8 +6,8 @@
  * GstGeometricTransform.  It owns the look-up table on the active backend,
  * its encodings and samplers (kernels/remap.h) and their properties: `lut`,
  * `interpolation`, `border-color` and `off-edge`.  The table has the
- * negotiated output's size (self->out_info) and addresses the input
- * (self->in_info), so a RESIZE element gets other sizes for free.
+ * negotiated output's size (self->out.info) and addresses the input
+ * (self->in.info), so a RESIZE element gets other sizes for free.
  *
  * A subclass supplies only the map: map_cpu fills float source positions
  * (and map_cuda, optionally, does it on the device); or build_lut writes the

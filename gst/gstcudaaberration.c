@@ -185,10 +185,10 @@ static gboolean
 gst_cuda_aberration_rebuild (GstCoBaseFilter * base, gboolean caps_changed)
 {
   GstCudaAberration *self = GST_CUDA_ABERRATION (base);
-  const int w = GST_VIDEO_INFO_WIDTH (&base->in_info);
-  const int h = GST_VIDEO_INFO_HEIGHT (&base->in_info);
+  const int w = GST_VIDEO_INFO_WIDTH (&base->in.info);
+  const int h = GST_VIDEO_INFO_HEIGHT (&base->in.info);
   const gboolean gray8 =
-      GST_VIDEO_INFO_FORMAT (&base->in_info) == GST_VIDEO_FORMAT_GRAY8;
+      GST_VIDEO_INFO_FORMAT (&base->in.info) == GST_VIDEO_FORMAT_GRAY8;
   GstCoAberrationSettings s;
   GError *err = NULL;
   CoCamera cam;
@@ -438,7 +438,7 @@ gst_cuda_aberration_class_init (GstCudaAberrationClass * klass)
       sizeof (GstCoAberrationSettings), settings, G_N_ELEMENTS (settings));
   oc->finalize = gst_cuda_aberration_finalize;
 
-  gst_co_base_filter_class_set_metadata (ec, "CUDA aberration correction",
+  gst_co_element_class_set_metadata (ec, "CUDA aberration correction",
       "Filter/Converter/Video",
       "Space-variant deconvolution, demosaicing and undistortion of raw "
       "Bayer frames in the CLT domain on CUDA (CPU fallback)");

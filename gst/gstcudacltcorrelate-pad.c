@@ -176,7 +176,7 @@ gboolean
 gst_cuda_clt_correlate_pad_camera (GstCudaCltCorrelatePad * pad,
     GstElement * element, gboolean keep, CoCamera * cam, GError ** error)
 {
-  const GstVideoInfo *info = &pad->parent.info;
+  const GstVideoInfo *info = &pad->parent.in.info;
   GstCoCameraFile file;
   gboolean ok;
 
@@ -205,7 +205,7 @@ gst_cuda_clt_correlate_pad_kernels (GstCudaCltCorrelatePad * pad,
     GstElement * element, gboolean keep, GstCoCltGrid * grid,
     GError ** error)
 {
-  const GstVideoInfo *info = &pad->parent.info;
+  const GstVideoInfo *info = &pad->parent.in.info;
   gchar *path;
   guint gen;
   gboolean ok;

@@ -398,7 +398,7 @@ gst_cuda_clt_correlate_src_caps (GstCoBaseAggregator * base,
     return NULL;
   if (map) {
     GstVideoInfo info;
-    const GstVideoInfo *in = &first->info;
+    const GstVideoInfo *in = &first->in.info;
     gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA,
         GST_VIDEO_INFO_WIDTH (in), GST_VIDEO_INFO_HEIGHT (in));
     GST_VIDEO_INFO_FPS_N (&info) = GST_VIDEO_INFO_FPS_N (in);
@@ -565,12 +565,12 @@ setup_lens (GstCudaCltCorrelate * self, gint w, gint h, gint n_tiles,
   dy = g_malloc (t3 * base->n_pads);
   for (i = 0; i < base->n_pads; i++) {
     GstCoAggregatorPad *pad = base->pads[i];
-    if (pad->bayer == CO_BAYER_NONE) {
+    if (pad->in.bayer == CO_BAYER_NONE) {
       GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("%s: kernels-file takes "
               "raw Bayer frames (video/x-bayer); %s frames are correlated "
               "by their luma, without kernels", GST_PAD_NAME (pad),
               gst_video_format_to_string (GST_VIDEO_INFO_FORMAT
-                  (&pad->info))), (NULL));
+                  (&pad->in.info))), (NULL));
       goto done;
     }
     gst_co_clt_grid_shifts (&grids[i], n_cams ? &cams[i] : NULL, w, h, roi,
@@ -749,12 +749,12 @@ gst_cuda_clt_correlate_rebuild (GstCoBaseAggregator * base,
   /* the same cameras at the same size as the last build: what was built
    * for them may stay while some of their files are being changed */
   same = self->n_inputs == base->n_pads &&
-      self->w == GST_VIDEO_INFO_WIDTH (&base->pads[0]->info) &&
-      self->h == GST_VIDEO_INFO_HEIGHT (&base->pads[0]->info);
+      self->w == GST_VIDEO_INFO_WIDTH (&base->pads[0]->in.info) &&
+      self->h == GST_VIDEO_INFO_HEIGHT (&base->pads[0]->in.info);
   for (i = 0; same && i < base->n_pads; i++)
     same = self->index[i] == base->pads[i]->index;
-  self->w = GST_VIDEO_INFO_WIDTH (&base->pads[0]->info);
-  self->h = GST_VIDEO_INFO_HEIGHT (&base->pads[0]->info);
+  self->w = GST_VIDEO_INFO_WIDTH (&base->pads[0]->in.info);
+  self->h = GST_VIDEO_INFO_HEIGHT (&base->pads[0]->in.info);
   co_clt_tiles (self->w, self->h, &self->tiles_x, &self->tiles_y);
   self->n_tiles = self->tiles_x * self->tiles_y;
   /* a CLT per input; temporal: the reference and the new frame */
@@ -1556,7 +1556,7 @@ gst_cuda_clt_correlate_class_init (GstCudaCltCorrelateClass * klass)
       settings, G_N_ELEMENTS (settings));
   oc->finalize = gst_cuda_clt_correlate_finalize;
 
-  gst_co_base_filter_class_set_metadata (ec, "CUDA CLT phase correlation",
+  gst_co_element_class_set_metadata (ec, "CUDA CLT phase correlation",
       "Filter/Analyzer/Video",
       "Sub-pixel shift per tile between cameras or frames, by phase "
       "correlation in the tile processor's lapped transform domain");

@@ -73,7 +73,7 @@ struct _GstCudaFoveate
   gsize map_size;
   gint map_w, map_h;
   /* under the object lock: the output's size for the pointer, whose events
-   * come from downstream while set_caps writes base->out_info */
+   * come from downstream while set_caps writes base->out.info */
   gint out_w, out_h;
 };
 
@@ -187,9 +187,9 @@ gst_cuda_foveate_rebuild (GstCoBaseFilter * base, gboolean caps_changed)
 {
   GstCudaFoveate *self = GST_CUDA_FOVEATE (base);
   const CoFrame frame = {
-    .format = base->in_format,
-    .width = GST_VIDEO_INFO_WIDTH (&base->in_info),
-    .height = GST_VIDEO_INFO_HEIGHT (&base->in_info),
+    .format = base->in.format,
+    .width = GST_VIDEO_INFO_WIDTH (&base->in.info),
+    .height = GST_VIDEO_INFO_HEIGHT (&base->in.info),
   };
   const CoFrame *in = &frame;
   GstCoFoveaSettings s;
@@ -450,7 +450,7 @@ gst_cuda_foveate_class_init (GstCudaFoveateClass * klass)
       settings, G_N_ELEMENTS (settings));
   fc->setting_changed = gst_cuda_foveate_setting_changed;
 
-  gst_co_base_filter_class_set_metadata (ec, "CUDA foveation",
+  gst_co_element_class_set_metadata (ec, "CUDA foveation",
       "Filter/Effect/Video",
       "Space-variant Gaussian foveation on CUDA (CPU fallback)");
   gst_co_base_filter_class_add_video_templates (ec, FORMATS,

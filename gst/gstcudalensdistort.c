@@ -215,8 +215,8 @@ gst_cuda_lens_distort_prepare (GstCoRemapFilter * remap, CoLut * lut,
   GstCudaLensDistort *self = GST_CUDA_LENS_DISTORT (remap);
   GstCoBaseFilter *base = GST_CO_BASE_FILTER (remap);
   /* K describes the input; the model's pixels are the output's (the table's) */
-  int w = GST_VIDEO_INFO_WIDTH (&base->in_info);
-  int h = GST_VIDEO_INFO_HEIGHT (&base->in_info);
+  int w = GST_VIDEO_INFO_WIDTH (&base->in.info);
+  int h = GST_VIDEO_INFO_HEIGHT (&base->in.info);
   int ow = lut->plane[0].width, oh = lut->plane[0].height;
   CoLensModel model;
   gboolean have_cam = FALSE, mapped;
@@ -258,7 +258,7 @@ gst_cuda_lens_distort_prepare (GstCoRemapFilter * remap, CoLut * lut,
               "RGBx, BGRx or RGB), not %s: convert before cudalensdistort, or "
               "leave red-* and blue-* at their defaults",
               gst_video_format_to_string (GST_VIDEO_INFO_FORMAT
-                  (&base->in_info))), (NULL));
+                  (&base->in.info))), (NULL));
       gst_co_base_filter_snapshot_clear (base, &s);
       return FALSE;
     }
@@ -522,7 +522,7 @@ gst_cuda_lens_distort_class_init (GstCudaLensDistortClass * klass)
   fc->setting_changed = gst_cuda_lens_distort_setting_changed;
   oc->finalize = gst_cuda_lens_distort_finalize;
 
-  gst_co_base_filter_class_set_metadata (ec, "CUDA lens distortion",
+  gst_co_element_class_set_metadata (ec, "CUDA lens distortion",
       "Filter/Effect/Video",
       "Lens (pre)distortion and camera undistortion by compressed LUT "
       "backward mapping on CUDA or the CPU");

@@ -428,7 +428,7 @@ auto_center (GstCudaOmniUnwrap * self, GstBuffer * buf)
   GstStructure *st;
   gdouble limb = 0;
 
-  if (gst_video_frame_map (&f, &base->in_info, buf, GST_MAP_READ)) {
+  if (gst_video_frame_map (&f, &base->in.info, buf, GST_MAP_READ)) {
     if (circle_channel (&f, &data, &ps, &depth))
       found = co_circle_find (data, GST_VIDEO_FRAME_WIDTH (&f),
           GST_VIDEO_FRAME_HEIGHT (&f), GST_VIDEO_FRAME_COMP_STRIDE (&f, 0),
@@ -655,7 +655,7 @@ gst_cuda_omni_unwrap_class_init (GstCudaOmniUnwrapClass * klass)
       settings, G_N_ELEMENTS (settings));
   fc->setting_changed = gst_cuda_omni_unwrap_setting_changed;
 
-  gst_co_base_filter_class_set_metadata (ec, "CUDA omnidirectional unwrap",
+  gst_co_element_class_set_metadata (ec, "CUDA omnidirectional unwrap",
       "Filter/Effect/Video",
       "Unwraps 360-degree frames into panoramas on CUDA (CPU fallback)");
   gst_co_base_filter_class_add_video_templates (ec, FORMATS,

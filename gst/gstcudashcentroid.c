@@ -710,11 +710,11 @@ gst_cuda_sh_centroid_rebuild (GstCoBaseFilter * base, gboolean caps_changed)
 {
   GstCudaShCentroid *self = GST_CUDA_SH_CENTROID (base);
   GstCoShSettings s;
-  gint levels = GST_VIDEO_INFO_FORMAT (&base->in_info) ==
+  gint levels = GST_VIDEO_INFO_FORMAT (&base->in.info) ==
       GST_VIDEO_FORMAT_GRAY16_LE ? 65536 : 256;
   gboolean ok;
-  const gint w = GST_VIDEO_INFO_WIDTH (&base->in_info);
-  const gint h = GST_VIDEO_INFO_HEIGHT (&base->in_info);
+  const gint w = GST_VIDEO_INFO_WIDTH (&base->in.info);
+  const gint h = GST_VIDEO_INFO_HEIGHT (&base->in.info);
   gint nx, ny;
 
   gst_co_base_filter_snapshot (base, &s);
@@ -1145,7 +1145,7 @@ gst_cuda_sh_centroid_class_init (GstCudaShCentroidClass * klass)
       G_SIGNAL_RUN_LAST | G_SIGNAL_ACTION, G_CALLBACK (capture_reference),
       NULL, NULL, NULL, G_TYPE_NONE, 0);
 
-  gst_co_base_filter_class_set_metadata (ec, "Shack-Hartmann centroids",
+  gst_co_element_class_set_metadata (ec, "Shack-Hartmann centroids",
       "Filter/Analyzer/Video",
       "Centroids and slopes of a Shack-Hartmann wavefront sensor's frames");
   gst_co_base_filter_class_add_video_templates (ec, FORMATS,

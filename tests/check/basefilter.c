@@ -5,6 +5,7 @@
  * sees on renegotiation.
  */
 #include "family-check.h"
+#include "gstcobasefilter.h"
 
 typedef struct
 {
@@ -29,10 +30,10 @@ test_filter_set_info (GstCoBaseFilter * base, GstCaps * incaps,
   TestFilter *self = (TestFilter *) base;
 
   self->set_info_calls++;
-  if (GST_VIDEO_INFO_WIDTH (&base->in_info) != GST_VIDEO_INFO_WIDTH (in_info)
-      || GST_VIDEO_INFO_HEIGHT (&base->out_info) !=
+  if (GST_VIDEO_INFO_WIDTH (&base->in.info) != GST_VIDEO_INFO_WIDTH (in_info)
+      || GST_VIDEO_INFO_HEIGHT (&base->out.info) !=
       GST_VIDEO_INFO_HEIGHT (out_info)
-      || GST_VIDEO_INFO_FORMAT (&base->in_info) !=
+      || GST_VIDEO_INFO_FORMAT (&base->in.info) !=
       GST_VIDEO_INFO_FORMAT (in_info))
     self->mismatches++;
   return TRUE;

@@ -39,7 +39,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "../../include/cudaoptics/co-results.h"
-#include "gstcobasefilter.h"
+#include "gstcocaps.h"
 #include "gstcodevice.h"
 #include "family-check.h"
 

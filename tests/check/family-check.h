@@ -10,7 +10,8 @@
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
 #include "co_remap.h"
-#include "gstcobasefilter.h"
+#include "gstcocaps.h"
+#include "gstcoengine.h"
 #include "../lens-reference.h"
 
 static const gchar *all_formats[] G_GNUC_UNUSED = {

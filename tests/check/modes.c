@@ -8,6 +8,7 @@
  * CUDA memory both ways) and a frame from a foreign CUDA context.
  */
 #include "family-check.h"
+#include "gstcobasefilter.h"
 #include <gst/app/gstappsink.h>
 #include "modes-ops.h"
 #include "gstcometa.h"
@@ -123,7 +124,7 @@ test_scale_init (TestScale * self)
 static GstFlowReturn
 test_rgba_process (GstCoBaseFilter * base, const CoFrame * in, CoFrame * out)
 {
-  if (in->bayer != base->in_bayer || (out->format != CO_FORMAT_RGBA &&
+  if (in->bayer != base->in.bayer || (out->format != CO_FORMAT_RGBA &&
           out->format != CO_FORMAT_RGBA64_LE))
     return GST_FLOW_NOT_NEGOTIATED;
   if (base->engine.device)
@@ -246,9 +247,9 @@ test_mean_finish (GstCoBaseFilter * base, GstBuffer * inbuf,
 {
   TestMean *self = (TestMean *) base;
   guint64 sum = base->engine.device ? *self->host_sum : self->cpu_sum;
-  gsize n = (gsize) GST_VIDEO_INFO_WIDTH (&base->in_info) *
-      GST_VIDEO_INFO_HEIGHT (&base->in_info) *
-      GST_VIDEO_INFO_COMP_PSTRIDE (&base->in_info, 0);
+  gsize n = (gsize) GST_VIDEO_INFO_WIDTH (&base->in.info) *
+      GST_VIDEO_INFO_HEIGHT (&base->in.info) *
+      GST_VIDEO_INFO_COMP_PSTRIDE (&base->in.info, 0);
   GstStructure *s;
 
   fail_unless (inbuf == outbuf);
