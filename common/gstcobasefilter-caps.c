@@ -344,7 +344,7 @@ co_set_caps (GstBaseTransform * bt, GstCaps * incaps, GstCaps * outcaps)
   }
   /* whatever was built from the old caps is rebuilt before the next
    * frame, whichever field changed */
-  co_invalidate (self);
+  gst_co_rebuild_invalidate (&self->priv->rebuild);
   if (!ok) {
     self->in = old_in;
     self->out = old_out;

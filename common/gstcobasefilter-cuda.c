@@ -77,12 +77,6 @@ gst_co_base_filter_on_cuda (GstCoBaseFilter * self)
   return self->engine.device != NULL;
 }
 
-void
-gst_co_base_filter_mark_dirty (GstCoBaseFilter * self)
-{
-  self->priv->rebuild.dirty = TRUE;
-}
-
 /* ---- the device ---- */
 
 gboolean

@@ -21,14 +21,6 @@ co_free_stages (GstCoBaseFilter * self)
     gst_co_stage_free (&self->engine, &self->priv->stage[i]);
 }
 
-/* Everything built from the settings and the caps is marked for a
- * rebuild (new caps, a new context, a release). */
-void
-co_invalidate (GstCoBaseFilter * self)
-{
-  gst_co_rebuild_invalidate (&self->priv->rebuild);
-}
-
 static gboolean
 run_rebuild (gpointer owner, gboolean caps_changed)
 {
@@ -76,7 +68,7 @@ co_adopt_context (GstCoBaseFilter * self, GstBuffer * buf)
       " (device %d) of incoming frames", ctx, dev_id);
   co_free_stages (self);
   co_close_device (self);
-  co_invalidate (self);
+  gst_co_rebuild_invalidate (&self->priv->rebuild);
   ok = gst_co_engine_adopt (&self->engine, ctx, dev_id);
   gst_object_unref (ctx);
   if (!ok)

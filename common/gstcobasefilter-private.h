@@ -2,21 +2,24 @@
  *
  * What the files of GstCoBaseFilter share and nothing else sees.  The class
  * is split by duty:
- *   gstcobasefilter.c        GObject, properties, start/stop, dispatch
- *   gstcobasefilter-caps.c   the filter's negotiation: templates, caps
- *                            transform and fixation, caps query ordering,
- *                            set_caps (the family's caps: gstcocaps.c)
- *   gstcobasefilter-pool.c   pools, propose/decide allocation, metas that
- *                            survive, unit size
- *   gstcobasefilter-cuda.c   the engine (gstcoengine.h: device, context,
- *                            memory, CUDA errors) as the class's API
- *   gstcobasefilter-frame.c  the frame as the engine's runner takes it
- *                            (gstcoengine-run.c), context adoption
- * Calls go one way: the GObject file and the frame file call the others,
- * never back.
+ *   gstcobasefilter.c           GObject, properties, start/stop, dispatch
+ *   gstcobasefilter-caps.c      the filter's negotiation: templates, caps
+ *                               transform and fixation, caps query order,
+ *                               set_caps (the family's caps: gstcocaps.c)
+ *   gstcobasefilter-pool.c      pools, propose/decide allocation, metas
+ *                               that survive, unit size
  *   gstcobasefilter-settings.c  the element's settings table: properties
- *                            declared once, written under the lock,
- *                            snapshots
+ *                               declared once, written under the lock,
+ *                               snapshots, the dirty mark
+ *   gstcobasefilter-frame.c     the frame as the engine's runner takes it
+ *                               (gstcoengine-run.c), context adoption
+ *   gstcobasefilter-cuda.c      the engine (gstcoengine.h: device, context,
+ *                               memory, CUDA errors) as the class's API
+ * Calls go one way, down this list: gstcobasefilter.c calls the files
+ * below it, the frame file calls the cuda file (the device closed for an
+ * adoption), and the others call none of them.  What several touch, the
+ * rebuild contract (priv's GstCoRebuild), is gstcosettings.h's: new caps,
+ * a start or an adoption invalidate it there directly.
  */
 #ifndef __GST_CO_BASE_FILTER_PRIVATE_H__
 #define __GST_CO_BASE_FILTER_PRIVATE_H__
@@ -41,7 +44,8 @@ struct _GstCoBaseFilterPrivate
                                  * flight, against stop (gst_co_base_filter_query) */
   gboolean writes;              /* ANALYSE: process writes in place */
 
-  /* the rebuild contract (gst_co_base_filter_mark_dirty) */
+  /* the rebuild contract (gst_co_base_filter_mark_dirty,
+   * gst_co_rebuild_invalidate) */
   GstCoRebuild rebuild;
 
   GstCoStage stage[2];          /* device frames for staged input, output */
@@ -82,7 +86,6 @@ GstFlowReturn co_transform (GstBaseTransform * bt, GstBuffer * inbuf,
                             GstBuffer * outbuf);
 GstFlowReturn co_transform_ip (GstBaseTransform * bt, GstBuffer * buf);
 void      co_free_stages (GstCoBaseFilter * self);
-void      co_invalidate (GstCoBaseFilter * self);
 
 /* settings */
 void      co_settings_init (GstCoBaseFilter * self);

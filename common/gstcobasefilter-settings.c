@@ -1,8 +1,9 @@
 /* cudaoptics — LGPL-2.1-or-later
  *
  * GstCoBaseFilter, settings: the family's settings table (gstcosettings.h)
- * with a filter's hooks: a rebuild before the next frame, a renegotiation
- * of the source pad, the element's setting_changed.
+ * with a filter's hooks: a rebuild before the next frame (the dirty mark,
+ * which elements set themselves too), a renegotiation of the source pad,
+ * the element's setting_changed.
  */
 #include "gstcobasefilter-private.h"
 
@@ -13,6 +14,12 @@ changed (GObject * object, guint prop_id)
 
   if (klass->setting_changed)
     klass->setting_changed (GST_CO_BASE_FILTER (object), prop_id);
+}
+
+void
+gst_co_base_filter_mark_dirty (GstCoBaseFilter * self)
+{
+  self->priv->rebuild.dirty = TRUE;
 }
 
 static void

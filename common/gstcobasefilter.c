@@ -132,7 +132,7 @@ gst_co_base_filter_start (GstBaseTransform * bt)
   GstCoBaseFilter *self = GST_CO_BASE_FILTER (bt);
   GstCoBaseFilterPrivate *priv = self->priv;
 
-  co_invalidate (self);
+  gst_co_rebuild_invalidate (&priv->rebuild);
   if (!gst_co_engine_start (&self->engine,
           GST_CO_BASE_FILTER_GET_CLASS (self)->host_only))
     return FALSE;
