@@ -730,11 +730,9 @@ process_matched (GstCoBaseAggregator * self, Output * o)
   for (i = 0; i < n; i++) {
     GstCoAggregatorPad *pad = self->pads[i];
     views[i] = gst_co_bayer_view (GST_ELEMENT (self), o->bufs[i],
-        &pad->in.info, pad->in.bayer);
+        &pad->in);
     sides[i].buf = views[i] ? views[i] : o->bufs[i];
-    sides[i].info = &pad->in.info;
-    sides[i].format = pad->in.format;
-    sides[i].bayer = pad->in.bayer;
+    sides[i].vinfo = &pad->in;
     sides[i].flags = GST_MAP_READ;
     sides[i].what = GST_PAD_NAME (pad);
     sides[i].stage = &pad->stage;

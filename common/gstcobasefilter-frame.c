@@ -103,17 +103,15 @@ run_frame (GstCoBaseFilter * self, GstBuffer * inbuf, GstBuffer * outbuf,
   /* an output buffer from the pool of a context just given up is
    * expected once after an adoption: no warning for it */
   GstCoSide sides[2] = {
-    {.buf = inbuf, .info = &self->in.info, .format = self->in.format,
-          .bayer = self->in.bayer, .flags = writes ? GST_MAP_READWRITE :
+    {.buf = inbuf, .vinfo = &self->in, .flags = writes ? GST_MAP_READWRITE :
           GST_MAP_READ, .what = "input", .stage = &priv->stage[0],
         .warned = &priv->warned_context},
-    {.buf = outbuf, .info = &self->out.info, .format = self->out.format,
-          .bayer = self->out.bayer, .flags = GST_MAP_WRITE, .what = "output",
-        .stage = &priv->stage[1]},
+    {.buf = outbuf, .vinfo = &self->out, .flags = GST_MAP_WRITE,
+        .what = "output", .stage = &priv->stage[1]},
   };
 
   view = analyse ? NULL : gst_co_bayer_view (self->engine.element, inbuf,
-      &self->in.info, self->in.bayer);
+      &self->in);
   if (view)
     sides[0].buf = view;
   ret = gst_co_engine_run (&self->engine, &priv->rebuild, &run_ops, self,

@@ -36,12 +36,13 @@ gst_co_frame_from_video (const GstVideoFrame * vf, CoFormat format, CoBayer baye
 
 GstBuffer *
 gst_co_bayer_view (GstElement * element, GstBuffer * buf,
-    const GstVideoInfo * info, CoBayer bayer)
+    const GstCoVideoInfo * vinfo)
 {
   GstVideoMeta *meta;
 
-  if (bayer == CO_BAYER_NONE || !(meta = gst_buffer_get_video_meta (buf)) ||
-      meta->format == GST_VIDEO_INFO_FORMAT (info))
+  if (vinfo->bayer == CO_BAYER_NONE ||
+      !(meta = gst_buffer_get_video_meta (buf)) ||
+      meta->format == GST_VIDEO_INFO_FORMAT (&vinfo->info))
     return NULL;
   GST_LOG_OBJECT (element, "ignoring the %s video meta of a Bayer frame",
       gst_video_format_to_string (meta->format));
@@ -138,12 +139,15 @@ gst_co_engine_stream_wait (GstCoEngine * e, gpointer a, gpointer b)
 
 gboolean
 gst_co_engine_map_frame (GstCoEngine * e, GstCoStage * stage,
-    GstBuffer * buf, GstVideoInfo * info, CoFormat format, CoBayer bayer,
-    GstMapFlags flags, const gchar * what, gboolean * warned,
-    GstVideoFrame * vf, CoFrame * dev, GstCoSideKind * kind,
-    gboolean * ordered, gpointer * foreign)
+    GstBuffer * buf, GstCoVideoInfo * vinfo, GstMapFlags flags,
+    const gchar * what, gboolean * warned, GstVideoFrame * vf,
+    CoFrame * dev, GstCoSideKind * kind, gboolean * ordered,
+    gpointer * foreign)
 {
 #ifdef HAVE_CUDA
+  GstVideoInfo *info = &vinfo->info;
+  const CoFormat format = vinfo->format;
+  const CoBayer bayer = vinfo->bayer;
   GstMemory *mem = gst_buffer_n_memory (buf) == 1 ?
       gst_buffer_peek_memory (buf, 0) : NULL;
   CoFrame host;

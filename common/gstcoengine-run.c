@@ -42,13 +42,15 @@ run_cpu (GstCoEngine * e, GstCoRebuild * r, const GstCoRunOps * ops,
     return GST_FLOW_ERROR;
   for (i = 0; i < n; i++) {
     GstCoSide *s = &sides[i];
-    s->mapped = gst_video_frame_map (&s->vf, s->info, s->buf, s->flags);
+    s->mapped = gst_video_frame_map (&s->vf, &s->vinfo->info, s->buf,
+        s->flags);
     if (!s->mapped) {
       GST_ELEMENT_ERROR (e->element, STREAM, FAILED, ("Could not map the %s "
               "frame", s->what), (NULL));
       goto done;
     }
-    gst_co_frame_from_video (&s->vf, s->format, s->bayer, &s->frame);
+    gst_co_frame_from_video (&s->vf, s->vinfo->format, s->vinfo->bayer,
+        &s->frame);
   }
   ret = ops->process (owner, sides, n);
 done:
@@ -109,9 +111,9 @@ run_cuda (GstCoEngine * e, GstCoRebuild * r, const GstCoRunOps * ops,
     goto done;
   for (i = 0; i < n; i++) {
     GstCoSide *s = &sides[i];
-    s->mapped = gst_co_engine_map_frame (e, s->stage, s->buf, s->info,
-        s->format, s->bayer, s->flags, s->what, s->warned, &s->vf, &s->frame,
-        &s->kind, &s->ordered, &s->foreign);
+    s->mapped = gst_co_engine_map_frame (e, s->stage, s->buf, s->vinfo,
+        s->flags, s->what, s->warned, &s->vf, &s->frame, &s->kind,
+        &s->ordered, &s->foreign);
     if (!s->mapped)
       goto done;
     GST_LOG_OBJECT (e->element, "%s mapped (%d)", s->what, s->kind);
@@ -120,7 +122,7 @@ run_cuda (GstCoEngine * e, GstCoRebuild * r, const GstCoRunOps * ops,
   for (i = 0; ret == GST_FLOW_OK && i < n; i++)
     if ((sides[i].flags & GST_MAP_WRITE) && sides[i].kind ==
         GST_CO_SIDE_STAGED && !gst_co_engine_download_frame (e, &sides[i].vf,
-            sides[i].format, &sides[i].frame))
+            sides[i].vinfo->format, &sides[i].frame))
       ret = GST_FLOW_ERROR;
 
 done:

@@ -16,6 +16,7 @@
 #include "gstcodevice.h"
 #include "co_frame.h"
 #include "gstcosettings.h"
+#include "gstcocaps.h"
 
 G_BEGIN_DECLS
 
@@ -179,11 +180,10 @@ void     gst_co_frame_from_video (const GstVideoFrame * vf, CoFormat format,
 void     gst_co_stage_free      (GstCoEngine * e, GstCoStage * stage);
 /* A Bayer frame has no video format, so a GstVideoMeta on one was carried
  * over from the picture it was made from (rgb2bayer copies its input's)
- * and describes another layout: such a frame is read as its caps (@info,
- * @bayer) say, through a buffer of the same memories without metas (to
- * unref).  NULL: @buf is fine as it is. */
+ * and describes another layout: such a frame is read as its caps (@vinfo)
+ * say, through a buffer of the same memories without metas (to unref).  NULL: @buf is fine as it is. */
 GstBuffer *gst_co_bayer_view     (GstElement * element, GstBuffer * buf,
-    const GstVideoInfo * info, CoBayer bayer);
+    const GstCoVideoInfo * vinfo);
 /* Maps @buf for the device (the device pushed) and gives the frame the
  * kernels will use: CUDA memory of our context in place, our pinned memory
  * through its device alias, anything else copied through @stage (read
@@ -195,8 +195,8 @@ GstBuffer *gst_co_bayer_view     (GstElement * element, GstBuffer * buf,
  * warned about once (NULL: never warn).  @what names the frame in errors
  * ("input", "sink_1"...); every failure has posted its element error. */
 gboolean gst_co_engine_map_frame (GstCoEngine * e, GstCoStage * stage,
-    GstBuffer * buf, GstVideoInfo * info, CoFormat format, CoBayer bayer,
-    GstMapFlags flags, const gchar * what, gboolean * warned,
+    GstBuffer * buf, GstCoVideoInfo * vinfo, GstMapFlags flags,
+    const gchar * what, gboolean * warned,
     GstVideoFrame * vf, CoFrame * dev, GstCoSideKind * kind,
     gboolean * ordered, gpointer * foreign);
 /* A staged frame @dev back to the host frame @vf it stands for (on the
@@ -215,9 +215,7 @@ gboolean gst_co_engine_stream_wait (GstCoEngine * e, gpointer a, gpointer b);
 typedef struct
 {
   GstBuffer *buf;
-  GstVideoInfo *info;           /* a Bayer side: its GRAY8/GRAY16_LE layout */
-  CoFormat format;
-  CoBayer bayer;
+  GstCoVideoInfo *vinfo;        /* what its pad carries */
   GstMapFlags flags;            /* READ, READWRITE (in place) or WRITE */
   const gchar *what;            /* "input", "sink_1": for errors */
   GstCoStage *stage;            /* its staging frame on the device */
