@@ -19,6 +19,7 @@
 #include <gst/video/video.h>
 #include "gstcocaps.h"
 #include "gstcoengine.h"
+#include "gstcoelement.h"
 #include "gstcosettings.h"
 #include "co_frame.h"
 
@@ -118,7 +119,7 @@ struct _GstCoBaseFilterClass
                                     const GstVideoInfo * in,
                                     gint * width, gint * height);
   /* After process: attach metas, post messages.  When process read
-   * results back (gst_co_base_filter_download), the frame's one host
+   * results back (gst_co_element_download), the frame's one host
    * synchronisation comes first, so they are readable here; values the
    * element knows on the host (a fixation) cost no wait: on 1.24+ the
    * frame then stays ordered on the device by its stream.  @inbuf ==
@@ -183,15 +184,6 @@ void     gst_co_base_filter_class_add_template_list (GstElementClass * klass,
 /* The settings changed so that rebuild must run before the next frame.
  * Call with the object lock held (from a property setter). */
 void     gst_co_base_filter_mark_dirty (GstCoBaseFilter * self);
-/* TRUE when frames are processed by CUDA (device memory in process); the
- * one test elements make.  Streaming thread. */
-gboolean gst_co_base_filter_on_cuda (GstCoBaseFilter * self);
-/* Waits for the work queued on the element's stream (a value read back
- * that decides what to build next); a no-op on the CPU backend.  FALSE
- * after posting an element error naming @what.  Never per frame: the base
- * synchronises each frame once, where needed. */
-gboolean gst_co_base_filter_sync (GstCoBaseFilter * self, const gchar * what);
-
 /* gst_co_base_filter_set_writes with the object lock already held (from
  * setting_changed). */
 void     gst_co_base_filter_set_writes_locked (GstCoBaseFilter * self,
@@ -202,40 +194,6 @@ void     gst_co_base_filter_set_writes_locked (GstCoBaseFilter * self,
 void     gst_co_base_filter_set_writes (GstCoBaseFilter * self,
                                         gboolean writes);
 
-/* Memory for the active backend: device memory for CUDA, host for CPU.
- * Posts an element error and returns NULL when it cannot be had. */
-gpointer gst_co_base_filter_alloc  (GstCoBaseFilter * self, gsize size);
-void     gst_co_base_filter_free   (GstCoBaseFilter * self, gpointer mem);
-/* Grows *mem to at least @size (contents are not kept). */
-gboolean gst_co_base_filter_ensure (GstCoBaseFilter * self, gpointer * mem,
-                                    gsize * cur_size, gsize size);
-/* Host memory for results read back on the host: pinned and written by
- * cudaMemcpyAsync on self->engine.stream (CUDA backend), plain on the CPU backend.
- * Complete when finish runs. */
-gpointer gst_co_base_filter_alloc_host (GstCoBaseFilter * self, gsize size);
-/* One frame's results as memory applications may keep after the frame
- * (gst_co_bytes_from_memory): pinned on the CUDA backend, so
- * gst_co_base_filter_download fills it (blocks are cached and reused as
- * applications let them go, and outlive the element safely); system memory
- * on the CPU backend.  Posts an element error and returns NULL when it
- * cannot be had. */
-GstMemory *gst_co_base_filter_alloc_results (GstCoBaseFilter * self,
-                                             gsize size);
-void     gst_co_base_filter_free_host  (GstCoBaseFilter * self, gpointer mem);
-/* Host to memory of gst_co_base_filter_alloc, and back (into
- * gst_co_base_filter_alloc_host's memory, complete when finish runs): on
- * self->engine.stream with the CUDA backend (the device pushed, as in process and
- * set_info; a pageable source is staged by the driver), memcpy on the CPU
- * backend.  FALSE after posting an element error naming @what. */
-gboolean gst_co_base_filter_upload   (GstCoBaseFilter * self, gpointer dst,
-                                      gconstpointer src, gsize size,
-                                      const gchar * what);
-gboolean gst_co_base_filter_download (GstCoBaseFilter * self, gpointer dst,
-                                      gconstpointer src, gsize size,
-                                      const gchar * what);
-/* For subclasses checking kernel launches: posts an element error. */
-gboolean gst_co_base_filter_cuda_ok (GstCoBaseFilter * self, int err,
-                                     const gchar * what);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (GstCoBaseFilter, gst_object_unref)
 

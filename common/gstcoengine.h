@@ -6,7 +6,7 @@
  * GstCudaContext shared with the pipeline, the element's CUDA stream,
  * memory for the element's tables and results, CUDA errors as element
  * errors, and the test-only fault injection that proves those paths.  The
- * base classes embed one and wrap it; elements call their base's wrappers.
+ * base classes embed one; elements reach it through gstcoelement.h.
  */
 #ifndef __GST_CO_ENGINE_H__
 #define __GST_CO_ENGINE_H__
@@ -110,7 +110,7 @@ gpointer gst_co_engine_foreign_context (GstCoEngine * e, GstBuffer * buf,
  * half on the other). */
 gboolean gst_co_engine_adopt (GstCoEngine * e, gpointer ctx, gint dev_id);
 
-/* memory and copies (gstcobasefilter.h's gst_co_base_filter_* say how) */
+/* memory and copies (gstcoelement.h's gst_co_element_* say how) */
 gboolean gst_co_engine_cuda_ok  (GstCoEngine * e, int err, const gchar * what);
 gpointer gst_co_engine_alloc    (GstCoEngine * e, gsize size);
 void     gst_co_engine_free     (GstCoEngine * e, gpointer mem);

@@ -121,17 +121,17 @@ build_from_cpu_map (GstCoRemapFilter * self, MapFunc map_cpu,
   }
   y = x + n;
   ok = map_cpu (self, lut, g, x, y, pl->pitch);
-  if (ok && !gst_co_base_filter_on_cuda (base)) {
+  if (ok && !gst_co_element_on_cuda (base)) {
     co_lut_from_map_cpu (lut, g, x, y, pl->pitch);
   } else if (ok) {
     GstCoRemapFilterPrivate *priv = self->priv;
 
     /* from pageable memory: staged before the upload returns, so x may
      * go below */
-    ok = gst_co_base_filter_ensure (base, &priv->map[g], &priv->map_size[g],
-        2 * n * sizeof (gfloat)) && gst_co_base_filter_upload (base,
+    ok = gst_co_element_ensure (base, &priv->map[g], &priv->map_size[g],
+        2 * n * sizeof (gfloat)) && gst_co_element_upload (base,
         priv->map[g], x, 2 * n * sizeof (gfloat), "uploading the map") &&
-        gst_co_base_filter_cuda_ok (base, co_lut_from_map_cuda (lut, g,
+        gst_co_element_cuda_ok (base, co_lut_from_map_cuda (lut, g,
             priv->map[g], (gfloat *) priv->map[g] + n, pl->pitch,
             base->engine.stream), "building the LUT");
   }
@@ -149,12 +149,12 @@ build_from_cuda_map (GstCoRemapFilter * self, GstCoRemapFilterClass * klass,
   gsize n = (gsize) pl->pitch * pl->height;
   gfloat *x;
 
-  if (!gst_co_base_filter_ensure (base, &priv->map[g], &priv->map_size[g],
+  if (!gst_co_element_ensure (base, &priv->map[g], &priv->map_size[g],
           2 * n * sizeof (gfloat)))
     return FALSE;
   x = priv->map[g];
   return klass->map_cuda (self, lut, g, x, x + n, pl->pitch) &&
-      gst_co_base_filter_cuda_ok (base, co_lut_from_map_cuda (lut, g, x,
+      gst_co_element_cuda_ok (base, co_lut_from_map_cuda (lut, g, x,
           x + n, pl->pitch, base->engine.stream), "building the LUT");
 }
 
@@ -269,7 +269,7 @@ gst_co_remap_filter_build_from_maps (GstCoRemapFilter * self,
     const CoLut * lut)
 {
   GstCoRemapFilterClass *klass = GST_CO_REMAP_FILTER_GET_CLASS (self);
-  gboolean cuda = gst_co_base_filter_on_cuda (GST_CO_BASE_FILTER (self));
+  gboolean cuda = gst_co_element_on_cuda (GST_CO_BASE_FILTER (self));
   gboolean file = gst_co_remap_filter_mapped (self, lut);
   int g;
 
@@ -327,7 +327,7 @@ gst_co_remap_filter_rebuild (GstCoBaseFilter * base, gboolean caps_changed)
     if (!bytes)
       continue;
     for (t = 0; bytes && t < (mode == CO_LUT_TWO_TABLE ? 2 : 1); t++)
-      if (!gst_co_base_filter_ensure (base, &priv->table[g * 2 + t],
+      if (!gst_co_element_ensure (base, &priv->table[g * 2 + t],
               &priv->table_size[g * 2 + t], bytes))
         return FALSE;
     if (mode == CO_LUT_COMPRESSED) {
@@ -364,11 +364,11 @@ gst_co_remap_filter_process (GstCoBaseFilter * base, const CoFrame * in,
 
   if (lut->mode == CO_LUT_COMPUTE)
     return klass->remap (self, lut, in, out, priv->border);
-  if (!gst_co_base_filter_on_cuda (base)) {
+  if (!gst_co_element_on_cuda (base)) {
     co_remap_cpu (lut, in, out, priv->border);
     return GST_FLOW_OK;
   }
-  return gst_co_base_filter_cuda_ok (base, co_remap_cuda (lut, in, out,
+  return gst_co_element_cuda_ok (base, co_remap_cuda (lut, in, out,
           priv->border, base->engine.stream), "remapping") ? GST_FLOW_OK :
       GST_FLOW_ERROR;
 }
@@ -380,12 +380,12 @@ gst_co_remap_filter_release (GstCoBaseFilter * base)
   int i;
 
   for (i = 0; i < 2 * CO_LUT_MAX_GEOMETRIES; i++) {
-    gst_co_base_filter_free (base, priv->table[i]);
+    gst_co_element_free (base, priv->table[i]);
     priv->table[i] = NULL;
     priv->table_size[i] = 0;
   }
   for (i = 0; i < CO_LUT_MAX_GEOMETRIES; i++) {
-    gst_co_base_filter_free (base, priv->map[i]);
+    gst_co_element_free (base, priv->map[i]);
     priv->map[i] = NULL;
     priv->map_size[i] = 0;
   }

@@ -248,21 +248,21 @@ gst_cuda_aberration_rebuild (GstCoBaseFilter * base, gboolean caps_changed)
   clt_bytes = (gsize) tx_n * ty_n * CO_CLT_COEFFS * sizeof (gfloat);
   plane_bytes = (gsize) self->roi[2] * self->roi[3] * sizeof (gfloat);
   /* from pageable memory: staged before each call returns */
-  ok = gst_co_base_filter_ensure (base, &self->nodes, &self->nodes_size,
-      nodes_bytes) && gst_co_base_filter_ensure (base, &self->dx,
-      &self->dx_size, shift_bytes) && gst_co_base_filter_ensure (base,
+  ok = gst_co_element_ensure (base, &self->nodes, &self->nodes_size,
+      nodes_bytes) && gst_co_element_ensure (base, &self->dx,
+      &self->dx_size, shift_bytes) && gst_co_element_ensure (base,
       &self->dy, &self->dy_size, shift_bytes);
   /* the CPU backend keeps each colour's coefficients; CUDA chains the
    * steps tile by tile and needs none */
   for (c = 0; ok && c < 3; c++)
-    ok = (gst_co_base_filter_on_cuda (base) ||
-        gst_co_base_filter_ensure (base, &self->clt[c], &self->clt_size[c],
-            clt_bytes)) && gst_co_base_filter_ensure (base, &self->planes[c],
+    ok = (gst_co_element_on_cuda (base) ||
+        gst_co_element_ensure (base, &self->clt[c], &self->clt_size[c],
+            clt_bytes)) && gst_co_element_ensure (base, &self->planes[c],
         &self->planes_size[c], plane_bytes);
-  ok = ok && gst_co_base_filter_upload (base, self->nodes, grid.nodes,
+  ok = ok && gst_co_element_upload (base, self->nodes, grid.nodes,
       nodes_bytes, "uploading the kernels") &&
-      gst_co_base_filter_upload (base, self->dx, dx, shift_bytes,
-      "uploading the tile shifts") && gst_co_base_filter_upload (base,
+      gst_co_element_upload (base, self->dx, dx, shift_bytes,
+      "uploading the tile shifts") && gst_co_element_upload (base,
       self->dy, dy, shift_bytes, "uploading the tile shifts");
   if (ok) {
     self->built = TRUE;
@@ -320,7 +320,7 @@ gst_cuda_aberration_process (GstCoBaseFilter * base, const CoFrame * in,
   rh = self->roi[3];
   if (bayer == CO_BAYER_NONE)
     bayer = self->bayer;
-  if (gst_co_base_filter_on_cuda (base)) {
+  if (gst_co_element_on_cuda (base)) {
     /* the three steps as one chain: the same bits as the CPU's, and no
      * coefficient planes in device memory */
     float *const fp[3] = { self->planes[0], self->planes[1], self->planes[2] };
@@ -330,7 +330,7 @@ gst_cuda_aberration_process (GstCoBaseFilter * base, const CoFrame * in,
         base->engine.stream);
     if (!e)
       e = co_clt_pack_cuda (planes, rw, self->roi, out, base->engine.stream);
-    return gst_co_base_filter_cuda_ok (base, e, "correcting a frame") ?
+    return gst_co_element_cuda_ok (base, e, "correcting a frame") ?
         GST_FLOW_OK : GST_FLOW_ERROR;
   }
   co_clt_forward_bayer_cpu (in->data[0], w, h, in->pitch[0], bps,
@@ -350,14 +350,14 @@ gst_cuda_aberration_release (GstCoBaseFilter * base)
   GstCudaAberration *self = GST_CUDA_ABERRATION (base);
   int c;
 
-  gst_co_base_filter_free (base, self->nodes);
-  gst_co_base_filter_free (base, self->dx);
-  gst_co_base_filter_free (base, self->dy);
+  gst_co_element_free (base, self->nodes);
+  gst_co_element_free (base, self->dx);
+  gst_co_element_free (base, self->dy);
   self->nodes = self->dx = self->dy = NULL;
   self->nodes_size = self->dx_size = self->dy_size = 0;
   for (c = 0; c < 3; c++) {
-    gst_co_base_filter_free (base, self->clt[c]);
-    gst_co_base_filter_free (base, self->planes[c]);
+    gst_co_element_free (base, self->clt[c]);
+    gst_co_element_free (base, self->planes[c]);
     self->clt[c] = self->planes[c] = NULL;
     self->clt_size[c] = self->planes_size[c] = 0;
   }

@@ -252,6 +252,13 @@ static GST_CO_FLAGS_TYPE (co_corr_results_get_type, "GstCoCorrResults",
     {RESULTS_DISPARITY, "With a rig: each pair's disparity", "disparity"},
     {RESULTS_RIG, "With a rig: rig-disparity and confidence", "rig"})
 
+/* the element's CUDA stream, which the launchers take */
+static gpointer
+stream_of (GstCudaCltCorrelate * self)
+{
+  return GST_CO_BASE_AGGREGATOR (self)->engine.stream;
+}
+
 /* ---- pairs ---- */
 
 /* One input number of a pairs list at *@s (digits only), moving past it */
@@ -496,19 +503,18 @@ every_or_none (GstCudaCltCorrelate * self, PadFile get, gpointer out,
 static void
 free_lens (GstCudaCltCorrelate * self)
 {
-  GstCoEngine *e = &GST_CO_BASE_AGGREGATOR (self)->engine;
   guint i;
 
   for (i = 0; i < MAX_INPUTS; i++) {
-    gst_co_engine_free (e, self->nodes[i]);
+    gst_co_element_free (self, self->nodes[i]);
     self->nodes[i] = NULL;
     self->nodes_size[i] = 0;
   }
-  gst_co_engine_free (e, self->bdx);
-  gst_co_engine_free (e, self->bdy);
-  gst_co_engine_free (e, self->cdx);
-  gst_co_engine_free (e, self->cdy);
-  gst_co_engine_free (e, self->colours);
+  gst_co_element_free (self, self->bdx);
+  gst_co_element_free (self, self->bdy);
+  gst_co_element_free (self, self->cdx);
+  gst_co_element_free (self, self->cdy);
+  gst_co_element_free (self, self->colours);
   self->bdx = self->bdy = self->cdx = self->cdy = self->colours = NULL;
   self->bdx_size = self->bdy_size = self->cdx_size = self->cdy_size = 0;
   self->colours_size = 0;
@@ -529,7 +535,6 @@ setup_lens (GstCudaCltCorrelate * self, gint w, gint h, gint n_tiles,
     gboolean same_inputs, gboolean * colour)
 {
   GstCoBaseAggregator *base = GST_CO_BASE_AGGREGATOR (self);
-  GstCoEngine *e = &base->engine;
   GstCoCltGrid grids[MAX_INPUTS];
   CoCamera cams[MAX_INPUTS];
   const gint roi[4] = { 0, 0, w, h };
@@ -576,9 +581,9 @@ setup_lens (GstCudaCltCorrelate * self, gint w, gint h, gint n_tiles,
     gst_co_clt_grid_shifts (&grids[i], n_cams ? &cams[i] : NULL, w, h, roi,
         (gfloat *) ((guint8 *) dx + i * t3),
         (gfloat *) ((guint8 *) dy + i * t3));
-    if (!gst_co_engine_ensure (e, &self->nodes[i], &self->nodes_size[i],
+    if (!gst_co_element_ensure (self, &self->nodes[i], &self->nodes_size[i],
             gst_co_clt_grid_bytes (&grids[i])) ||
-        !gst_co_engine_upload (e, self->nodes[i], grids[i].nodes,
+        !gst_co_element_upload (self, self->nodes[i], grids[i].nodes,
             gst_co_clt_grid_bytes (&grids[i]), "uploading the kernels"))
       goto done;
     self->grid[i][0] = grids[i].grid_w;
@@ -586,15 +591,15 @@ setup_lens (GstCudaCltCorrelate * self, gint w, gint h, gint n_tiles,
     self->grid[i][2] = grids[i].stride;
     self->grid[i][3] = grids[i].colours;
   }
-  ok = gst_co_engine_ensure (e, &self->bdx, &self->bdx_size,
-      t3 * base->n_pads) && gst_co_engine_ensure (e, &self->bdy,
-      &self->bdy_size, t3 * base->n_pads) && gst_co_engine_ensure (e,
-      &self->cdx, &self->cdx_size, t3) && gst_co_engine_ensure (e,
-      &self->cdy, &self->cdy_size, t3) && (e->device ||
-      gst_co_engine_ensure (e, &self->colours, &self->colours_size,
-          t3 * CO_CLT_COEFFS)) && gst_co_engine_upload (e,
+  ok = gst_co_element_ensure (self, &self->bdx, &self->bdx_size,
+      t3 * base->n_pads) && gst_co_element_ensure (self, &self->bdy,
+      &self->bdy_size, t3 * base->n_pads) && gst_co_element_ensure (self,
+      &self->cdx, &self->cdx_size, t3) && gst_co_element_ensure (self,
+      &self->cdy, &self->cdy_size, t3) && (gst_co_element_on_cuda (self) ||
+      gst_co_element_ensure (self, &self->colours, &self->colours_size,
+          t3 * CO_CLT_COEFFS)) && gst_co_element_upload (self,
       self->bdx, dx, t3 * base->n_pads, "uploading the tile shifts") &&
-      gst_co_engine_upload (e, self->bdy, dy, t3 * base->n_pads,
+      gst_co_element_upload (self, self->bdy, dy, t3 * base->n_pads,
       "uploading the tile shifts");
   *colour = ok;
 
@@ -609,13 +614,12 @@ done:
 static void
 free_buffers (GstCudaCltCorrelate * self)
 {
-  GstCoEngine *e = &GST_CO_BASE_AGGREGATOR (self)->engine;
 
-  gst_co_engine_free (e, self->planes);
-  gst_co_engine_free (e, self->clt);
-  gst_co_engine_free (e, self->res);
-  gst_co_engine_free (e, self->rres);
-  gst_co_engine_free (e, self->prior);
+  gst_co_element_free (self, self->planes);
+  gst_co_element_free (self, self->clt);
+  gst_co_element_free (self, self->res);
+  gst_co_element_free (self, self->rres);
+  gst_co_element_free (self, self->prior);
   self->planes = self->clt = self->res = self->rres = self->prior = NULL;
   self->planes_size = self->clt_size = self->res_size = self->rres_size = 0;
   self->prior_size = 0;
@@ -698,7 +702,6 @@ gst_cuda_clt_correlate_rebuild (GstCoBaseAggregator * base,
     gboolean caps_changed)
 {
   GstCudaCltCorrelate *self = GST_CUDA_CLT_CORRELATE (base);
-  GstCoEngine *e = &base->engine;
   Settings s;
   gchar *why = NULL, *label = NULL;
   Pair *pairs = NULL;
@@ -767,14 +770,15 @@ gst_cuda_clt_correlate_rebuild (GstCoBaseAggregator * base,
   self->colour = colour;
   /* the grey planes the luma path transforms (the colour path reads the
    * raw frames themselves) */
-  if ((!colour && !gst_co_engine_ensure (e, &self->planes,
+  if ((!colour && !gst_co_element_ensure (self, &self->planes,
               &self->planes_size, sizeof (gfloat) * self->w * self->h *
               slots)) ||
-      !gst_co_engine_ensure (e, &self->clt, &self->clt_size,
+      !gst_co_element_ensure (self, &self->clt, &self->clt_size,
           sizeof (gfloat) * CO_CLT_COEFFS * self->n_tiles * (slots + 1)) ||
-      !gst_co_engine_ensure (e, &self->rres, &self->rres_size,
+      !gst_co_element_ensure (self, &self->rres, &self->rres_size,
           sizeof (gfloat) * 7 * self->n_tiles) ||
-      (e->device && !gst_co_engine_ensure (e, &self->res, &self->res_size,
+      (gst_co_element_on_cuda (self) && !gst_co_element_ensure (self,
+              &self->res, &self->res_size,
               sizeof (gfloat) * per_tile * self->n_tiles)))
     goto done;
   self->have_rig = rig;
@@ -831,7 +835,6 @@ static gboolean
 transform_colour (GstCudaCltCorrelate * self, gint slot, const gfloat * dx,
     const gfloat * dy, gfloat * clt)
 {
-  GstCoEngine *e = &GST_CO_BASE_AGGREGATOR (self)->engine;
   const gint in = self->mode == CORR_TEMPORAL ? 0 : slot;
   const CoFrame *f = self->slot_frame[slot];
   const gsize n = self->n_tiles, z = n * CO_CLT_COEFFS;
@@ -842,7 +845,7 @@ transform_colour (GstCudaCltCorrelate * self, gint slot, const gfloat * dx,
   const float scale = bps == 2 ? 1.0f / 65535.0f : 1.0f / 255.0f;
   int err;
 
-  if (!e->device) {
+  if (!gst_co_element_on_cuda (self)) {
     /* the colours' tiles apart (the CPU keeps a plane each) */
     float *const cc = self->colours;
     float *const planes[3] = { cc, cc + z, cc + 2 * z };
@@ -858,12 +861,12 @@ transform_colour (GstCudaCltCorrelate * self, gint slot, const gfloat * dx,
   }
   /* the same steps in one pass, each tile kept on the chip */
   err = co_clt_corr_shifts_cuda (bdx, bdy, dx, dy, n, self->cdx, self->cdy,
-      e->stream);
+      stream_of (self));
   if (!err)
     err = co_clt_corr_forward_bayer_cuda (f->data[0], f->width, f->height,
         f->pitch[0], bps, scale, f->bayer, self->cdx, self->cdy,
-        self->nodes[in], g[0], g[1], g[2], g[3], clt, e->stream);
-  return gst_co_engine_cuda_ok (e, err, "transforming colour tiles");
+        self->nodes[in], g[0], g[1], g[2], g[3], clt, stream_of (self));
+  return gst_co_element_cuda_ok (self, err, "transforming colour tiles");
 }
 
 /* The CLT of @slot's plane (or, on the colour path, frame) into @clt,
@@ -872,17 +875,16 @@ static gboolean
 transform (GstCudaCltCorrelate * self, gint slot, const gfloat * dx,
     const gfloat * dy, gfloat * clt)
 {
-  GstCoEngine *e = &GST_CO_BASE_AGGREGATOR (self)->engine;
 
   if (self->colour)
     return transform_colour (self, slot, dx, dy, clt);
-  if (!e->device) {
+  if (!gst_co_element_on_cuda (self)) {
     co_clt_forward_cpu (plane_of (self, slot), self->w, self->h, self->w, dx,
         dy, clt);
     return TRUE;
   }
-  return gst_co_engine_cuda_ok (e, co_clt_forward_cuda (plane_of (self,
-              slot), self->w, self->h, self->w, dx, dy, clt, e->stream),
+  return gst_co_element_cuda_ok (self, co_clt_forward_cuda (plane_of (self,
+              slot), self->w, self->h, self->w, dx, dy, clt, stream_of (self)),
       "transforming tiles");
 }
 
@@ -890,15 +892,14 @@ transform (GstCudaCltCorrelate * self, gint slot, const gfloat * dx,
 static gboolean
 forward (GstCudaCltCorrelate * self, const CoFrame * in, gint slot)
 {
-  GstCoEngine *e = &GST_CO_BASE_AGGREGATOR (self)->engine;
 
   self->slot_frame[slot] = in;
   if (self->colour)
     return transform (self, slot, NULL, NULL, clt_of (self, slot));
-  if (!e->device)
+  if (!gst_co_element_on_cuda (self))
     co_clt_corr_plane_cpu (in, plane_of (self, slot));
-  else if (!gst_co_engine_cuda_ok (e, co_clt_corr_plane_cuda (in,
-              plane_of (self, slot), e->stream), "reading a frame"))
+  else if (!gst_co_element_cuda_ok (self, co_clt_corr_plane_cuda (in,
+              plane_of (self, slot), stream_of (self)), "reading a frame"))
     return FALSE;
   return transform (self, slot, NULL, NULL, clt_of (self, slot));
 }
@@ -908,15 +909,14 @@ correlate_into (GstCudaCltCorrelate * self, const gfloat * a,
     const gfloat * b, CoCltPeak peak, gfloat * dx, gfloat * dy,
     gfloat * strength)
 {
-  GstCoEngine *e = &GST_CO_BASE_AGGREGATOR (self)->engine;
   const gint n = self->n_tiles;
 
-  if (!e->device) {
+  if (!gst_co_element_on_cuda (self)) {
     co_clt_correlate_cpu (a, b, n, &self->cp, peak, NULL, dx, dy, strength);
     return TRUE;
   }
-  return gst_co_engine_cuda_ok (e, co_clt_correlate_cuda (a, b, n,
-          &self->cp, peak, NULL, dx, dy, strength, e->stream),
+  return gst_co_element_cuda_ok (self, co_clt_correlate_cuda (a, b, n,
+          &self->cp, peak, NULL, dx, dy, strength, stream_of (self)),
       "correlating tiles");
 }
 
@@ -934,9 +934,9 @@ static gboolean
 correlate (GstCudaCltCorrelate * self, gint a, gint b, guint p,
     guint n_pairs, const gfloat * prior, gfloat * host)
 {
-  GstCoEngine *e = &GST_CO_BASE_AGGREGATOR (self)->engine;
   const gsize n = self->n_tiles;
-  gfloat *r = e->device ? self->res : host, *rr = self->rres;
+  const gboolean cuda = gst_co_element_on_cuda (self);
+  gfloat *r = cuda ? self->res : host, *rr = self->rres;
   gfloat *dx = r + p * n, *dy = r + (n_pairs + p) * n,
       *st = r + (2 * n_pairs + p) * n;
   gfloat *moved = clt_of (self, self->n_slots);
@@ -944,10 +944,10 @@ correlate (GstCudaCltCorrelate * self, gint a, gint b, guint p,
   guint k, passes = self->snap.refine;
 
   if (prior) {
-    if (!e->device)
+    if (!cuda)
       co_clt_corr_prior_cpu (prior, bl, n, dx, dy);
-    else if (!gst_co_engine_cuda_ok (e, co_clt_corr_prior_cuda (prior, bl, n,
-                dx, dy, e->stream), "pre-shifting tiles"))
+    else if (!gst_co_element_cuda_ok (self, co_clt_corr_prior_cuda (prior,
+                bl, n, dx, dy, stream_of (self)), "pre-shifting tiles"))
       return FALSE;
     passes++;
   } else if (!correlate_into (self, clt_of (self, a), clt_of (self, b),
@@ -963,11 +963,11 @@ correlate (GstCudaCltCorrelate * self, gint a, gint b, guint p,
       return FALSE;
     /* the secant counts the passes measured with the centroid */
     const gint pass = prior ? (gint) k - 1 : (gint) k;
-    if (!e->device)
+    if (!cuda)
       co_clt_corr_refine_cpu (dx, dy, st, rr, rr + n, rr + 2 * n, rr + 3 * n,
           n, pass);
-    else if (!gst_co_engine_cuda_ok (e, co_clt_corr_refine_cuda (dx, dy, st,
-                rr, rr + n, rr + 2 * n, rr + 3 * n, n, pass, e->stream),
+    else if (!gst_co_element_cuda_ok (self, co_clt_corr_refine_cuda (dx, dy, st,
+                rr, rr + n, rr + 2 * n, rr + 3 * n, n, pass, stream_of (self)),
             "refining shifts"))
       return FALSE;
   }
@@ -983,7 +983,6 @@ correlate (GstCudaCltCorrelate * self, gint a, gint b, guint p,
 static gboolean
 download_fields (GstCudaCltCorrelate * self, const Output * o, gfloat * host)
 {
-  GstCoEngine *e = &GST_CO_BASE_AGGREGATOR (self)->engine;
   const gsize f = (gsize) o->pairs * o->n_tiles, t = o->n_tiles;
   guint want = o->fields, k;
   /* per field: where it starts in the block and how long it is */
@@ -1003,7 +1002,7 @@ download_fields (GstCudaCltCorrelate * self, const Output * o, gfloat * host)
         from = at[k];
       to = at[k] + len[k];
     } else if (to > from) {
-      ok = gst_co_engine_download_behind (e, host + from,
+      ok = gst_co_element_download_behind (self, host + from,
           (const gfloat *) self->res + from, sizeof (gfloat) * (to - from),
           "reading results");
       from = to = 0;
@@ -1017,7 +1016,6 @@ download_fields (GstCudaCltCorrelate * self, const Output * o, gfloat * host)
 static gboolean
 prior_of (GstCudaCltCorrelate * self, const gfloat ** prior)
 {
-  GstCoEngine *e = &GST_CO_BASE_AGGREGATOR (self)->engine;
   GBytes *bytes = self->snap.pre_shift;
   const gsize want = sizeof (gfloat) * self->n_tiles * (self->have_rig ? 1 : 2);
   gsize size = 0;
@@ -1070,18 +1068,18 @@ prior_of (GstCudaCltCorrelate * self, const gfloat ** prior)
       return TRUE;
     }
   }
-  if (!e->device) {
+  if (!gst_co_element_on_cuda (self)) {
     /* the snapshot holds the block until the next frame */
     if (!swapped) {
       *prior = data;
       return TRUE;
     }
-    ok = gst_co_engine_ensure (e, &self->prior, &self->prior_size, size);
+    ok = gst_co_element_ensure (self, &self->prior, &self->prior_size, size);
     if (ok)
       memcpy (self->prior, swapped, size);
   } else {
-    ok = gst_co_engine_ensure (e, &self->prior, &self->prior_size, size) &&
-        gst_co_engine_upload (e, self->prior, data, size, "pre-shift");
+    ok = gst_co_element_ensure (self, &self->prior, &self->prior_size, size) &&
+        gst_co_element_upload (self, self->prior, data, size, "pre-shift");
   }
   g_free (swapped);
   *prior = ok ? self->prior : NULL;
@@ -1094,7 +1092,7 @@ gst_cuda_clt_correlate_process (GstCoBaseAggregator * base,
     GstBuffer ** outbuf, gpointer * output)
 {
   GstCudaCltCorrelate *self = GST_CUDA_CLT_CORRELATE (base);
-  GstCoEngine *e = &base->engine;
+  const gboolean cuda = gst_co_element_on_cuda (self);
   gfloat *host = NULL;
   GstMapInfo map;
   guint p, n_pairs = 0;
@@ -1147,7 +1145,7 @@ gst_cuda_clt_correlate_process (GstCoBaseAggregator * base,
 
   if (!prior_of (self, &prior))
     return GST_FLOW_ERROR;
-  o->results = gst_co_engine_alloc_results (e,
+  o->results = gst_co_element_alloc_results (self,
       sizeof (gfloat) * self->planes_per_tile * self->n_tiles);
   if (!o->results)
     return GST_FLOW_ERROR;
@@ -1159,7 +1157,7 @@ gst_cuda_clt_correlate_process (GstCoBaseAggregator * base,
   host = (gfloat *) map.data;
   /* the last output's results may still be copying out of self->res: the
    * forward transforms above ran beside that copy, the correlations wait */
-  ok = gst_co_engine_join_copies (e);
+  ok = gst_co_element_join_copies (self);
   if (ok && self->mode == CORR_TEMPORAL) {
     /* the first frame (after a start, new caps or a seek) is its own
      * reference: zero flow, so that every output carries results */
@@ -1173,16 +1171,16 @@ gst_cuda_clt_correlate_process (GstCoBaseAggregator * base,
   if (ok && self->have_rig) {
     /* after the pairs: their disparities, the rig's and its confidence */
     const gsize n = self->n_tiles;
-    gfloat *r = e->device ? self->res : host, *d = r + 3 * n_pairs * n;
-    if (!e->device)
+    gfloat *r = cuda ? self->res : host, *d = r + 3 * n_pairs * n;
+    if (!cuda)
       co_clt_corr_rig_cpu (&self->rig, r, n, d, d + n_pairs * n,
           d + (n_pairs + 1) * n);
     else
-      ok = gst_co_engine_cuda_ok (e, co_clt_corr_rig_cuda (&self->rig, r, n,
-              d, d + n_pairs * n, d + (n_pairs + 1) * n, e->stream),
+      ok = gst_co_element_cuda_ok (self, co_clt_corr_rig_cuda (&self->rig, r, n,
+              d, d + n_pairs * n, d + (n_pairs + 1) * n, stream_of (self)),
           "combining the rig's pairs");
   }
-  if (ok && e->device)
+  if (ok && cuda)
     ok = download_fields (self, o, host);
   gst_memory_unmap (o->results, &map);
   if (!ok)

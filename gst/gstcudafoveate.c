@@ -142,8 +142,8 @@ load_map (GstCudaFoveate * self, const GstCoFoveaSettings * s)
   }
   self->mapped = FALSE;
   if (pix) {
-    ok = gst_co_base_filter_ensure (base, &self->map_mem, &self->map_size,
-        (gsize) w * h) && gst_co_base_filter_upload (base, self->map_mem, pix,
+    ok = gst_co_element_ensure (base, &self->map_mem, &self->map_size,
+        (gsize) w * h) && gst_co_element_upload (base, self->map_mem, pix,
         (gsize) w * h, "uploading the blur map");
     g_free (pix);
     if (!ok)
@@ -261,13 +261,13 @@ gst_cuda_foveate_rebuild (GstCoBaseFilter * base, gboolean caps_changed)
   bytes = co_fovea_table_bytes (f);
   host = g_malloc (bytes);
   co_fovea_fill_table (f, host);
-  if (!gst_co_base_filter_ensure (base, &self->table, &self->table_size,
+  if (!gst_co_element_ensure (base, &self->table, &self->table_size,
           bytes)) {
     g_free (host);
     return FALSE;
   }
   /* from pageable memory: staged before the call returns */
-  if (!gst_co_base_filter_upload (base, self->table, host, bytes,
+  if (!gst_co_element_upload (base, self->table, host, bytes,
           "uploading the foveation filters")) {
     g_free (host);
     return FALSE;
@@ -287,8 +287,8 @@ gst_cuda_foveate_process (GstCoBaseFilter * base, const CoFrame * in,
 {
   GstCudaFoveate *self = GST_CUDA_FOVEATE (base);
 
-  if (gst_co_base_filter_on_cuda (base))
-    return gst_co_base_filter_cuda_ok (base, co_fovea_cuda (&self->fovea, in,
+  if (gst_co_element_on_cuda (base))
+    return gst_co_element_cuda_ok (base, co_fovea_cuda (&self->fovea, in,
             out, base->engine.stream), "foveating a frame") ? GST_FLOW_OK :
         GST_FLOW_ERROR;
   if (co_fovea_cpu (&self->fovea, in, out) != 0) {
@@ -319,8 +319,8 @@ gst_cuda_foveate_release (GstCoBaseFilter * base)
 {
   GstCudaFoveate *self = GST_CUDA_FOVEATE (base);
 
-  gst_co_base_filter_free (base, self->table);
-  gst_co_base_filter_free (base, self->map_mem);
+  gst_co_element_free (base, self->table);
+  gst_co_element_free (base, self->map_mem);
   self->table = NULL;
   self->table_size = 0;
   self->map_mem = NULL;

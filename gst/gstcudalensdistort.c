@@ -322,8 +322,8 @@ gst_cuda_lens_distort_build_lut (GstCoRemapFilter * remap, const CoLut * lut)
   GstCoBaseFilter *base = GST_CO_BASE_FILTER (remap);
   const CoLensParams *p = &self->params;
 
-  if (gst_co_base_filter_on_cuda (base)) {
-    if (!gst_co_base_filter_cuda_ok (base, co_lens_build_lut_cuda (p, lut,
+  if (gst_co_element_on_cuda (base)) {
+    if (!gst_co_element_cuda_ok (base, co_lens_build_lut_cuda (p, lut,
                 base->engine.stream), "building the LUT"))
       return FALSE;
   } else {
@@ -350,11 +350,11 @@ gst_cuda_lens_distort_remap (GstCoRemapFilter * remap, const CoLut * lut,
   GstCudaLensDistort *self = GST_CUDA_LENS_DISTORT (remap);
   GstCoBaseFilter *base = GST_CO_BASE_FILTER (remap);
 
-  if (!gst_co_base_filter_on_cuda (base)) {
+  if (!gst_co_element_on_cuda (base)) {
     co_lens_remap_cpu (&self->params, lut, in, out, border);
     return GST_FLOW_OK;
   }
-  return gst_co_base_filter_cuda_ok (base, co_lens_remap_cuda (&self->params,
+  return gst_co_element_cuda_ok (base, co_lens_remap_cuda (&self->params,
           lut, in, out, border, base->engine.stream), "remapping") ? GST_FLOW_OK :
       GST_FLOW_ERROR;
 }

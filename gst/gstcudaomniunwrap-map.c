@@ -327,11 +327,11 @@ check_flag (GstCudaOmniUnwrap * self, const gint * dev_flag)
   GstCoBaseFilter *base = GST_CO_BASE_FILTER (self);
 
   if (!self->host_fail && !(self->host_fail =
-          gst_co_base_filter_alloc_host (base, sizeof (gint))))
+          gst_co_element_alloc_host (base, sizeof (gint))))
     return FALSE;
-  if (!gst_co_base_filter_download (base, self->host_fail, dev_flag,
+  if (!gst_co_element_download (base, self->host_fail, dev_flag,
           sizeof (gint), "solving the mirror model") ||
-      !gst_co_base_filter_sync (base, "solving the mirror model"))
+      !gst_co_element_sync (base, "solving the mirror model"))
     return FALSE;
   return !*self->host_fail || solve_failed (self);
 }
@@ -353,10 +353,10 @@ gst_cuda_omni_unwrap_map_cuda (GstCoRemapFilter * remap, const CoLut * lut,
   guint8 *dev;
 
   if (self->snap.projection == GST_CO_OMNI_GROUND) {
-    ok = gst_co_base_filter_ensure (base, &sv->dev, &sv->dev_size,
+    ok = gst_co_element_ensure (base, &sv->dev, &sv->dev_size,
         sizeof (gint));
     sv->valid = 0;
-    return ok && gst_co_base_filter_cuda_ok (base,
+    return ok && gst_co_element_cuda_ok (base,
         co_omni_ground_cuda (&self->view, &self->window, pl->width,
             pl->height, scale, x, y, pitch, sv->dev, base->engine.stream),
         "solving the ground view") && check_flag (self, sv->dev);
@@ -367,25 +367,25 @@ gst_cuda_omni_unwrap_map_cuda (GstCoRemapFilter * remap, const CoLut * lut,
   n_trig = 3 * t->n_cells * sizeof (gfloat);
   keep = solved_matches (self, sv, pl, g, t, SOLVED_DEVICE) &&
       self->snap.projection != GST_CO_OMNI_POLAR;
-  ok = (keep || gst_co_base_filter_ensure (base, &sv->dev, &sv->dev_size,
+  ok = (keep || gst_co_element_ensure (base, &sv->dev, &sv->dev_size,
           n_rho + n_ax + sizeof (gint))) &&
-      gst_co_base_filter_ensure (base, &self->dev_trig, &self->dev_trig_size,
+      gst_co_element_ensure (base, &self->dev_trig, &self->dev_trig_size,
       n_trig);
   dev = sv->dev;
   /* cudaMemcpyAsync from pageable memory returns once the bytes are
    * staged: the host tables may go right after */
-  ok = ok && gst_co_base_filter_upload (base, self->dev_trig, t->trig,
+  ok = ok && gst_co_element_upload (base, self->dev_trig, t->trig,
       n_trig, "uploading the unwrap tables");
   if (ok && !keep && self->snap.projection == GST_CO_OMNI_POLAR) {
     gfloat *rho = g_new (gfloat, pl->height);
     rows_cpu (self, pl, g, t, rho);
-    ok = gst_co_base_filter_upload (base, dev, rho,
+    ok = gst_co_element_upload (base, dev, rho,
         (gsize) pl->height * sizeof (gfloat), "uploading the unwrap tables");
     g_free (rho);
   } else if (ok && !keep) {
-    ok = gst_co_base_filter_upload (base, dev + n_rho, t->ax,
+    ok = gst_co_element_upload (base, dev + n_rho, t->ax,
         (gsize) t->n_ax * sizeof (gdouble), "uploading the unwrap tables") &&
-        gst_co_base_filter_cuda_ok (base, co_omni_solve_cuda (&self->window,
+        gst_co_element_cuda_ok (base, co_omni_solve_cuda (&self->window,
             &self->view, (const gdouble *) (dev + n_rho), t->n_ax, pl->height,
             scale, (gfloat *) dev, (gint *) (dev + n_rho + n_ax),
             base->engine.stream), "solving the mirror model") &&
@@ -394,7 +394,7 @@ gst_cuda_omni_unwrap_map_cuda (GstCoRemapFilter * remap, const CoLut * lut,
   } else if (ok) {
     GST_LOG_OBJECT (self, "plane %d: radii kept", g);
   }
-  ok = ok && gst_co_base_filter_cuda_ok (base, co_omni_fill_cuda
+  ok = ok && gst_co_element_cuda_ok (base, co_omni_fill_cuda
       (&self->view, (const gfloat *) dev, t->n_ax, self->dev_trig, pl->width,
           pl->height, scale, x, y, pitch, base->engine.stream),
       "filling the unwrap map");
@@ -410,7 +410,7 @@ gst_cuda_omni_unwrap_free_maps (GstCudaOmniUnwrap * self)
   for (g = 0; g < 2; g++) {
     GstCoOmniSolved *sv = &self->solved[g];
     GstCoOmniColumns *t = &self->columns[g];
-    gst_co_base_filter_free (base, sv->dev);
+    gst_co_element_free (base, sv->dev);
     g_free (sv->ax);
     g_free (sv->rho);
     memset (sv, 0, sizeof *sv);
@@ -419,8 +419,8 @@ gst_cuda_omni_unwrap_free_maps (GstCudaOmniUnwrap * self)
     g_free (t->ax);
     memset (t, 0, sizeof *t);
   }
-  gst_co_base_filter_free (base, self->dev_trig);
-  gst_co_base_filter_free_host (base, self->host_fail);
+  gst_co_element_free (base, self->dev_trig);
+  gst_co_element_free_host (base, self->host_fail);
   self->dev_trig = NULL;
   self->dev_trig_size = 0;
   self->host_fail = NULL;

@@ -107,7 +107,7 @@ struct _GstCudaShCentroid
   gfloat *lut;                  /* gamma's weights, or NULL */
   CoShGrid grid;
   /* the frame's results: one block of memory per frame
-   * (gst_co_base_filter_alloc_results; pinned and written by the device on
+   * (gst_co_element_alloc_results; pinned and written by the device on
    * the CUDA backend) handed to the buffer's results without a copy; cx ..
    * sy point into it while it is mapped, from process to finish */
   GstMemory *results;
@@ -219,7 +219,7 @@ new_results (GstCudaShCentroid * self, gint n)
   CoShResult r;
 
   drop_results (self);
-  self->results = gst_co_base_filter_alloc_results (GST_CO_BASE_FILTER (self),
+  self->results = gst_co_element_alloc_results (GST_CO_BASE_FILTER (self),
       co_sh_result_bytes (n, TRUE));
   if (!self->results)
     return FALSE;
@@ -265,7 +265,7 @@ clear_grid (GstCudaShCentroid * self)
   g_clear_pointer (&self->why, g_free);
   g_clear_pointer (&self->lut, g_free);
   drop_results (self);
-  gst_co_base_filter_free (GST_CO_BASE_FILTER (self), self->dev);
+  gst_co_element_free (GST_CO_BASE_FILTER (self), self->dev);
   self->dev = NULL;
   g_clear_pointer (&self->ref_x, g_free);
   g_clear_pointer (&self->ref_y, g_free);
@@ -655,7 +655,7 @@ build_grid (GstCudaShCentroid * self, const GstCoShSettings * s,
   GST_INFO_OBJECT (self, "%dx%d lenslets of %g pixels from %g,%g on %dx%d, "
       "%d levels", nx, ny, s->pitch, s->origin_x, s->origin_y, width, height,
       levels);
-  return gst_co_base_filter_on_cuda (GST_CO_BASE_FILTER (self)) ?
+  return gst_co_element_on_cuda (GST_CO_BASE_FILTER (self)) ?
       upload_grid (self, levels) : TRUE;
 }
 
@@ -675,7 +675,7 @@ upload_grid (GstCudaShCentroid * self, gint levels)
   const gsize bounds = sizeof (gint32) * (g->nx + g->ny + 2);
   guint8 *d;
 
-  self->dev = d = gst_co_base_filter_alloc (base, refs + res + lut + bounds +
+  self->dev = d = gst_co_element_alloc (base, refs + res + lut + bounds +
       2 * (gsize) n);
   if (!d)
     return FALSE;
@@ -690,15 +690,15 @@ upload_grid (GstCudaShCentroid * self, gint levels)
   self->dgrid.by = self->dgrid.bx + g->nx + 1;
   self->dgrid.measure = d + refs + res + lut + bounds;
   self->dwhy = self->dgrid.measure + n;
-  return gst_co_base_filter_upload (base, (gpointer) self->dgrid.bx, g->bx,
+  return gst_co_element_upload (base, (gpointer) self->dgrid.bx, g->bx,
       sizeof (gint32) * (g->nx + 1), "uploading the lenslet grid") &&
-      gst_co_base_filter_upload (base, (gpointer) self->dgrid.by, g->by,
+      gst_co_element_upload (base, (gpointer) self->dgrid.by, g->by,
       sizeof (gint32) * (g->ny + 1), "uploading the lenslet grid") &&
-      gst_co_base_filter_upload (base, (gpointer) self->dgrid.measure,
+      gst_co_element_upload (base, (gpointer) self->dgrid.measure,
       self->measure, n, "uploading the lenslet grid") &&
-      gst_co_base_filter_upload (base, (gpointer) self->dwhy, self->why, n,
+      gst_co_element_upload (base, (gpointer) self->dwhy, self->why, n,
       "uploading the lenslet grid") &&
-      gst_co_base_filter_upload (base, (gpointer) self->dgrid.weight,
+      gst_co_element_upload (base, (gpointer) self->dgrid.weight,
       g->weight, lut, "uploading the weight table");
 }
 
@@ -765,13 +765,13 @@ gst_cuda_sh_centroid_process (GstCoBaseFilter * base, const CoFrame * in,
   }
   marks.gain = self->snap.overlay_scale;
   self->grid.slope_scale = self->dgrid.slope_scale = slope_scale (&self->snap);
-  if (gst_co_base_filter_on_cuda (base)) {
+  if (gst_co_element_on_cuda (base)) {
     /* the slopes' and the overlay's references follow a capture or a new
      * file */
     if (self->ref_changed) {
-      if (!gst_co_base_filter_upload (base, self->dref_x, self->ref_x,
+      if (!gst_co_element_upload (base, self->dref_x, self->ref_x,
               sizeof (gdouble) * n, "uploading the reference centroids") ||
-          !gst_co_base_filter_upload (base, self->dref_y, self->ref_y,
+          !gst_co_element_upload (base, self->dref_y, self->ref_y,
               sizeof (gdouble) * n, "uploading the reference centroids"))
         return GST_FLOW_ERROR;
       self->ref_changed = FALSE;
@@ -781,18 +781,18 @@ gst_cuda_sh_centroid_process (GstCoBaseFilter * base, const CoFrame * in,
     marks.flags = self->dres.flags;
     marks.rx = self->dref_x;
     marks.ry = self->dref_y;
-    if (!gst_co_base_filter_cuda_ok (base, co_sh_cuda (&self->dgrid,
+    if (!gst_co_element_cuda_ok (base, co_sh_cuda (&self->dgrid,
                 self->dwhy, in, &self->dres, base->engine.stream),
             "measuring centroids"))
       return GST_FLOW_ERROR;
     GST_TRACE_OBJECT (self, "measurement queued");
-    if (out && !gst_co_base_filter_cuda_ok (base,
+    if (out && !gst_co_element_cuda_ok (base,
             co_sh_overlay_cuda (&self->dgrid, &marks, out, base->engine.stream),
             "drawing the overlay"))
       return GST_FLOW_ERROR;
     /* one read-back of every result: finish reads them after the frame's
      * synchronisation */
-    return gst_co_base_filter_download (base, self->cx, self->dres.cx,
+    return gst_co_element_download (base, self->cx, self->dres.cx,
         co_sh_result_bytes (n, TRUE), "reading the centroids back") ?
         GST_FLOW_OK : GST_FLOW_ERROR;
   }

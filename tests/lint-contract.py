@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """The family's contract, as far as the source text shows it:
 - no launcher in kernels/*.cu waits for the device (the base class
-  synchronises once per frame; a rebuild asks gst_co_base_filter_sync);
-- elements make no CUDA memory copies or waits of their own (the base's
-  upload/download/sync helpers do) and hold no GStreamer version checks
-  (common/gstcocompat.h does);
+  synchronises once per frame; a rebuild asks gst_co_element_sync);
+- elements make no CUDA memory copies or waits of their own (gstcoelement.h's
+  upload/download/sync calls do), reach the engine only through those calls
+  (of either base), and hold no GStreamer version checks (common/gstcocompat.h
+  does);
 - element headers declare types, not instance structs (docs/architecture.md).
 Usage: lint-contract.py SOURCE_ROOT"""
 import glob
@@ -17,6 +18,8 @@ rules = [
     ("kernels/*.cu", r"cuda(Stream|Device)Synchronize", "a launcher waits"),
     ("gst/*.c", r"\bcuda(Memcpy\w*|Stream\w+|DeviceSynchronize)\s*\(",
      "an element calls CUDA memory/stream functions itself"),
+    ("gst/*.c", r"\bgst_co_engine_\w+\s*\(|\bengine\.device\b|->device\b",
+     "an element calls or tests the engine itself (gst_co_element_*)"),
     ("gst/*.[ch]", r"GST_CHECK_VERSION|GLIB_CHECK_VERSION",
      "a version check outside gstcocompat.h"),
     ("common/gstco*.c", r"GST_CHECK_VERSION|GLIB_CHECK_VERSION",

@@ -70,7 +70,7 @@ static GstFlowReturn
 test_scale_process (GstCoBaseFilter * base, const CoFrame * in, CoFrame * out)
 {
   if (base->engine.device)
-    return gst_co_base_filter_cuda_ok (base, mo_scale_cuda (in, out,
+    return gst_co_element_cuda_ok (base, mo_scale_cuda (in, out,
             base->engine.stream), "scaling") ? GST_FLOW_OK : GST_FLOW_ERROR;
   FOR_EACH_PX (out, mo_scale_px (in, out, x, y));
   return GST_FLOW_OK;
@@ -128,7 +128,7 @@ test_rgba_process (GstCoBaseFilter * base, const CoFrame * in, CoFrame * out)
           out->format != CO_FORMAT_RGBA64_LE))
     return GST_FLOW_NOT_NEGOTIATED;
   if (base->engine.device)
-    return gst_co_base_filter_cuda_ok (base, mo_to_rgba_cuda (in, out,
+    return gst_co_element_cuda_ok (base, mo_to_rgba_cuda (in, out,
             base->engine.stream), "converting") ? GST_FLOW_OK : GST_FLOW_ERROR;
   FOR_EACH_PX (out, mo_to_rgba_px (in, out, x, y));
   return GST_FLOW_OK;
@@ -218,21 +218,21 @@ test_mean_process (GstCoBaseFilter * base, const CoFrame * in, CoFrame * out)
   }
 #ifdef HAVE_CUDA
   if (!self->host_sum && !(self->host_sum =
-          gst_co_base_filter_alloc_host (base, sizeof (guint64))))
+          gst_co_element_alloc_host (base, sizeof (guint64))))
     return GST_FLOW_ERROR;
-  if (!gst_co_base_filter_ensure (base, &self->dev_sum, &self->dev_size,
+  if (!gst_co_element_ensure (base, &self->dev_sum, &self->dev_size,
           sizeof (guint64)))
     return GST_FLOW_ERROR;
-  if (!gst_co_base_filter_cuda_ok (base, cudaMemsetAsync (self->dev_sum, 0,
+  if (!gst_co_element_cuda_ok (base, cudaMemsetAsync (self->dev_sum, 0,
               sizeof (guint64), (cudaStream_t) base->engine.stream), "clearing") ||
-      !gst_co_base_filter_cuda_ok (base, mo_sum_cuda (in, self->dev_sum,
+      !gst_co_element_cuda_ok (base, mo_sum_cuda (in, self->dev_sum,
               base->engine.stream), "summing") ||
-      !gst_co_base_filter_cuda_ok (base, cudaMemcpyAsync (self->host_sum,
+      !gst_co_element_cuda_ok (base, cudaMemcpyAsync (self->host_sum,
               self->dev_sum, sizeof (guint64), cudaMemcpyDeviceToHost,
               (cudaStream_t) base->engine.stream), "reading back"))
     return GST_FLOW_ERROR;
   /* the overlay after the sum, on the same stream */
-  if (out && !gst_co_base_filter_cuda_ok (base, cudaMemsetAsync (out->data[0],
+  if (out && !gst_co_element_cuda_ok (base, cudaMemsetAsync (out->data[0],
               255, out->width * co_pix_bpp (co_format_plane_kind (out->format,
                       0)), (cudaStream_t) base->engine.stream), "drawing"))
     return GST_FLOW_ERROR;
@@ -266,8 +266,8 @@ test_mean_release (GstCoBaseFilter * base)
 {
   TestMean *self = (TestMean *) base;
 
-  gst_co_base_filter_free_host (base, self->host_sum);
-  gst_co_base_filter_free (base, self->dev_sum);
+  gst_co_element_free_host (base, self->host_sum);
+  gst_co_element_free (base, self->dev_sum);
   self->host_sum = NULL;
   self->dev_sum = NULL;
   self->dev_size = 0;
