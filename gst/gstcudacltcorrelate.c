@@ -120,21 +120,38 @@ typedef struct
   guint results;
 } Settings;
 
-struct _GstCudaCltCorrelate
+/* What the backend reads, device (CUDA) or host (CPU) memory.  It moves
+ * from one build to the next, so that ensure keeps what still fits (and
+ * the colour path's tables while its files are being changed). */
+typedef struct
 {
-  GstCoBaseAggregator parent;
+  /* a grey plane and a CLT per slot (an input, or temporal's reference
+   * and new frame) and one more CLT (a tile set moved by an estimate);
+   * the results (CUDA) and a refinement's; the pre-shift's copy */
+  gpointer planes, clt, res, rres, prior;
+  gsize planes_size, clt_size, res_size, rres_size, prior_size;
+  /* the tile processor's colour path: each input's kernel nodes (and
+   * their grid: nodes across, down, stride, colours) and its tiles'
+   * shifts (3 floats a tile: the kernels' offsets, the camera's
+   * undistortion), the shifts of a moved tile set, the CPU's colours */
+  gpointer nodes[MAX_INPUTS];
+  gsize nodes_size[MAX_INPUTS];
+  gint grid[MAX_INPUTS][4];
+  gpointer bdx, bdy, cdx, cdy, colours;
+  gsize bdx_size, bdy_size, cdx_size, cdy_size, colours_size;
+} Memory;
 
-  Settings settings;            /* the properties (settings table) */
-
-  /* built by rebuild, streaming thread */
-  Settings snap;                /* of the frame being processed */
+/* Everything rebuild makes from the settings and the pads, for the frames
+ * until the next rebuild: built whole, or freed whole */
+typedef struct
+{
   gint w, h, tiles_x, tiles_y, n_tiles;
   gint mode;
   guint n_inputs;
   guint index[MAX_INPUTS];      /* the inputs' N of sink_N */
   gint n_slots;
-  Pair *pairs;
-  guint n_pairs;
+  Pair *pairs;                  /* pairs mode; NULL with one input */
+  guint n_pairs;                /* temporal: 1 */
   gchar *pairs_text;            /* the results' "pairs" */
   /* the rig's geometry, when every input names its calibration */
   gboolean have_rig;
@@ -143,30 +160,26 @@ struct _GstCudaCltCorrelate
   /* the results' floats a tile: shift-x, shift-y, strength per pair; with
    * a rig, disparity per pair, rig-disparity, confidence */
   guint planes_per_tile;
-  /* pre-shift: its copy on the device, and the last block warned about */
-  gpointer prior;
-  gsize prior_size;
-  GBytes *warned_prior;
-  /* device (CUDA) or host (CPU): a grey plane and a CLT per slot (an input,
-   * or temporal's reference and new frame) and one more CLT (a tile set
-   * moved by an estimate); the results (CUDA) and a refinement's */
-  gpointer planes, clt, res, rres;
-  gsize planes_size, clt_size, res_size, rres_size;
-  /* the tile processor's colour path (every input names its kernels):
-   * each input's kernel nodes and its tiles' shifts (3 floats a tile:
-   * the kernels' offsets, the camera's undistortion), the shifts of a
-   * moved tile set, and the frame each slot was read from */
+  /* every input names its kernels: the tile processor's colour path */
   gboolean colour;
-  gpointer nodes[MAX_INPUTS];
-  gsize nodes_size[MAX_INPUTS];
-  gint grid[MAX_INPUTS][4];     /* nodes across, down, stride, colours */
-  gpointer bdx, bdy, cdx, cdy, colours;
-  gsize bdx_size, bdy_size, cdx_size, cdy_size, colours_size;
-  const CoFrame *slot_frame[MAX_INPUTS];
+  Memory mem;
+} State;
+
+struct _GstCudaCltCorrelate
+{
+  GstCoBaseAggregator parent;
+
+  Settings settings;            /* the properties (settings table) */
+
+  /* streaming thread */
+  State *state;                 /* NULL until a rebuild succeeds */
+  Settings snap;                /* of the frame being processed */
   CoCltCorrParams cp;           /* of the frame being processed */
+  const CoFrame *slot_frame[MAX_INPUTS];        /* each slot's last frame */
   /* temporal: slot of the reference CLT (0 or 1), and whether it holds one */
   gint ref_slot;
   gboolean have_ref;
+  GBytes *warned_prior;         /* the last pre-shift warned about */
 
   /* output=map as negotiated (src_caps) */
   gboolean map_out;
@@ -501,24 +514,38 @@ every_or_none (GstCudaCltCorrelate * self, PadFile get, gpointer out,
 }
 
 static void
-free_lens (GstCudaCltCorrelate * self)
+state_free (GstCudaCltCorrelate * self, State * st)
 {
+  Memory *m;
   guint i;
 
-  for (i = 0; i < MAX_INPUTS; i++) {
-    gst_co_element_free (self, self->nodes[i]);
-    self->nodes[i] = NULL;
-    self->nodes_size[i] = 0;
-  }
-  gst_co_element_free (self, self->bdx);
-  gst_co_element_free (self, self->bdy);
-  gst_co_element_free (self, self->cdx);
-  gst_co_element_free (self, self->cdy);
-  gst_co_element_free (self, self->colours);
-  self->bdx = self->bdy = self->cdx = self->cdy = self->colours = NULL;
-  self->bdx_size = self->bdy_size = self->cdx_size = self->cdy_size = 0;
-  self->colours_size = 0;
-  self->colour = FALSE;
+  if (!st)
+    return;
+  m = &st->mem;
+  for (i = 0; i < MAX_INPUTS; i++)
+    gst_co_element_free (self, m->nodes[i]);
+  gst_co_element_free (self, m->bdx);
+  gst_co_element_free (self, m->bdy);
+  gst_co_element_free (self, m->cdx);
+  gst_co_element_free (self, m->cdy);
+  gst_co_element_free (self, m->colours);
+  gst_co_element_free (self, m->planes);
+  gst_co_element_free (self, m->clt);
+  gst_co_element_free (self, m->res);
+  gst_co_element_free (self, m->rres);
+  gst_co_element_free (self, m->prior);
+  g_free (st->pairs);
+  g_free (st->pairs_text);
+  g_free (st);
+}
+
+/* The built state, and the reference its memory held */
+static void
+drop_state (GstCudaCltCorrelate * self)
+{
+  state_free (self, self->state);
+  self->state = NULL;
+  self->have_ref = FALSE;
 }
 
 /* The tile processor's colour path when the inputs name their kernels
@@ -528,31 +555,33 @@ free_lens (GstCudaCltCorrelate * self)
  * tile's centre), where the backend reads them.  Element errors: some
  * inputs without kernels, a file that cannot be used, input that is not
  * raw Bayer.  While streaming, some inputs without kernels keep the last
- * set when @same_inputs (the same pads, the same size) and fall back to
- * the luma path otherwise. */
+ * build's set (@old's path, and the tables @st took over from it) when
+ * @same_inputs (the same pads, the same size) and fall back to the luma
+ * path otherwise. */
 static gboolean
-setup_lens (GstCudaCltCorrelate * self, gint w, gint h, gint n_tiles,
-    gboolean same_inputs, gboolean * colour)
+setup_lens (GstCudaCltCorrelate * self, State * st, const State * old,
+    gboolean same_inputs)
 {
   GstCoBaseAggregator *base = GST_CO_BASE_AGGREGATOR (self);
+  Memory *m = &st->mem;
   GstCoCltGrid grids[MAX_INPUTS];
   CoCamera cams[MAX_INPUTS];
-  const gint roi[4] = { 0, 0, w, h };
-  const gsize t3 = (gsize) 3 * n_tiles * sizeof (gfloat);
+  const gint w = st->w, h = st->h, roi[4] = { 0, 0, w, h };
+  const gsize t3 = (gsize) 3 * st->n_tiles * sizeof (gfloat);
   gfloat *dx = NULL, *dy = NULL;
   guint i;
   gint n_have, n_cams;
   gboolean ok = FALSE;
 
-  *colour = FALSE;
+  st->colour = FALSE;
   memset (grids, 0, sizeof (grids));
   n_have = every_or_none (self, pad_kernels, grids, sizeof (grids[0]),
       "kernels-file", "kernels", "the tile processor's colour path needs "
       "every camera's kernels");
-  if (n_have == KEEP && self->colour && same_inputs) {
+  if (n_have == KEEP && old && old->colour && same_inputs) {
     /* the path and tables of the last usable set stay (the same cameras
      * at the same size: their tables fit) */
-    *colour = ok = TRUE;
+    st->colour = ok = TRUE;
     goto done;
   }
   if (n_have <= 0) {
@@ -581,27 +610,27 @@ setup_lens (GstCudaCltCorrelate * self, gint w, gint h, gint n_tiles,
     gst_co_clt_grid_shifts (&grids[i], n_cams ? &cams[i] : NULL, w, h, roi,
         (gfloat *) ((guint8 *) dx + i * t3),
         (gfloat *) ((guint8 *) dy + i * t3));
-    if (!gst_co_element_ensure (self, &self->nodes[i], &self->nodes_size[i],
+    if (!gst_co_element_ensure (self, &m->nodes[i], &m->nodes_size[i],
             gst_co_clt_grid_bytes (&grids[i])) ||
-        !gst_co_element_upload (self, self->nodes[i], grids[i].nodes,
+        !gst_co_element_upload (self, m->nodes[i], grids[i].nodes,
             gst_co_clt_grid_bytes (&grids[i]), "uploading the kernels"))
       goto done;
-    self->grid[i][0] = grids[i].grid_w;
-    self->grid[i][1] = grids[i].grid_h;
-    self->grid[i][2] = grids[i].stride;
-    self->grid[i][3] = grids[i].colours;
+    m->grid[i][0] = grids[i].grid_w;
+    m->grid[i][1] = grids[i].grid_h;
+    m->grid[i][2] = grids[i].stride;
+    m->grid[i][3] = grids[i].colours;
   }
-  ok = gst_co_element_ensure (self, &self->bdx, &self->bdx_size,
-      t3 * base->n_pads) && gst_co_element_ensure (self, &self->bdy,
-      &self->bdy_size, t3 * base->n_pads) && gst_co_element_ensure (self,
-      &self->cdx, &self->cdx_size, t3) && gst_co_element_ensure (self,
-      &self->cdy, &self->cdy_size, t3) && (gst_co_element_on_cuda (self) ||
-      gst_co_element_ensure (self, &self->colours, &self->colours_size,
-          t3 * CO_CLT_COEFFS)) && gst_co_element_upload (self,
-      self->bdx, dx, t3 * base->n_pads, "uploading the tile shifts") &&
-      gst_co_element_upload (self, self->bdy, dy, t3 * base->n_pads,
+  ok = gst_co_element_ensure (self, &m->bdx, &m->bdx_size,
+      t3 * base->n_pads) && gst_co_element_ensure (self, &m->bdy,
+      &m->bdy_size, t3 * base->n_pads) && gst_co_element_ensure (self,
+      &m->cdx, &m->cdx_size, t3) && gst_co_element_ensure (self, &m->cdy,
+      &m->cdy_size, t3) && (gst_co_element_on_cuda (self) ||
+      gst_co_element_ensure (self, &m->colours, &m->colours_size,
+          t3 * CO_CLT_COEFFS)) && gst_co_element_upload (self, m->bdx, dx,
+      t3 * base->n_pads, "uploading the tile shifts") &&
+      gst_co_element_upload (self, m->bdy, dy, t3 * base->n_pads,
       "uploading the tile shifts");
-  *colour = ok;
+  st->colour = ok;
 
 done:
   for (i = 0; i < MAX_INPUTS; i++)
@@ -609,21 +638,6 @@ done:
   g_free (dx);
   g_free (dy);
   return ok;
-}
-
-static void
-free_buffers (GstCudaCltCorrelate * self)
-{
-
-  gst_co_element_free (self, self->planes);
-  gst_co_element_free (self, self->clt);
-  gst_co_element_free (self, self->res);
-  gst_co_element_free (self, self->rres);
-  gst_co_element_free (self, self->prior);
-  self->planes = self->clt = self->res = self->rres = self->prior = NULL;
-  self->planes_size = self->clt_size = self->res_size = self->rres_size = 0;
-  self->prior_size = 0;
-  free_lens (self);
 }
 
 /* The largest |P's fourth column| taken for a camera's place: f times
@@ -702,15 +716,20 @@ gst_cuda_clt_correlate_rebuild (GstCoBaseAggregator * base,
     gboolean caps_changed)
 {
   GstCudaCltCorrelate *self = GST_CUDA_CLT_CORRELATE (base);
+  State *old = self->state, *st = g_new0 (State, 1);
+  Memory *m = &st->mem;
   Settings s;
-  gchar *why = NULL, *label = NULL;
-  Pair *pairs = NULL;
-  guint n_pairs = 0, slots, per_tile, i;
-  gboolean ok = FALSE, rig = FALSE, colour = FALSE, keep = FALSE, same;
-  CoCltCorrRig new_rig;
-  gdouble ref_baseline = 0.0;
+  gchar *why = NULL;
+  guint slots, i;
+  gboolean ok = FALSE, keep = FALSE, same;
 
   gst_co_base_aggregator_snapshot (base, &s);
+  /* the memory goes on to the new build (ensure keeps what fits); the old
+   * one, described still, says what may be kept below */
+  if (old) {
+    st->mem = old->mem;
+    memset (&old->mem, 0, sizeof (old->mem));
+  }
   if (base->n_pads > MAX_INPUTS) {
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("%u inputs: at most %d are "
             "correlated", base->n_pads, MAX_INPUTS), (NULL));
@@ -727,89 +746,82 @@ gst_cuda_clt_correlate_rebuild (GstCoBaseAggregator * base,
     GST_ELEMENT_WARNING (self, STREAM, FORMAT, ("mode=pairs with one "
             "input: nothing to correlate until another is added (request "
             "sink_1), or use mode=temporal"), (NULL));
-    label = g_strdup ("");
+    st->pairs_text = g_strdup ("");
   } else if (s.mode == CORR_PAIRS) {
-    pairs = parse_pairs (s.pairs, base->pads, base->n_pads, &n_pairs, &label,
-        &why);
-    if (!pairs) {
+    st->pairs = parse_pairs (s.pairs, base->pads, base->n_pads, &st->n_pairs,
+        &st->pairs_text, &why);
+    if (!st->pairs) {
       GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, ("Bad pairs: %s", why),
           (NULL));
       goto done;
     }
-    if (!build_rig (self, pairs, n_pairs, &new_rig, &ref_baseline, &rig,
-            &keep))
+    if (!build_rig (self, st->pairs, st->n_pairs, &st->rig,
+            &st->ref_baseline, &st->have_rig, &keep))
       goto done;
     /* the last rig stays while its pairs do (the same inputs' numbers) */
     if (keep) {
-      rig = self->have_rig && g_strcmp0 (label, self->pairs_text) == 0;
-      new_rig = self->rig;
-      ref_baseline = self->ref_baseline;
+      st->have_rig = old && old->have_rig &&
+          g_strcmp0 (st->pairs_text, old->pairs_text) == 0;
+      if (st->have_rig) {
+        st->rig = old->rig;
+        st->ref_baseline = old->ref_baseline;
+      }
     }
   } else {
-    label = g_strdup_printf ("ref-%u", base->pads[0]->index);
+    st->pairs_text = g_strdup_printf ("ref-%u", base->pads[0]->index);
+    st->n_pairs = 1;
   }
 
+  st->mode = s.mode;
+  st->n_inputs = base->n_pads;
+  for (i = 0; i < base->n_pads; i++)
+    st->index[i] = base->pads[i]->index;
+  st->w = GST_VIDEO_INFO_WIDTH (&base->pads[0]->info);
+  st->h = GST_VIDEO_INFO_HEIGHT (&base->pads[0]->info);
+  co_clt_tiles (st->w, st->h, &st->tiles_x, &st->tiles_y);
+  st->n_tiles = st->tiles_x * st->tiles_y;
   /* the same cameras at the same size as the last build: what was built
    * for them may stay while some of their files are being changed */
-  same = self->n_inputs == base->n_pads &&
-      self->w == GST_VIDEO_INFO_WIDTH (&base->pads[0]->in.info) &&
-      self->h == GST_VIDEO_INFO_HEIGHT (&base->pads[0]->in.info);
-  for (i = 0; same && i < base->n_pads; i++)
-    same = self->index[i] == base->pads[i]->index;
-  self->w = GST_VIDEO_INFO_WIDTH (&base->pads[0]->in.info);
-  self->h = GST_VIDEO_INFO_HEIGHT (&base->pads[0]->in.info);
-  co_clt_tiles (self->w, self->h, &self->tiles_x, &self->tiles_y);
-  self->n_tiles = self->tiles_x * self->tiles_y;
+  same = old && old->n_inputs == st->n_inputs && old->w == st->w &&
+      old->h == st->h &&
+      memcmp (old->index, st->index, sizeof (guint) * st->n_inputs) == 0;
   /* a CLT per input; temporal: the reference and the new frame */
-  slots = s.mode == CORR_TEMPORAL ? 2 : base->n_pads;
-  if (caps_changed || self->mode != s.mode || self->n_inputs != base->n_pads)
+  st->n_slots = slots = s.mode == CORR_TEMPORAL ? 2 : base->n_pads;
+  if (caps_changed || !old || old->mode != st->mode ||
+      old->n_inputs != st->n_inputs)
     self->have_ref = FALSE;
-  per_tile = rig ? 4 * n_pairs + 2 : 3 * MAX (n_pairs, 1);
-  if (!setup_lens (self, self->w, self->h, self->n_tiles, same, &colour))
+  st->planes_per_tile = st->have_rig ? 4 * st->n_pairs + 2 :
+      3 * MAX (st->n_pairs, 1);
+  if (!setup_lens (self, st, old, same))
     goto done;
-  self->colour = colour;
   /* the grey planes the luma path transforms (the colour path reads the
    * raw frames themselves) */
-  if ((!colour && !gst_co_element_ensure (self, &self->planes,
-              &self->planes_size, sizeof (gfloat) * self->w * self->h *
-              slots)) ||
-      !gst_co_element_ensure (self, &self->clt, &self->clt_size,
-          sizeof (gfloat) * CO_CLT_COEFFS * self->n_tiles * (slots + 1)) ||
-      !gst_co_element_ensure (self, &self->rres, &self->rres_size,
-          sizeof (gfloat) * 7 * self->n_tiles) ||
+  if ((!st->colour && !gst_co_element_ensure (self, &m->planes,
+              &m->planes_size, sizeof (gfloat) * st->w * st->h * slots)) ||
+      !gst_co_element_ensure (self, &m->clt, &m->clt_size,
+          sizeof (gfloat) * CO_CLT_COEFFS * st->n_tiles * (slots + 1)) ||
+      !gst_co_element_ensure (self, &m->rres, &m->rres_size,
+          sizeof (gfloat) * 7 * st->n_tiles) ||
       (gst_co_element_on_cuda (self) && !gst_co_element_ensure (self,
-              &self->res, &self->res_size,
-              sizeof (gfloat) * per_tile * self->n_tiles)))
+              &m->res, &m->res_size,
+              sizeof (gfloat) * st->planes_per_tile * st->n_tiles)))
     goto done;
-  self->have_rig = rig;
-  if (rig) {
-    self->rig = new_rig;
-    self->ref_baseline = ref_baseline;
-  }
-  self->planes_per_tile = per_tile;
-  self->mode = s.mode;
-  self->n_inputs = base->n_pads;
-  for (i = 0; i < base->n_pads; i++)
-    self->index[i] = base->pads[i]->index;
-  self->n_slots = slots;
-  g_free (self->pairs);
-  self->pairs = pairs;
-  self->n_pairs = s.mode == CORR_TEMPORAL ? 1 : n_pairs;
-  /* (pairs mode: a frame without pairs passes without results) */
-  pairs = NULL;
-  g_free (self->pairs_text);
-  self->pairs_text = label;
-  label = NULL;
-  GST_INFO_OBJECT (self, "%dx%d: %dx%d tiles, pairs %s%s%s", self->w,
-      self->h, self->tiles_x, self->tiles_y, self->pairs_text,
-      rig ? ", rig geometry from the calibrations" : "",
-      colour ? ", colour tiles through each camera's kernels" : "");
+  GST_INFO_OBJECT (self, "%dx%d: %dx%d tiles, pairs %s%s%s", st->w, st->h,
+      st->tiles_x, st->tiles_y, st->pairs_text,
+      st->have_rig ? ", rig geometry from the calibrations" : "",
+      st->colour ? ", colour tiles through each camera's kernels" : "");
+  state_free (self, old);
+  self->state = st;
   ok = TRUE;
 
 done:
+  if (!ok) {
+    /* nothing half built stays, nor the old build, whose memory went on
+     * to this one: the next rebuild starts afresh */
+    state_free (self, st);
+    drop_state (self);
+  }
   g_free (why);
-  g_free (label);
-  g_free (pairs);
   gst_co_base_aggregator_snapshot_clear (base, &s);
   return ok;
 }
@@ -817,13 +829,17 @@ done:
 static gfloat *
 plane_of (GstCudaCltCorrelate * self, gint slot)
 {
-  return (gfloat *) self->planes + (gsize) slot * self->w * self->h;
+  const State *st = self->state;
+
+  return (gfloat *) st->mem.planes + (gsize) slot * st->w * st->h;
 }
 
 static gfloat *
 clt_of (GstCudaCltCorrelate * self, gint slot)
 {
-  return (gfloat *) self->clt + (gsize) slot * CO_CLT_COEFFS * self->n_tiles;
+  const State *st = self->state;
+
+  return (gfloat *) st->mem.clt + (gsize) slot * CO_CLT_COEFFS * st->n_tiles;
 }
 
 /* The colour path's transform of @slot's raw frame into @clt: its three
@@ -835,37 +851,38 @@ static gboolean
 transform_colour (GstCudaCltCorrelate * self, gint slot, const gfloat * dx,
     const gfloat * dy, gfloat * clt)
 {
-  const gint in = self->mode == CORR_TEMPORAL ? 0 : slot;
+  State *st = self->state;
+  const gint in = st->mode == CORR_TEMPORAL ? 0 : slot;
   const CoFrame *f = self->slot_frame[slot];
-  const gsize n = self->n_tiles, z = n * CO_CLT_COEFFS;
-  const gfloat *bdx = (const gfloat *) self->bdx + 3 * n * in;
-  const gfloat *bdy = (const gfloat *) self->bdy + 3 * n * in;
-  const gint *g = self->grid[in];
+  const gsize n = st->n_tiles, z = n * CO_CLT_COEFFS;
+  const gfloat *bdx = (const gfloat *) st->mem.bdx + 3 * n * in;
+  const gfloat *bdy = (const gfloat *) st->mem.bdy + 3 * n * in;
+  const gint *g = st->mem.grid[in];
   const int bps = f->format == CO_FORMAT_GRAY16_LE ? 2 : 1;
   const float scale = bps == 2 ? 1.0f / 65535.0f : 1.0f / 255.0f;
   int err;
 
   if (!gst_co_element_on_cuda (self)) {
     /* the colours' tiles apart (the CPU keeps a plane each) */
-    float *const cc = self->colours;
+    float *const cc = st->mem.colours;
     float *const planes[3] = { cc, cc + z, cc + 2 * z };
     gint c;
-    co_clt_corr_shifts_cpu (bdx, bdy, dx, dy, n, self->cdx, self->cdy);
+    co_clt_corr_shifts_cpu (bdx, bdy, dx, dy, n, st->mem.cdx, st->mem.cdy);
     co_clt_forward_bayer_cpu (f->data[0], f->width, f->height, f->pitch[0],
-        bps, scale, f->bayer, NULL, self->cdx, self->cdy, planes);
+        bps, scale, f->bayer, NULL, st->mem.cdx, st->mem.cdy, planes);
     for (c = 0; c < 3; c++)
-      co_clt_convolve_grid_cpu (planes[c], 0, 0, self->w, self->h,
-          self->nodes[in], g[0], g[1], g[2], g[3], c);
+      co_clt_convolve_grid_cpu (planes[c], 0, 0, st->w, st->h,
+          st->mem.nodes[in], g[0], g[1], g[2], g[3], c);
     co_clt_corr_mix_cpu (cc, n, clt);
     return TRUE;
   }
   /* the same steps in one pass, each tile kept on the chip */
-  err = co_clt_corr_shifts_cuda (bdx, bdy, dx, dy, n, self->cdx, self->cdy,
+  err = co_clt_corr_shifts_cuda (bdx, bdy, dx, dy, n, st->mem.cdx, st->mem.cdy,
       stream_of (self));
   if (!err)
     err = co_clt_corr_forward_bayer_cuda (f->data[0], f->width, f->height,
-        f->pitch[0], bps, scale, f->bayer, self->cdx, self->cdy,
-        self->nodes[in], g[0], g[1], g[2], g[3], clt, stream_of (self));
+        f->pitch[0], bps, scale, f->bayer, st->mem.cdx, st->mem.cdy,
+        st->mem.nodes[in], g[0], g[1], g[2], g[3], clt, stream_of (self));
   return gst_co_element_cuda_ok (self, err, "transforming colour tiles");
 }
 
@@ -875,16 +892,17 @@ static gboolean
 transform (GstCudaCltCorrelate * self, gint slot, const gfloat * dx,
     const gfloat * dy, gfloat * clt)
 {
+  State *st = self->state;
 
-  if (self->colour)
+  if (st->colour)
     return transform_colour (self, slot, dx, dy, clt);
   if (!gst_co_element_on_cuda (self)) {
-    co_clt_forward_cpu (plane_of (self, slot), self->w, self->h, self->w, dx,
+    co_clt_forward_cpu (plane_of (self, slot), st->w, st->h, st->w, dx,
         dy, clt);
     return TRUE;
   }
   return gst_co_element_cuda_ok (self, co_clt_forward_cuda (plane_of (self,
-              slot), self->w, self->h, self->w, dx, dy, clt, stream_of (self)),
+              slot), st->w, st->h, st->w, dx, dy, clt, stream_of (self)),
       "transforming tiles");
 }
 
@@ -892,9 +910,10 @@ transform (GstCudaCltCorrelate * self, gint slot, const gfloat * dx,
 static gboolean
 forward (GstCudaCltCorrelate * self, const CoFrame * in, gint slot)
 {
+  State *st = self->state;
 
   self->slot_frame[slot] = in;
-  if (self->colour)
+  if (st->colour)
     return transform (self, slot, NULL, NULL, clt_of (self, slot));
   if (!gst_co_element_on_cuda (self))
     co_clt_corr_plane_cpu (in, plane_of (self, slot));
@@ -909,7 +928,8 @@ correlate_into (GstCudaCltCorrelate * self, const gfloat * a,
     const gfloat * b, CoCltPeak peak, gfloat * dx, gfloat * dy,
     gfloat * strength)
 {
-  const gint n = self->n_tiles;
+  State *st = self->state;
+  const gint n = st->n_tiles;
 
   if (!gst_co_element_on_cuda (self)) {
     co_clt_correlate_cpu (a, b, n, &self->cp, peak, NULL, dx, dy, strength);
@@ -934,13 +954,14 @@ static gboolean
 correlate (GstCudaCltCorrelate * self, gint a, gint b, guint p,
     guint n_pairs, const gfloat * prior, gfloat * host)
 {
-  const gsize n = self->n_tiles;
+  State *st = self->state;
+  const gsize n = st->n_tiles;
   const gboolean cuda = gst_co_element_on_cuda (self);
-  gfloat *r = cuda ? self->res : host, *rr = self->rres;
+  gfloat *r = cuda ? st->mem.res : host, *rr = st->mem.rres;
   gfloat *dx = r + p * n, *dy = r + (n_pairs + p) * n,
-      *st = r + (2 * n_pairs + p) * n;
-  gfloat *moved = clt_of (self, self->n_slots);
-  const CoCltCorrBaseline *bl = self->have_rig ? &self->rig.pair[p] : NULL;
+      *strength = r + (2 * n_pairs + p) * n;
+  gfloat *moved = clt_of (self, st->n_slots);
+  const CoCltCorrBaseline *bl = st->have_rig ? &st->rig.pair[p] : NULL;
   guint k, passes = self->snap.refine;
 
   if (prior) {
@@ -951,7 +972,7 @@ correlate (GstCudaCltCorrelate * self, gint a, gint b, guint p,
       return FALSE;
     passes++;
   } else if (!correlate_into (self, clt_of (self, a), clt_of (self, b),
-          (CoCltPeak) self->snap.peak, dx, dy, st)) {
+          (CoCltPeak) self->snap.peak, dx, dy, strength)) {
     return FALSE;
   }
   for (k = 0; k < passes; k++) {
@@ -964,11 +985,11 @@ correlate (GstCudaCltCorrelate * self, gint a, gint b, guint p,
     /* the secant counts the passes measured with the centroid */
     const gint pass = prior ? (gint) k - 1 : (gint) k;
     if (!cuda)
-      co_clt_corr_refine_cpu (dx, dy, st, rr, rr + n, rr + 2 * n, rr + 3 * n,
-          n, pass);
-    else if (!gst_co_element_cuda_ok (self, co_clt_corr_refine_cuda (dx, dy, st,
-                rr, rr + n, rr + 2 * n, rr + 3 * n, n, pass, stream_of (self)),
-            "refining shifts"))
+      co_clt_corr_refine_cpu (dx, dy, strength, rr, rr + n, rr + 2 * n,
+          rr + 3 * n, n, pass);
+    else if (!gst_co_element_cuda_ok (self, co_clt_corr_refine_cuda (dx, dy,
+                strength, rr, rr + n, rr + 2 * n, rr + 3 * n, n, pass,
+                stream_of (self)), "refining shifts"))
       return FALSE;
   }
   return TRUE;
@@ -983,6 +1004,7 @@ correlate (GstCudaCltCorrelate * self, gint a, gint b, guint p,
 static gboolean
 download_fields (GstCudaCltCorrelate * self, const Output * o, gfloat * host)
 {
+  State *st = self->state;
   const gsize f = (gsize) o->pairs * o->n_tiles, t = o->n_tiles;
   guint want = o->fields, k;
   /* per field: where it starts in the block and how long it is */
@@ -1003,7 +1025,7 @@ download_fields (GstCudaCltCorrelate * self, const Output * o, gfloat * host)
       to = at[k] + len[k];
     } else if (to > from) {
       ok = gst_co_element_download_behind (self, host + from,
-          (const gfloat *) self->res + from, sizeof (gfloat) * (to - from),
+          (const gfloat *) st->mem.res + from, sizeof (gfloat) * (to - from),
           "reading results");
       from = to = 0;
     }
@@ -1016,23 +1038,24 @@ download_fields (GstCudaCltCorrelate * self, const Output * o, gfloat * host)
 static gboolean
 prior_of (GstCudaCltCorrelate * self, const gfloat ** prior)
 {
+  State *st = self->state;
   GBytes *bytes = self->snap.pre_shift;
-  const gsize want = sizeof (gfloat) * self->n_tiles * (self->have_rig ? 1 : 2);
+  const gsize want = sizeof (gfloat) * st->n_tiles * (st->have_rig ? 1 : 2);
   gsize size = 0;
   gconstpointer data;
   gfloat *swapped = NULL;
   gboolean ok;
 
   *prior = NULL;
-  if (!bytes || (self->mode == CORR_PAIRS && self->n_pairs == 0))
+  if (!bytes || (st->mode == CORR_PAIRS && st->n_pairs == 0))
     return TRUE;
   data = g_bytes_get_data (bytes, &size);
   if (size != want) {
     if (self->warned_prior != bytes) {
       GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS, ("pre-shift ignored: it "
               "holds %" G_GSIZE_FORMAT " bytes; %dx%d tiles take %"
-              G_GSIZE_FORMAT " (%s)", size, self->tiles_x, self->tiles_y,
-              want, self->have_rig ? "a float a tile: the rig's disparity" :
+              G_GSIZE_FORMAT " (%s)", size, st->tiles_x, st->tiles_y,
+              want, st->have_rig ? "a float a tile: the rig's disparity" :
               "two floats a tile: all shifts x, then all y"), (NULL));
       if (self->warned_prior)
         g_bytes_unref (self->warned_prior);
@@ -1052,7 +1075,7 @@ prior_of (GstCudaCltCorrelate * self, const gfloat ** prior)
   {
     /* a shift beyond the frame (or NaN) would reach the tiles' integer
      * offsets: refused whole, once a block */
-    const gfloat *v = data, lim = (gfloat) MAX (self->w, self->h);
+    const gfloat *v = data, lim = (gfloat) MAX (st->w, st->h);
     gsize i;
     for (i = 0; i < size / sizeof (gfloat) && fabsf (v[i]) <= lim; i++);
     if (i < size / sizeof (gfloat)) {
@@ -1074,15 +1097,16 @@ prior_of (GstCudaCltCorrelate * self, const gfloat ** prior)
       *prior = data;
       return TRUE;
     }
-    ok = gst_co_element_ensure (self, &self->prior, &self->prior_size, size);
+    ok = gst_co_element_ensure (self, &st->mem.prior, &st->mem.prior_size,
+        size);
     if (ok)
-      memcpy (self->prior, swapped, size);
+      memcpy (st->mem.prior, swapped, size);
   } else {
-    ok = gst_co_element_ensure (self, &self->prior, &self->prior_size, size) &&
-        gst_co_element_upload (self, self->prior, data, size, "pre-shift");
+    ok = gst_co_element_ensure (self, &st->mem.prior, &st->mem.prior_size,
+        size) && gst_co_element_upload (self, st->mem.prior, data, size, "pre-shift");
   }
   g_free (swapped);
-  *prior = ok ? self->prior : NULL;
+  *prior = ok ? st->mem.prior : NULL;
   return ok;
 }
 
@@ -1092,6 +1116,7 @@ gst_cuda_clt_correlate_process (GstCoBaseAggregator * base,
     GstBuffer ** outbuf, gpointer * output)
 {
   GstCudaCltCorrelate *self = GST_CUDA_CLT_CORRELATE (base);
+  State *st = self->state;
   const gboolean cuda = gst_co_element_on_cuda (self);
   gfloat *host = NULL;
   GstMapInfo map;
@@ -1112,7 +1137,7 @@ gst_cuda_clt_correlate_process (GstCoBaseAggregator * base,
       return ret;
   }
 
-  if (self->mode == CORR_TEMPORAL) {
+  if (st->mode == CORR_TEMPORAL) {
     if (!self->have_ref)
       self->ref_slot = 1;
     ok = forward (self, &frames[0], 1 - self->ref_slot);
@@ -1120,33 +1145,33 @@ gst_cuda_clt_correlate_process (GstCoBaseAggregator * base,
   } else {
     for (p = 0; ok && p < n; p++)
       ok = forward (self, &frames[p], p);
-    n_pairs = self->n_pairs;
+    n_pairs = st->n_pairs;
   }
   if (!ok)
     return GST_FLOW_ERROR;
   o = g_new0 (Output, 1);
   *output = o;
   o->pairs = n_pairs;
-  o->temporal = self->mode == CORR_TEMPORAL;
-  o->rig = self->have_rig;
-  o->ref_baseline = self->ref_baseline;
-  o->pairs_text = g_strdup (self->pairs_text);
+  o->temporal = st->mode == CORR_TEMPORAL;
+  o->rig = st->have_rig;
+  o->ref_baseline = st->ref_baseline;
+  o->pairs_text = g_strdup (st->pairs_text);
   o->map_out = self->map_out;
   o->post = self->snap.post_messages;
   o->map_range = self->snap.map_range;
   o->fields = self->snap.results;
-  o->w = self->w;
-  o->h = self->h;
-  o->tiles_x = self->tiles_x;
-  o->tiles_y = self->tiles_y;
-  o->n_tiles = self->n_tiles;
+  o->w = st->w;
+  o->h = st->h;
+  o->tiles_x = st->tiles_x;
+  o->tiles_y = st->tiles_y;
+  o->n_tiles = st->n_tiles;
   if (n_pairs == 0)
     goto temporal_slots;        /* pairs mode with one input */
 
   if (!prior_of (self, &prior))
     return GST_FLOW_ERROR;
   o->results = gst_co_element_alloc_results (self,
-      sizeof (gfloat) * self->planes_per_tile * self->n_tiles);
+      sizeof (gfloat) * st->planes_per_tile * st->n_tiles);
   if (!o->results)
     return GST_FLOW_ERROR;
   if (!gst_memory_map (o->results, &map, GST_MAP_WRITE)) {
@@ -1155,28 +1180,28 @@ gst_cuda_clt_correlate_process (GstCoBaseAggregator * base,
     return GST_FLOW_ERROR;
   }
   host = (gfloat *) map.data;
-  /* the last output's results may still be copying out of self->res: the
+  /* the last output's results may still be copying out of st->mem.res: the
    * forward transforms above ran beside that copy, the correlations wait */
   ok = gst_co_element_join_copies (self);
-  if (ok && self->mode == CORR_TEMPORAL) {
+  if (ok && st->mode == CORR_TEMPORAL) {
     /* the first frame (after a start, new caps or a seek) is its own
      * reference: zero flow, so that every output carries results */
     ok = correlate (self, self->have_ref ? self->ref_slot : 1 -
         self->ref_slot, 1 - self->ref_slot, 0, 1, prior, host);
   } else {
     for (p = 0; ok && p < n_pairs; p++)
-      ok = correlate (self, self->pairs[p].a, self->pairs[p].b, p, n_pairs,
+      ok = correlate (self, st->pairs[p].a, st->pairs[p].b, p, n_pairs,
           prior, host);
   }
-  if (ok && self->have_rig) {
+  if (ok && st->have_rig) {
     /* after the pairs: their disparities, the rig's and its confidence */
-    const gsize n = self->n_tiles;
-    gfloat *r = cuda ? self->res : host, *d = r + 3 * n_pairs * n;
+    const gsize n = st->n_tiles;
+    gfloat *r = cuda ? st->mem.res : host, *d = r + 3 * n_pairs * n;
     if (!cuda)
-      co_clt_corr_rig_cpu (&self->rig, r, n, d, d + n_pairs * n,
+      co_clt_corr_rig_cpu (&st->rig, r, n, d, d + n_pairs * n,
           d + (n_pairs + 1) * n);
     else
-      ok = gst_co_element_cuda_ok (self, co_clt_corr_rig_cuda (&self->rig, r, n,
+      ok = gst_co_element_cuda_ok (self, co_clt_corr_rig_cuda (&st->rig, r, n,
               d, d + n_pairs * n, d + (n_pairs + 1) * n, stream_of (self)),
           "combining the rig's pairs");
   }
@@ -1187,7 +1212,7 @@ gst_cuda_clt_correlate_process (GstCoBaseAggregator * base,
     return GST_FLOW_ERROR;
 
 temporal_slots:
-  if (self->mode == CORR_TEMPORAL) {
+  if (st->mode == CORR_TEMPORAL) {
     /* the new frame becomes the reference, unless one is kept */
     if (!self->have_ref || self->snap.reference == REF_PREVIOUS)
       self->ref_slot = 1 - self->ref_slot;
@@ -1323,10 +1348,9 @@ gst_cuda_clt_correlate_release (GstCoBaseAggregator * base)
 {
   GstCudaCltCorrelate *self = GST_CUDA_CLT_CORRELATE (base);
 
-  free_buffers (self);
   /* an adoption releases too: the reference goes with the memory, the
    * stream's count stays (start resets it) */
-  self->have_ref = FALSE;
+  drop_state (self);
 }
 
 static gboolean
@@ -1355,8 +1379,8 @@ gst_cuda_clt_correlate_finalize (GObject * object)
 {
   GstCudaCltCorrelate *self = GST_CUDA_CLT_CORRELATE (object);
 
-  g_free (self->pairs);
-  g_free (self->pairs_text);
+  /* released at stop: nothing of the device's is left */
+  drop_state (self);
   gst_co_base_aggregator_snapshot_clear (GST_CO_BASE_AGGREGATOR (self),
       &self->snap);
   if (self->warned_prior)
