@@ -1,0 +1,162 @@
+/* cudaoptics — LGPL-2.1-or-later
+ *
+ * cudacltcorrelate's instance, shared by its three files: the element
+ * (gstcudacltcorrelate.c: properties, caps, results to the buffer), what
+ * rebuild makes of the settings and the pads (gstcudacltcorrelate-build.c:
+ * pairs, the rig, the lens, the State) and a frame's correlations
+ * (gstcudacltcorrelate-frame.c).
+ */
+#ifndef __GST_CUDA_CLT_CORRELATE_PRIVATE_H__
+#define __GST_CUDA_CLT_CORRELATE_PRIVATE_H__
+
+#include "gstcudacltcorrelate.h"
+#include "clt.h"
+#include "clt_corr.h"
+
+G_BEGIN_DECLS
+
+#define MAX_INPUTS 16
+
+typedef enum
+{
+  CORR_PAIRS = 0,
+  CORR_TEMPORAL = 1,
+} CorrMode;
+
+typedef enum
+{
+  REF_PREVIOUS = 0,
+  REF_KEEP = 1,
+} CorrReference;
+
+typedef enum
+{
+  OUTPUT_FRAMES = 0,
+  OUTPUT_MAP = 1,
+} CorrOutput;
+
+/* the results' fields an output carries, and all the device copies back */
+typedef enum
+{
+  RESULTS_SHIFT = 1 << 0,
+  RESULTS_STRENGTH = 1 << 1,
+  RESULTS_DISPARITY = 1 << 2,
+  RESULTS_RIG = 1 << 3,
+} CorrResults;
+#define RESULTS_ALL 0xf
+
+/* two inputs, by position in the base's pads */
+typedef struct
+{
+  guint a, b;
+} Pair;
+
+typedef struct
+{
+  gint mode;
+  gchar *pairs;
+  gfloat fat_zero;
+  gint peak;
+  gint reference;
+  guint refine;
+  gboolean post_messages;
+  GBytes *pre_shift;
+  gint output;
+  gdouble map_range;
+  gfloat lpf_sigma;
+  guint results;
+} Settings;
+
+/* What the backend reads, device (CUDA) or host (CPU) memory.  It moves
+ * from one build to the next, so that ensure keeps what still fits (and
+ * the colour path's tables while its files are being changed). */
+typedef struct
+{
+  /* a grey plane and a CLT per slot (an input, or temporal's reference
+   * and new frame) and one more CLT (a tile set moved by an estimate);
+   * the results (CUDA) and a refinement's; the pre-shift's copy */
+  gpointer planes, clt, res, rres, prior;
+  gsize planes_size, clt_size, res_size, rres_size, prior_size;
+  /* the tile processor's colour path: each input's kernel nodes (and
+   * their grid: nodes across, down, stride, colours) and its tiles'
+   * shifts (3 floats a tile: the kernels' offsets, the camera's
+   * undistortion), the shifts of a moved tile set, the CPU's colours */
+  gpointer nodes[MAX_INPUTS];
+  gsize nodes_size[MAX_INPUTS];
+  gint grid[MAX_INPUTS][4];
+  gpointer bdx, bdy, cdx, cdy, colours;
+  gsize bdx_size, bdy_size, cdx_size, cdy_size, colours_size;
+} Memory;
+
+/* Everything rebuild makes from the settings and the pads, for the frames
+ * until the next rebuild: built whole, or freed whole */
+typedef struct
+{
+  gint w, h, tiles_x, tiles_y, n_tiles;
+  gint mode;
+  guint n_inputs;
+  guint index[MAX_INPUTS];      /* the inputs' N of sink_N */
+  gint n_slots;
+  Pair *pairs;                  /* pairs mode; NULL with one input */
+  guint n_pairs;                /* temporal: 1 */
+  gchar *pairs_text;            /* the results' "pairs" */
+  /* the rig's geometry, when every input names its calibration */
+  gboolean have_rig;
+  CoCltCorrRig rig;
+  gdouble ref_baseline;         /* |o_b - o_a| of the first pair */
+  /* the results' floats a tile: shift-x, shift-y, strength per pair; with
+   * a rig, disparity per pair, rig-disparity, confidence */
+  guint planes_per_tile;
+  /* every input names its kernels: the tile processor's colour path */
+  gboolean colour;
+  Memory mem;
+} State;
+
+struct _GstCudaCltCorrelate
+{
+  GstCoBaseAggregator parent;
+
+  Settings settings;            /* the properties (settings table) */
+
+  /* streaming thread */
+  State *state;                 /* NULL until a rebuild succeeds */
+  Settings snap;                /* of the frame being processed */
+  CoCltCorrParams cp;           /* of the frame being processed */
+  const CoFrame *slot_frame[MAX_INPUTS];        /* each slot's last frame */
+  /* temporal: slot of the reference CLT (0 or 1), and whether it holds one */
+  gint ref_slot;
+  gboolean have_ref;
+  GBytes *warned_prior;         /* the last pre-shift warned about */
+
+  /* output=map as negotiated (src_caps) */
+  gboolean map_out;
+
+  guint64 frames;               /* outputs finished since start */
+};
+
+/* One output's results and what they were made with, from process to
+ * finish (which may run after the next instant's process and rebuild) */
+typedef struct
+{
+  GstMemory *results;           /* NULL: none (pairs mode, one input) */
+  guint pairs;
+  gboolean temporal, rig, map_out, post;
+  guint fields;                 /* CorrResults attached */
+  gdouble ref_baseline, map_range;
+  gchar *pairs_text;
+  gint w, h, tiles_x, tiles_y, n_tiles;
+} Output;
+
+/* gstcudacltcorrelate-build.c: the base's rebuild, and the State (with
+ * the temporal reference its memory held) freed */
+gboolean gst_cuda_clt_correlate_rebuild (GstCoBaseAggregator * base,
+    gboolean caps_changed);
+void gst_cuda_clt_correlate_drop_state (GstCudaCltCorrelate * self);
+
+/* gstcudacltcorrelate-frame.c: the base's process */
+GstFlowReturn gst_cuda_clt_correlate_process (GstCoBaseAggregator * base,
+    GstBuffer * const *inbufs, const CoFrame * frames, guint n,
+    GstBuffer ** outbuf, gpointer * output);
+
+G_END_DECLS
+#endif
