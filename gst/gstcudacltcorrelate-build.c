@@ -307,6 +307,20 @@ done:
   return ok;
 }
 
+/* The inputs' calibrations read for their errors alone: temporal mode
+ * places its tiles by a calibration only on the colour path, but a file
+ * named and unusable is the user's mistake all the same, said as in pairs
+ * mode (an error before the first frame, the pad's warning after) rather
+ * than ignored */
+static gboolean
+check_cameras (GstCudaCltCorrelate * self)
+{
+  CoCamera cams[MAX_INPUTS];
+
+  return every_or_none (self, pad_camera, cams, sizeof (cams[0]),
+      "calibration-file", "calibration", "every camera's or none") != -1;
+}
+
 /* The largest |P's fourth column| taken for a camera's place: f times
  * the baseline, in pixels (10^4 px focal length times 10 km) */
 #define MAX_PLACE 1e8
@@ -459,7 +473,8 @@ gst_cuda_clt_correlate_rebuild (GstCoBaseAggregator * base,
     self->have_ref = FALSE;
   st->planes_per_tile = st->have_rig ? 4 * st->n_pairs + 2 :
       3 * MAX (st->n_pairs, 1);
-  if (!setup_lens (self, st, old, same))
+  if (!setup_lens (self, st, old, same) ||
+      (st->mode == CORR_TEMPORAL && !st->colour && !check_cameras (self)))
     goto done;
   /* the grey planes the luma path transforms (the colour path reads the
    * raw frames themselves) */

@@ -1399,6 +1399,70 @@ GST_START_TEST (test_rig_errors)
 
 GST_END_TEST;
 
+/* mode=temporal uses no calibration without kernels, but a pad's file
+ * that cannot be used is said all the same, as in pairs mode: an error
+ * before the first frame (a missing file, junk), a warning while PLAYING
+ * that keeps the frames flowing. */
+GST_START_TEST (test_temporal_bad_calibration)
+{
+  gchar *dir = g_dir_make_tmp ("co-temporal-XXXXXX", NULL);
+  gchar *missing = g_build_filename (dir, "missing.yaml", NULL);
+  gchar *junk = g_build_filename (dir, "junk.yaml", NULL);
+  const gchar *bad[2] = { missing, junk };
+  Texture t;
+  GstBuffer *img;
+  GstStructure *s;
+  gboolean eos;
+  gchar *text;
+  Rig r;
+  guint c;
+
+  fail_unless (g_file_set_contents (junk, "%YAML:1.0\n[ not, a camera",
+          -1, NULL));
+  texture_init (&t, 5);
+  img = render (&t, 0, 0);
+  for (c = 0; c < G_N_ELEMENTS (bad); c++) {
+    gchar *props = g_strdup_printf ("backend=cpu mode=temporal "
+        "sink_0::calibration-file=\"%s\"", bad[c]);
+    rig_start (&r, 1, props, "GRAY16_LE", W, H, FALSE);
+    rig_push (&r, 0, img, 0);
+    text = rig_message (&r, GST_MESSAGE_ERROR);
+    rig_stop (&r);
+    GST_INFO ("%s: %s", bad[c], GST_STR_NULL (text));
+    fail_unless (text && strstr (text, c ? "junk.yaml" : "missing.yaml"),
+        "%s before the first frame: %s", bad[c], GST_STR_NULL (text));
+    g_free (text);
+    g_free (props);
+  }
+
+  rig_start (&r, 1, "backend=cpu mode=temporal", "GRAY16_LE", W, H, FALSE);
+  rig_push (&r, 0, img, 0);
+  s = rig_pull (&r, &eos);
+  fail_unless (s != NULL && !eos);
+  gst_structure_free (s);
+  gst_child_proxy_set (GST_CHILD_PROXY (r.corr), "sink_0::calibration-file",
+      missing, NULL);
+  rig_push (&r, 0, img, 1);
+  text = rig_message (&r, GST_MESSAGE_WARNING);
+  GST_INFO ("set while PLAYING: %s", GST_STR_NULL (text));
+  fail_unless (text && strstr (text, "missing.yaml"), "while PLAYING: %s",
+      GST_STR_NULL (text));
+  g_free (text);
+  s = rig_pull (&r, &eos);
+  fail_unless (s != NULL && !eos, "no results after the warning");
+  gst_structure_free (s);
+  rig_stop (&r);
+
+  gst_buffer_unref (img);
+  g_unlink (junk);
+  g_rmdir (dir);
+  g_free (missing);
+  g_free (junk);
+  g_free (dir);
+}
+
+GST_END_TEST;
+
 /* CUDA gives the CPU's bytes: three inputs in system memory (GRAY16_LE
  * textures, GRAY8 natural pictures) and in CUDA memory (NV12 from GRAY8,
  * whose luma it is: GstCudaMemory holds no grey format), each peak
@@ -1655,6 +1719,7 @@ cudacltcorrelate_suite (gboolean cuda)
   tcase_add_test (tc, test_rig_geometry);
   tcase_add_test (tc, test_pre_shift);
   tcase_add_test (tc, test_rig_errors);
+  tcase_add_test (tc, test_temporal_bad_calibration);
   return s;
 }
 
