@@ -19,6 +19,7 @@
 #include <gst/base/gstaggregator.h>
 #include "gstcocaps.h"
 #include "gstcoengine.h"
+#include "gstcoelement.h"
 #include "gstcosettings.h"
 
 G_BEGIN_DECLS

@@ -3,6 +3,7 @@
  * The family's device calls over the engine either base embeds.
  */
 #include "gstcoelement.h"
+#include "gstcobasefilter.h"
 #include "gstcobaseaggregator.h"
 
 /* The bases are the only owners of an engine, so the type says where it

@@ -266,12 +266,12 @@ setup_lens (GstCudaCltCorrelate * self, State * st, const State * old,
   dy = g_malloc (t3 * base->n_pads);
   for (i = 0; i < base->n_pads; i++) {
     GstCoAggregatorPad *pad = base->pads[i];
-    if (pad->bayer == CO_BAYER_NONE) {
+    if (pad->in.bayer == CO_BAYER_NONE) {
       GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("%s: kernels-file takes "
               "raw Bayer frames (video/x-bayer); %s frames are correlated "
               "by their luma, without kernels", GST_PAD_NAME (pad),
               gst_video_format_to_string (GST_VIDEO_INFO_FORMAT
-                  (&pad->info))), (NULL));
+                  (&pad->in.info))), (NULL));
       goto done;
     }
     gst_co_clt_grid_shifts (&grids[i], n_cams ? &cams[i] : NULL, w, h, roi,
@@ -457,8 +457,8 @@ gst_cuda_clt_correlate_rebuild (GstCoBaseAggregator * base,
   st->n_inputs = base->n_pads;
   for (i = 0; i < base->n_pads; i++)
     st->index[i] = base->pads[i]->index;
-  st->w = GST_VIDEO_INFO_WIDTH (&base->pads[0]->info);
-  st->h = GST_VIDEO_INFO_HEIGHT (&base->pads[0]->info);
+  st->w = GST_VIDEO_INFO_WIDTH (&base->pads[0]->in.info);
+  st->h = GST_VIDEO_INFO_HEIGHT (&base->pads[0]->in.info);
   co_clt_tiles (st->w, st->h, &st->tiles_x, &st->tiles_y);
   st->n_tiles = st->tiles_x * st->tiles_y;
   /* the same cameras at the same size as the last build: what was built
