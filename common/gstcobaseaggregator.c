@@ -150,42 +150,6 @@ gst_co_base_aggregator_snapshot_clear (GstCoBaseAggregator * self,
   gst_co_settings_snapshot_clear (G_OBJECT (self), snap);
 }
 
-/* ---- properties ---- */
-
-static void
-gst_co_base_aggregator_set_property (GObject * object, guint prop_id,
-    const GValue * value, GParamSpec * pspec)
-{
-  GstCoBaseAggregator *self = GST_CO_BASE_AGGREGATOR (object);
-
-  if (prop_id == PROP_MAX_SKEW) {
-    GST_OBJECT_LOCK (self);
-    self->priv->max_skew = g_value_get_uint64 (value);
-    GST_OBJECT_UNLOCK (self);
-  } else if (prop_id < PROP_ENGINE ||
-      !gst_co_engine_set_property (&self->engine, prop_id - PROP_ENGINE,
-          value)) {
-    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-  }
-}
-
-static void
-gst_co_base_aggregator_get_property (GObject * object, guint prop_id,
-    GValue * value, GParamSpec * pspec)
-{
-  GstCoBaseAggregator *self = GST_CO_BASE_AGGREGATOR (object);
-
-  if (prop_id == PROP_MAX_SKEW) {
-    GST_OBJECT_LOCK (self);
-    g_value_set_uint64 (value, self->priv->max_skew);
-    GST_OBJECT_UNLOCK (self);
-  } else if (prop_id < PROP_ENGINE ||
-      !gst_co_engine_get_property (&self->engine, prop_id - PROP_ENGINE,
-          value)) {
-    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-  }
-}
-
 /* ---- what wakes the streaming thread ---- */
 
 /* The device's work for the output just queued ended (a CUDA thread) */
@@ -1159,12 +1123,6 @@ gst_co_base_aggregator_class_init (GstCoBaseAggregatorClass * klass)
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstAggregatorClass *agg_class = GST_AGGREGATOR_CLASS (klass);
 
-  gobject_class->set_property = gst_co_base_aggregator_set_property;
-  gobject_class->get_property = gst_co_base_aggregator_get_property;
-  gobject_class->constructed = gst_co_base_aggregator_constructed;
-  gobject_class->dispose = gst_co_base_aggregator_dispose;
-  gobject_class->finalize = gst_co_base_aggregator_finalize;
-
   /**
    * GstCoBaseAggregator:max-skew:
    *
@@ -1175,12 +1133,26 @@ gst_co_base_aggregator_class_init (GstCoBaseAggregatorClass * klass)
    * inputs (10 ms without a frame rate): synchronised cameras match frame
    * for frame, and cameras out of phase match their nearest frames.
    */
-  g_object_class_install_property (gobject_class, PROP_MAX_SKEW,
-      g_param_spec_uint64 ("max-skew", "Maximum skew",
-          "How far apart the frames of one instant may be (ns; "
-          "18446744073709551615 = just under a frame period)", 0, G_MAXUINT64,
-          DEFAULT_MAX_SKEW, GST_CO_PARAM_LIVE));
-  gst_co_engine_class_install_properties (gobject_class, PROP_ENGINE);
+  GstCoSetting settings[PROP_ENGINE - 1 + GST_CO_ENGINE_N_PROPS] = {
+    [PROP_MAX_SKEW - 1] = {g_param_spec_uint64 ("max-skew", "Maximum skew",
+              "How far apart the frames of one instant may be (ns; "
+              "18446744073709551615 = just under a frame period)", 0,
+              G_MAXUINT64, DEFAULT_MAX_SKEW, GST_CO_PARAM_LIVE),
+          GstCoBaseAggregator_private_offset +
+          G_STRUCT_OFFSET (GstCoBaseAggregatorPrivate, max_skew),
+        GST_CO_SETTING_FRAME, -1},
+  };
+
+  gobject_class->constructed = gst_co_base_aggregator_constructed;
+  gobject_class->dispose = gst_co_base_aggregator_dispose;
+  gobject_class->finalize = gst_co_base_aggregator_finalize;
+
+  gst_co_engine_settings (&settings[PROP_ENGINE - 1],
+      G_STRUCT_OFFSET (GstCoBaseAggregator, engine));
+  /* the base's own table, its own ids (the element's start again at 1);
+   * no settings struct: never snapshotted */
+  gst_co_settings_install (gobject_class, 0, 0, settings,
+      G_N_ELEMENTS (settings), NULL);
 
   element_class->set_context =
       GST_DEBUG_FUNCPTR (gst_co_base_aggregator_set_context);

@@ -33,30 +33,6 @@ G_DEFINE_ABSTRACT_TYPE_WITH_CODE (GstCoBaseFilter, gst_co_base_filter,
     GST_DEBUG_CATEGORY_INIT (gst_co_base_filter_debug, "cobasefilter", 0,
         "cudaoptics base filter"));
 
-/* ---- properties ---- */
-
-static void
-gst_co_base_filter_set_property (GObject * object, guint prop_id,
-    const GValue * value, GParamSpec * pspec)
-{
-  GstCoBaseFilter *self = GST_CO_BASE_FILTER (object);
-
-  if (!gst_co_engine_set_property (&self->engine, prop_id - PROP_ENGINE,
-          value))
-    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-}
-
-static void
-gst_co_base_filter_get_property (GObject * object, guint prop_id,
-    GValue * value, GParamSpec * pspec)
-{
-  GstCoBaseFilter *self = GST_CO_BASE_FILTER (object);
-
-  if (!gst_co_engine_get_property (&self->engine, prop_id - PROP_ENGINE,
-          value))
-    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-}
-
 void
 gst_co_base_filter_set_writes_locked (GstCoBaseFilter * self, gboolean writes)
 {
@@ -210,14 +186,18 @@ gst_co_base_filter_class_init (GstCoBaseFilterClass * klass)
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstBaseTransformClass *bt_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstCoSetting settings[GST_CO_ENGINE_N_PROPS];
 
-  gobject_class->set_property = gst_co_base_filter_set_property;
-  gobject_class->get_property = gst_co_base_filter_get_property;
   gobject_class->dispose = gst_co_base_filter_dispose;
   gobject_class->finalize = gst_co_base_filter_finalize;
   gobject_class->constructed = gst_co_base_filter_constructed;
 
-  gst_co_engine_class_install_properties (gobject_class, PROP_ENGINE);
+  /* the base's own table, its own ids (the element's start again at 1);
+   * no settings struct: never snapshotted */
+  gst_co_engine_settings (&settings[PROP_ENGINE - 1],
+      G_STRUCT_OFFSET (GstCoBaseFilter, engine));
+  gst_co_settings_install (gobject_class, 0, 0, settings,
+      G_N_ELEMENTS (settings), NULL);
 
   element_class->set_context =
       GST_DEBUG_FUNCPTR (gst_co_base_filter_set_context);

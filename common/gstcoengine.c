@@ -27,8 +27,17 @@ GST_CO_ENUM_TYPE (gst_co_backend_get_type, "GstCoBackend",
 
 /* ---- properties ---- */
 
+/* A row read by start (GST_PARAM_MUTABLE_READY): no rebuild, no file */
+static GstCoSetting
+engine_row (GParamSpec * pspec, gssize offset)
+{
+  GstCoSetting row = { pspec, offset, GST_CO_SETTING_FRAME, -1 };
+
+  return row;
+}
+
 void
-gst_co_engine_class_install_properties (GObjectClass * klass, guint first)
+gst_co_engine_settings (GstCoSetting * rows, gssize engine_offset)
 {
   /**
    * GstCoBaseFilter:backend:
@@ -37,12 +46,12 @@ gst_co_engine_class_install_properties (GObjectClass * klass, guint first)
    * and otherwise the CPU reference (with one element warning); `cuda`
    * fails to start without a device.  Both give the same results.
    */
-  g_object_class_install_property (klass, first,
-      g_param_spec_enum ("backend", "Backend",
+  rows[0] = engine_row (g_param_spec_enum ("backend", "Backend",
           "Processing backend: auto (CUDA if usable, else CPU), cuda or cpu",
           GST_TYPE_CO_BACKEND, DEFAULT_BACKEND,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_READY));
+          GST_PARAM_MUTABLE_READY),
+      engine_offset + G_STRUCT_OFFSET (GstCoEngine, backend));
   /**
    * GstCoBaseFilter:device-id:
    *
@@ -50,47 +59,18 @@ gst_co_engine_class_install_properties (GObjectClass * klass, guint first)
    * incoming CUDA memory, whatever its device); a device number pins the
    * element to that device, frames from another crossing the host.
    */
-  g_object_class_install_property (klass, first + 1,
-      g_param_spec_int ("device-id", "Device ID",
+  rows[1] = engine_row (g_param_spec_int ("device-id", "Device ID",
           "CUDA device to use (-1 = the pipeline's shared context, else "
           "device 0)", -1, G_MAXINT16, DEFAULT_DEVICE_ID,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_READY));
-  g_object_class_install_property (klass, first + 2,
-      g_param_spec_enum ("active-backend", "Active backend",
-          "The backend in use once started (cuda or cpu)",
+          GST_PARAM_MUTABLE_READY),
+      engine_offset + G_STRUCT_OFFSET (GstCoEngine, device_id));
+  /* read-only: start writes it (under the object lock) */
+  rows[2] = engine_row (g_param_spec_enum ("active-backend",
+          "Active backend", "The backend in use once started (cuda or cpu)",
           GST_TYPE_CO_BACKEND, GST_CO_BACKEND_CPU,
-          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
-}
-
-gboolean
-gst_co_engine_set_property (GstCoEngine * e, guint index, const GValue * value)
-{
-  if (index > 1)
-    return FALSE;
-  GST_OBJECT_LOCK (e->element);
-  if (index == 0)
-    e->backend = g_value_get_enum (value);
-  else
-    e->device_id = g_value_get_int (value);
-  GST_OBJECT_UNLOCK (e->element);
-  return TRUE;
-}
-
-gboolean
-gst_co_engine_get_property (GstCoEngine * e, guint index, GValue * value)
-{
-  if (index > 2)
-    return FALSE;
-  GST_OBJECT_LOCK (e->element);
-  if (index == 0)
-    g_value_set_enum (value, e->backend);
-  else if (index == 1)
-    g_value_set_int (value, e->device_id);
-  else
-    g_value_set_enum (value, e->active_backend);
-  GST_OBJECT_UNLOCK (e->element);
-  return TRUE;
+          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS),
+      engine_offset + G_STRUCT_OFFSET (GstCoEngine, active_backend));
 }
 
 void

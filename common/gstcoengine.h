@@ -62,16 +62,12 @@ typedef struct
   gint fault_nth, fault_seen;
 } GstCoEngine;
 
-/* The three properties every element has, ids @first (backend),
- * @first + 1 (device-id) and @first + 2 (active-backend). */
+/* The three properties every element has (backend, device-id and the
+ * read-only active-backend), in that order, as rows of its base's settings
+ * table: @rows has GST_CO_ENGINE_N_PROPS, @engine_offset is the engine's
+ * offset in the instance. */
 #define GST_CO_ENGINE_N_PROPS 3
-void     gst_co_engine_class_install_properties (GObjectClass * klass,
-    guint first);
-/* TRUE when @index (the property id less @first) was the engine's */
-gboolean gst_co_engine_set_property (GstCoEngine * e, guint index,
-    const GValue * value);
-gboolean gst_co_engine_get_property (GstCoEngine * e, guint index,
-    GValue * value);
+void     gst_co_engine_settings (GstCoSetting * rows, gssize engine_offset);
 
 void     gst_co_engine_init     (GstCoEngine * e, GstElement * element);
 /* Drops the context and what start armed (dispose) */

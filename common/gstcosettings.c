@@ -26,31 +26,41 @@ table_quark (void)
   return q;
 }
 
-/* The table of @object's class or its nearest ancestor's */
+/* The table declared by @type itself, or NULL */
+static const Table *
+table_at (GType type)
+{
+  return g_type_get_qdata (type, table_quark ());
+}
+
+/* The table of @object's class or its nearest ancestor's that has a
+ * settings struct (a size): the element's, which a snapshot copies */
 static const Table *
 table_of (GObject * object)
 {
   GType t;
 
   for (t = G_OBJECT_TYPE (object); t; t = g_type_parent (t)) {
-    const Table *tab = g_type_get_qdata (t, table_quark ());
-    if (tab)
+    const Table *tab = table_at (t);
+    if (tab && tab->size)
       return tab;
   }
   return NULL;
 }
 
-static const GstCoSetting *
-row_of (GObject * object, guint prop_id, gpointer * field)
+/* A row's offset may be negative (a private struct's field) */
+static gpointer
+field_of (GObject * object, const Table * tab, gssize offset)
 {
-  const Table *tab = table_of (object);
-  const GstCoSetting *row;
+  return (guint8 *) object + tab->offset + offset;
+}
 
+static const GstCoSetting *
+row_at (const Table * tab, guint prop_id)
+{
   if (!tab || prop_id < 1 || prop_id > tab->n)
     return NULL;
-  row = &tab->rows[prop_id - 1];
-  *field = (guint8 *) object + tab->offset + row->offset;
-  return row;
+  return &tab->rows[prop_id - 1];
 }
 
 /* The value of @row's type at @field from @value (object lock held) */
@@ -67,6 +77,8 @@ store (const GstCoSetting * row, gpointer field, const GValue * value)
     *(gint *) field = g_value_get_int (value);
   else if (t == G_TYPE_UINT)
     *(guint *) field = g_value_get_uint (value);
+  else if (t == G_TYPE_UINT64)
+    *(guint64 *) field = g_value_get_uint64 (value);
   else if (t == G_TYPE_BOOLEAN)
     *(gboolean *) field = g_value_get_boolean (value);
   else if (G_TYPE_IS_ENUM (t))
@@ -97,6 +109,8 @@ load (const GstCoSetting * row, gconstpointer field, GValue * value)
     g_value_set_int (value, *(const gint *) field);
   else if (t == G_TYPE_UINT)
     g_value_set_uint (value, *(const guint *) field);
+  else if (t == G_TYPE_UINT64)
+    g_value_set_uint64 (value, *(const guint64 *) field);
   else if (t == G_TYPE_BOOLEAN)
     g_value_set_boolean (value, *(const gboolean *) field);
   else if (G_TYPE_IS_ENUM (t))
@@ -111,17 +125,21 @@ load (const GstCoSetting * row, gconstpointer field, GValue * value)
     g_assert_not_reached ();
 }
 
-gboolean
-gst_co_settings_set (GObject * object, guint prop_id, const GValue * value)
+/* Each class's rows carry its own ids: GObject hands a property to the
+ * set/get_property of the class that declared it, whose table is found by
+ * the pspec's owner. */
+static gboolean
+table_set (GObject * object, const Table * tab, guint prop_id,
+    const GValue * value)
 {
-  const Table *tab = table_of (object);
+  const GstCoSetting *row = row_at (tab, prop_id);
   gpointer field;
-  const GstCoSetting *row = row_of (object, prop_id, &field);
   GValue old = G_VALUE_INIT;
   gboolean changed;
 
   if (!row)
     return FALSE;
+  field = field_of (object, tab, row->offset);
   g_value_init (&old, G_PARAM_SPEC_VALUE_TYPE (row->pspec));
   GST_OBJECT_LOCK (object);
   load (row, field, &old);
@@ -131,7 +149,7 @@ gst_co_settings_set (GObject * object, guint prop_id, const GValue * value)
       row->gen >= 0;
   store (row, field, value);
   if (row->gen >= 0)
-    (*(guint *) ((guint8 *) object + tab->offset + row->gen))++;
+    (*(guint *) field_of (object, tab, row->gen))++;
   if (tab->hooks.changed)
     tab->hooks.changed (object, prop_id);
   if (changed && (row->flags & (GST_CO_SETTING_REBUILD |
@@ -146,25 +164,37 @@ gst_co_settings_set (GObject * object, guint prop_id, const GValue * value)
   return TRUE;
 }
 
-gboolean
-gst_co_settings_get (GObject * object, guint prop_id, GValue * value)
+static gboolean
+table_get (GObject * object, const Table * tab, guint prop_id,
+    GValue * value)
 {
-  gpointer field;
-  const GstCoSetting *row = row_of (object, prop_id, &field);
+  const GstCoSetting *row = row_at (tab, prop_id);
 
   if (!row)
     return FALSE;
   GST_OBJECT_LOCK (object);
-  load (row, field, value);
+  load (row, field_of (object, tab, row->offset), value);
   GST_OBJECT_UNLOCK (object);
   return TRUE;
+}
+
+gboolean
+gst_co_settings_set (GObject * object, guint prop_id, const GValue * value)
+{
+  return table_set (object, table_of (object), prop_id, value);
+}
+
+gboolean
+gst_co_settings_get (GObject * object, guint prop_id, GValue * value)
+{
+  return table_get (object, table_of (object), prop_id, value);
 }
 
 static void
 set_property (GObject * object, guint prop_id, const GValue * value,
     GParamSpec * pspec)
 {
-  if (!gst_co_settings_set (object, prop_id, value))
+  if (!table_set (object, table_at (pspec->owner_type), prop_id, value))
     G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
 }
 
@@ -172,7 +202,7 @@ static void
 get_property (GObject * object, guint prop_id, GValue * value,
     GParamSpec * pspec)
 {
-  if (!gst_co_settings_get (object, prop_id, value))
+  if (!table_get (object, table_at (pspec->owner_type), prop_id, value))
     G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
 }
 
@@ -213,16 +243,23 @@ gst_co_settings_install (GObjectClass * klass, gsize instance_offset,
 void
 gst_co_settings_init_instance (GObject * object)
 {
-  const Table *tab = table_of (object);
+  GType t;
   guint i;
 
-  for (i = 0; tab && i < tab->n; i++) {
-    const GstCoSetting *row = &tab->rows[i];
-    GValue v = G_VALUE_INIT;
-    g_value_init (&v, G_PARAM_SPEC_VALUE_TYPE (row->pspec));
-    g_param_value_set_default (row->pspec, &v);
-    store (row, (guint8 *) object + tab->offset + row->offset, &v);
-    g_value_unset (&v);
+  /* every class's table: the bases' and the element's */
+  for (t = G_OBJECT_TYPE (object); t; t = g_type_parent (t)) {
+    const Table *tab = table_at (t);
+    for (i = 0; tab && i < tab->n; i++) {
+      const GstCoSetting *row = &tab->rows[i];
+      GValue v = G_VALUE_INIT;
+      /* a read-only row shows what its owner computes: no default */
+      if (!(row->pspec->flags & G_PARAM_WRITABLE))
+        continue;
+      g_value_init (&v, G_PARAM_SPEC_VALUE_TYPE (row->pspec));
+      g_param_value_set_default (row->pspec, &v);
+      store (row, field_of (object, tab, row->offset), &v);
+      g_value_unset (&v);
+    }
   }
 }
 
@@ -270,10 +307,13 @@ gst_co_settings_snapshot_clear (GObject * object, gpointer snap)
 void
 gst_co_settings_finalize (GObject * object)
 {
-  const Table *tab = table_of (object);
+  GType t;
 
-  if (tab)
-    free_strings (tab, (guint8 *) object + tab->offset, FALSE);
+  for (t = G_OBJECT_TYPE (object); t; t = g_type_parent (t)) {
+    const Table *tab = table_at (t);
+    if (tab)
+      free_strings (tab, field_of (object, tab, 0), FALSE);
+  }
 }
 
 void

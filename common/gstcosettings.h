@@ -36,7 +36,8 @@ typedef enum
  * GstCoSetting:
  * @pspec: the property (made in class_init; its id is its index + 1, so
  *   a table names it: [PROP_X - 1] = { ... })
- * @offset: of its value in the element's settings struct (G_STRUCT_OFFSET)
+ * @offset: of its value in the class's settings struct (G_STRUCT_OFFSET;
+ *   negative for a field of a private struct, from the instance)
  * @flags: what a change does
  * @gen: offset of a guint the base increments at every set (a file: read
  *   again when set again, gstcofilesetting.h), or -1
@@ -47,7 +48,7 @@ typedef enum
 typedef struct
 {
   GParamSpec *pspec;
-  gsize offset;
+  gssize offset;
   GstCoSettingFlags flags;
   gssize gen;
 } GstCoSetting;
@@ -96,16 +97,23 @@ typedef struct
   void (*renegotiate) (GObject * object);
 } GstCoSettingsHooks;
 
-/* Installs the rows' pspecs (ids 1..n) on @klass, marks their enum types
- * as plugin API, points its set/get_property at the table and keeps the
- * table for @klass's type and its subtypes.
- * @instance_offset: of the settings struct in the instance; @size: its
- * size.  @settings and @hooks are copied. */
+/* Installs the rows' pspecs (ids 1..n) on @klass, marks their enum and
+ * flags types as plugin API, points its set/get_property at the table and
+ * keeps the table for @klass's type.  Each class that declares properties (a base, an intermediate base, the element, a pad
+ * class) installs its own table with its own ids 1..n: a property is found
+ * in the table of its pspec's owner, and a new instance takes the defaults
+ * of all of them.  @instance_offset: of the settings struct in the
+ * instance; @size: its size, or 0 when the rows are never snapshotted (a
+ * base's own properties, their offsets from the instance: snapshots copy
+ * the nearest table with a size).
+ * A read-only row (its pspec not writable) shows the field its owner
+ * writes, under the object lock; it takes no default.  @settings and
+ * @hooks are copied. */
 void     gst_co_settings_install (GObjectClass * klass, gsize instance_offset,
     gsize size, const GstCoSetting * settings, guint n,
     const GstCoSettingsHooks * hooks);
 /* For an element's own set/get_property: TRUE when @prop_id is the
- * table's, and done. */
+ * element's table's (the nearest with a size), and done. */
 gboolean gst_co_settings_set (GObject * object, guint prop_id,
     const GValue * value);
 gboolean gst_co_settings_get (GObject * object, guint prop_id,
