@@ -400,104 +400,65 @@ gst_co_remap_filter_finalize (GObject * object)
 
 /* ---- properties ---- */
 
+/* Every setting of the base changes the table */
 static void
-gst_co_remap_filter_set_property (GObject * object, guint prop_id,
-    const GValue * value, GParamSpec * pspec)
+settings_dirty (GObject * object)
 {
-  GstCoRemapFilter *self = GST_CO_REMAP_FILTER (object);
-  Settings *s = &self->priv->set;
-
-  GST_OBJECT_LOCK (self);
-  switch (prop_id) {
-    case PROP_LUT:
-      s->lut = g_value_get_enum (value);
-      break;
-    case PROP_INTERPOLATION:
-      s->interpolation = g_value_get_enum (value);
-      break;
-    case PROP_BORDER_COLOR:
-      s->border_color = g_value_get_uint (value);
-      break;
-    case PROP_OFF_EDGE:
-      s->off_edge = g_value_get_enum (value);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      GST_OBJECT_UNLOCK (self);
-      return;
-  }
-  gst_co_base_filter_mark_dirty (GST_CO_BASE_FILTER (self));
-  GST_OBJECT_UNLOCK (self);
+  gst_co_remap_filter_mark_dirty (GST_CO_REMAP_FILTER (object));
 }
 
-static void
-gst_co_remap_filter_get_property (GObject * object, guint prop_id,
-    GValue * value, GParamSpec * pspec)
-{
-  GstCoRemapFilter *self = GST_CO_REMAP_FILTER (object);
-  Settings *s = &self->priv->set;
-
-  GST_OBJECT_LOCK (self);
-  switch (prop_id) {
-    case PROP_LUT:
-      g_value_set_enum (value, s->lut);
-      break;
-    case PROP_INTERPOLATION:
-      g_value_set_enum (value, s->interpolation);
-      break;
-    case PROP_BORDER_COLOR:
-      g_value_set_uint (value, s->border_color);
-      break;
-    case PROP_OFF_EDGE:
-      g_value_set_enum (value, s->off_edge);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-  GST_OBJECT_UNLOCK (self);
-}
-
+/* A setting's offset from the instance: they live in the private struct */
+#define SET_OFFSET(field) (GstCoRemapFilter_private_offset + \
+    G_STRUCT_OFFSET (GstCoRemapFilterPrivate, set.field))
 
 static void
 gst_co_remap_filter_class_init (GstCoRemapFilterClass * klass)
 {
   GObjectClass *oc = G_OBJECT_CLASS (klass);
   GstCoBaseFilterClass *fc = GST_CO_BASE_FILTER_CLASS (klass);
+  const GstCoSettingsHooks hooks = { NULL, settings_dirty, NULL };
+  const GstCoSetting settings[] = {
+    [PROP_LUT - 1] = {g_param_spec_enum ("lut", "LUT",
+              "Look-up table strategy", GST_TYPE_CO_LUT_MODE, DEFAULT_LUT,
+              GST_CO_PARAM_LIVE), SET_OFFSET (lut), GST_CO_SETTING_REBUILD,
+        -1},
+    [PROP_INTERPOLATION - 1] = {g_param_spec_enum ("interpolation",
+              "Interpolation", "Sampling of the source",
+              GST_TYPE_CO_INTERPOLATION, DEFAULT_INTERPOLATION,
+              GST_CO_PARAM_LIVE), SET_OFFSET (interpolation),
+        GST_CO_SETTING_REBUILD, -1},
+    [PROP_BORDER_COLOR - 1] = {g_param_spec_uint ("border-color",
+              "Border colour", "Colour of output pixels with no source "
+              "pixel, as 0xAARRGGBB", 0, G_MAXUINT32, DEFAULT_BORDER_COLOR,
+              GST_CO_PARAM_LIVE), SET_OFFSET (border_color),
+        GST_CO_SETTING_REBUILD, -1},
+    /**
+     * GstCoRemapFilter:off-edge:
+     *
+     * What a sample falling outside the source takes: the border colour,
+     * the nearest edge pixel, or (wrap) the pixel x modulo the width with
+     * y clamped, which closes the seam of a 360-degree panorama.  A map's
+     * "no source pixel" always takes the border colour.
+     *
+     * Since: 0.2
+     */
+    [PROP_OFF_EDGE - 1] = {g_param_spec_enum ("off-edge", "Off edge",
+              "Samples outside the source: border colour, nearest edge "
+              "pixel (clamp), or x modulo the width with y clamped (wrap, "
+              "360-degree seams)", GST_TYPE_CO_OFF_EDGE, DEFAULT_OFF_EDGE,
+              GST_CO_PARAM_LIVE), SET_OFFSET (off_edge),
+        GST_CO_SETTING_REBUILD, -1},
+  };
 
   GST_DEBUG_CATEGORY_INIT (gst_co_remap_filter_debug, "coremapfilter", 0,
       "cudaoptics remap base class");
 
-  oc->set_property = gst_co_remap_filter_set_property;
-  oc->get_property = gst_co_remap_filter_get_property;
   oc->finalize = gst_co_remap_filter_finalize;
 
-  g_object_class_install_property (oc, PROP_LUT,
-      g_param_spec_enum ("lut", "LUT", "Look-up table strategy",
-          GST_TYPE_CO_LUT_MODE, DEFAULT_LUT, GST_CO_PARAM_LIVE));
-  g_object_class_install_property (oc, PROP_INTERPOLATION,
-      g_param_spec_enum ("interpolation", "Interpolation", "Sampling of the "
-          "source", GST_TYPE_CO_INTERPOLATION, DEFAULT_INTERPOLATION,
-          GST_CO_PARAM_LIVE));
-  g_object_class_install_property (oc, PROP_BORDER_COLOR,
-      g_param_spec_uint ("border-color", "Border colour", "Colour of output "
-          "pixels with no source pixel, as 0xAARRGGBB", 0, G_MAXUINT32,
-          DEFAULT_BORDER_COLOR, GST_CO_PARAM_LIVE));
-  /**
-   * GstCoRemapFilter:off-edge:
-   *
-   * What a sample falling outside the source takes: the border colour, the
-   * nearest edge pixel, or (wrap) the pixel x modulo the width with y
-   * clamped, which closes the seam of a 360-degree panorama.  A map's "no
-   * source pixel" always takes the border colour.
-   *
-   * Since: 0.2
-   */
-  g_object_class_install_property (oc, PROP_OFF_EDGE,
-      g_param_spec_enum ("off-edge", "Off edge", "Samples outside the "
-          "source: border colour, nearest edge pixel (clamp), or x modulo "
-          "the width with y clamped (wrap, 360-degree seams)",
-          GST_TYPE_CO_OFF_EDGE, DEFAULT_OFF_EDGE, GST_CO_PARAM_LIVE));
+  /* the base's own table, its own ids (the element's start again at 1);
+   * rebuild snapshots the private struct itself */
+  gst_co_settings_install (oc, 0, 0, settings, G_N_ELEMENTS (settings),
+      &hooks);
 
   fc->rebuild = GST_DEBUG_FUNCPTR (gst_co_remap_filter_rebuild);
   fc->process = GST_DEBUG_FUNCPTR (gst_co_remap_filter_process);
@@ -515,9 +476,6 @@ gst_co_remap_filter_init (GstCoRemapFilter * self)
   GstCoRemapFilterPrivate *priv =
       gst_co_remap_filter_get_instance_private (self);
 
+  /* the settings take their defaults from the table (constructed) */
   self->priv = priv;
-  priv->set.lut = DEFAULT_LUT;
-  priv->set.interpolation = DEFAULT_INTERPOLATION;
-  priv->set.border_color = DEFAULT_BORDER_COLOR;
-  priv->set.off_edge = DEFAULT_OFF_EDGE;
 }
