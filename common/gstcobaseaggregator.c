@@ -129,9 +129,35 @@ gst_co_base_aggregator_class_install_settings (GstCoBaseAggregatorClass *
     klass, gsize instance_offset, gsize size, const GstCoSetting * settings,
     guint n)
 {
-  const GstCoSettingsHooks hooks = { hook_changed, hook_dirty,
-    hook_renegotiate
+  const GstCoSettingsHooks hooks = { .changed = hook_changed,
+    .mark_dirty = hook_dirty, .renegotiate = hook_renegotiate
   };
+
+  gst_co_settings_install (G_OBJECT_CLASS (klass), instance_offset, size,
+      settings, n, &hooks);
+}
+
+/* A pad's setting: its element, when it has one, rebuilds */
+static void
+hook_parent_dirty (GObject * object)
+{
+  GstObject *parent = gst_object_get_parent (GST_OBJECT (object));
+
+  if (parent && GST_IS_CO_BASE_AGGREGATOR (parent)) {
+    GST_OBJECT_LOCK (parent);
+    gst_co_base_aggregator_mark_dirty (GST_CO_BASE_AGGREGATOR (parent));
+    GST_OBJECT_UNLOCK (parent);
+  }
+  if (parent)
+    gst_object_unref (parent);
+}
+
+void
+gst_co_aggregator_pad_class_install_settings (GstCoAggregatorPadClass *
+    klass, gsize instance_offset, gsize size, const GstCoSetting * settings,
+    guint n)
+{
+  const GstCoSettingsHooks hooks = { .parent_dirty = hook_parent_dirty };
 
   gst_co_settings_install (G_OBJECT_CLASS (klass), instance_offset, size,
       settings, n, &hooks);

@@ -155,6 +155,12 @@ void     gst_co_base_aggregator_class_add_sink_template (GstElementClass *
 void     gst_co_base_aggregator_class_install_settings (
     GstCoBaseAggregatorClass * klass, gsize instance_offset, gsize size,
     const GstCoSetting * settings, guint n);
+/* A pad subclass's settings table: a rebuild row makes the pad's element
+ * rebuild before its next frame.  The pad calls gst_co_settings_init_instance
+ * and gst_co_settings_finalize. */
+void     gst_co_aggregator_pad_class_install_settings (
+    GstCoAggregatorPadClass * klass, gsize instance_offset, gsize size,
+    const GstCoSetting * settings, guint n);
 void     gst_co_base_aggregator_snapshot (GstCoBaseAggregator * self,
     gpointer dst);
 void     gst_co_base_aggregator_snapshot_clear (GstCoBaseAggregator * self,

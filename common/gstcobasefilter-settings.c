@@ -39,7 +39,9 @@ gst_co_base_filter_class_install_settings (GstCoBaseFilterClass * klass,
     gsize instance_offset, gsize size, const GstCoSetting * settings,
     guint n)
 {
-  const GstCoSettingsHooks hooks = { changed, mark_dirty, renegotiate };
+  const GstCoSettingsHooks hooks = { .changed = changed,
+    .mark_dirty = mark_dirty, .renegotiate = renegotiate
+  };
 
   gst_co_settings_install (G_OBJECT_CLASS (klass), instance_offset, size,
       settings, n, &hooks);

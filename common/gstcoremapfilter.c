@@ -416,7 +416,7 @@ gst_co_remap_filter_class_init (GstCoRemapFilterClass * klass)
 {
   GObjectClass *oc = G_OBJECT_CLASS (klass);
   GstCoBaseFilterClass *fc = GST_CO_BASE_FILTER_CLASS (klass);
-  const GstCoSettingsHooks hooks = { NULL, settings_dirty, NULL };
+  const GstCoSettingsHooks hooks = { .mark_dirty = settings_dirty };
   const GstCoSetting settings[] = {
     [PROP_LUT - 1] = {g_param_spec_enum ("lut", "LUT",
               "Look-up table strategy", GST_TYPE_CO_LUT_MODE, DEFAULT_LUT,

@@ -157,7 +157,11 @@ table_set (GObject * object, const Table * tab, guint prop_id,
     tab->hooks.mark_dirty (object);
   GST_OBJECT_UNLOCK (object);
   g_value_unset (&old);
-  /* outside the lock: renegotiation takes locks of its own */
+  /* outside the lock: renegotiation and the parent take locks of their
+   * own */
+  if (changed && (row->flags & (GST_CO_SETTING_REBUILD |
+              GST_CO_SETTING_RESIZE)) && tab->hooks.parent_dirty)
+    tab->hooks.parent_dirty (object);
   if (changed && (row->flags & GST_CO_SETTING_RESIZE) &&
       tab->hooks.renegotiate)
     tab->hooks.renegotiate (object);

@@ -89,12 +89,15 @@ typedef struct
 
 /* What a base class does when a row's flags ask for it, and the element's
  * own hook; @changed and @mark_dirty run with the object lock held,
- * @renegotiate outside it.  Any may be NULL. */
+ * @renegotiate and @parent_dirty outside it.  @parent_dirty is a pad's
+ * rebuild: its parent element must rebuild, under the parent's lock,
+ * which is never taken with the pad's.  Any may be NULL. */
 typedef struct
 {
   void (*changed) (GObject * object, guint prop_id);
   void (*mark_dirty) (GObject * object);
   void (*renegotiate) (GObject * object);
+  void (*parent_dirty) (GObject * object);
 } GstCoSettingsHooks;
 
 /* Installs the rows' pspecs (ids 1..n) on @klass, marks their enum and
