@@ -44,26 +44,19 @@ gst_co_clt_source_update (GstCoCltSource * src, GstElement * element,
   GstCoCltKernels fresh;
   GError *err = NULL;
 
-  if (g_strcmp0 (path, src->path) == 0 && gen == src->gen)
-    return TRUE;
-  /* a setting that failed is not read again at every other change */
-  if (gen == src->bad_gen && !g_strcmp0 (path, src->bad_path))
+  /* read once per setting; one that failed is not read again at every
+   * other change */
+  if (!gst_co_file_setting_needs_read (&src->fs, gen))
     return TRUE;
   if (!path || !*path) {
     gst_co_clt_kernels_clear (&src->kernels);
   } else if (!gst_co_clt_kernels_load (path, &fresh, &err) ||
       !fits_frame (&fresh, path, w, h, &err)) {
-    if (!keep) {
-      g_propagate_error (error, err);
-      return FALSE;
-    }
-    GST_ELEMENT_WARNING (element, RESOURCE, OPEN_READ, ("Keeping the "
-            "previous kernels: %s", err->message), (NULL));
-    g_clear_error (&err);
-    g_free (src->bad_path);
-    src->bad_path = g_strdup (path);
-    src->bad_gen = gen;
-    return TRUE;
+    if (gst_co_file_setting_fail (&src->fs, element, gen, keep,
+            "Keeping the previous kernels", &err))
+      return TRUE;
+    g_propagate_error (error, err);
+    return FALSE;
   } else {
     gst_co_clt_kernels_clear (&src->kernels);
     src->kernels = fresh;
@@ -74,7 +67,7 @@ gst_co_clt_source_update (GstCoCltSource * src, GstElement * element,
   }
   g_free (src->path);
   src->path = g_strdup (path);
-  src->gen = gen;
+  gst_co_file_setting_loaded (&src->fs, gen);
   return TRUE;
 }
 
@@ -146,8 +139,7 @@ gst_co_clt_source_clear (GstCoCltSource * src)
 {
   gst_co_clt_kernels_clear (&src->kernels);
   g_clear_pointer (&src->path, g_free);
-  g_clear_pointer (&src->bad_path, g_free);
-  src->gen = src->bad_gen = 0;
+  gst_co_file_setting_reset (&src->fs);
   src->warned_w = src->warned_h = 0;
 }
 

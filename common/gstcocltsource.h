@@ -3,7 +3,7 @@
  * The tile processor's lens for a frame, shared by cudaaberration and
  * cudacltcorrelate: the kernel file an element (or one of its pads) names,
  * read once per setting and cached with the memory of the last file that
- * could not be used (as GstCoCameraSource does for calibrations); the
+ * could not be used (GstCoFileSetting, as every file setting); the
  * kernel nodes for a frame's size, the file's or the built-in Bayer
  * interpolation, with a low-pass folded in; and where each tile samples
  * the frame: the nodes' offsets plus a camera's undistortion (and
@@ -14,6 +14,7 @@
 
 #include <gst/gst.h>
 #include "gstcocltkernels.h"
+#include "gstcofilesetting.h"
 #include "co_camera.h"
 
 G_BEGIN_DECLS
@@ -23,9 +24,7 @@ typedef struct
   /*< private >*/
   GstCoCltKernels kernels;      /* the file in use; nodes NULL: none */
   gchar *path;                  /* what it was read for */
-  guint gen;
-  gchar *bad_path;              /* the last setting that failed */
-  guint bad_gen;
+  GstCoFileSetting fs;          /* which setting was read, which failed */
   gint warned_w, warned_h;      /* the size warned of for these kernels */
 } GstCoCltSource;
 

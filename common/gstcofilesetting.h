@@ -26,13 +26,26 @@ typedef struct
 gboolean gst_co_file_setting_needs_read (const GstCoFileSetting * fs,
     guint gen);
 void     gst_co_file_setting_loaded (GstCoFileSetting * fs, guint gen);
-/* Reading setting @gen failed for @why (the file's name first).  @keep
- * FALSE (nothing built yet, or nothing to keep): an error naming @what on
- * @element's bus, and FALSE.  Else a warning that the previous @what
- * stays, once per setting, and TRUE. */
+/* Reading setting @gen failed with *@error (its message names the file).
+ * Without @keep (nothing built yet, or nothing to keep): FALSE, *@error
+ * left for the caller to post as an error.  With @keep: a warning
+ * "@kept: <the reason>" on @element's bus, once per setting, the setting
+ * remembered as failed, *@error cleared, and TRUE. */
+gboolean gst_co_file_setting_fail (GstCoFileSetting * fs,
+    GstElement * element, guint gen, gboolean keep, const gchar * kept,
+    GError ** error);
+/* gst_co_file_setting_fail for @why, the error posted on @element's bus
+ * (naming @what) without @keep: "Could not read the @what[, keeping the
+ * previous one]: @why". */
 gboolean gst_co_file_setting_failed (GstCoFileSetting * fs,
     GstElement * element, guint gen, gboolean keep, const gchar * what,
     const gchar * why);
+/* Whether setting @gen is the one that failed */
+gboolean gst_co_file_setting_has_failed (const GstCoFileSetting * fs,
+    guint gen);
+/* The failure is forgotten: the setting that failed is read (and warned
+ * of) again, as when what it must satisfy changed. */
+void     gst_co_file_setting_forget_failure (GstCoFileSetting * fs);
 void     gst_co_file_setting_reset (GstCoFileSetting * fs);
 
 G_END_DECLS
