@@ -24,14 +24,14 @@ gst_co_camera_source_clear (GstCoCameraSource * src)
   g_free (src->path);
   g_free (src->camera);
   g_free (src->rect);
-  g_free (src->bad_path);
   memset (src, 0, sizeof (*src));
 }
 
 static gboolean
 same_file (const GstCoCameraSource * src, const GstCoCameraFile * f)
 {
-  return src->have && f->gen == src->gen && !g_strcmp0 (f->path, src->path)
+  return src->have && f->gen == src->fs.loaded_gen &&
+      !g_strcmp0 (f->path, src->path)
       && !g_strcmp0 (f->camera, src->camera) && !g_strcmp0 (f->rect,
       src->rect);
 }
@@ -69,7 +69,7 @@ gst_co_camera_source_load_full (GstCoCameraSource * src,
       return FALSE;
     /* fine for this model: asked for a fisheye once more, a pinhole file
      * is warned about again */
-    g_clear_pointer (&src->bad_path, g_free);
+    gst_co_file_setting_forget_failure (&src->fs);
     return TRUE;
   }
   if (!gst_co_calibration_load (f->path, f->camera, &fresh, error))
@@ -81,7 +81,7 @@ gst_co_camera_source_load_full (GstCoCameraSource * src,
   }
   if (!model_ok (f, &fresh, fisheye, error))
     return FALSE;
-  g_clear_pointer (&src->bad_path, g_free);
+  gst_co_file_setting_forget_failure (&src->fs);
   src->calib = fresh;
   src->have = TRUE;
   g_free (src->path);
@@ -90,7 +90,7 @@ gst_co_camera_source_load_full (GstCoCameraSource * src,
   src->path = g_strdup (f->path);
   src->camera = g_strdup (f->camera);
   src->rect = g_strdup (f->rect);
-  src->gen = f->gen;
+  gst_co_file_setting_loaded (&src->fs, f->gen);
   src->warned_w = src->warned_h = 0;
   GST_INFO ("calibration %s (camera %s): %s, fx %g fy %g cx %g cy %g (%dx%d)",
       f->path, f->camera ? f->camera : "first",
@@ -116,22 +116,19 @@ gst_co_camera_source_get_full (GstCoCameraSource * src, GstElement * element,
 
   init_debug ();
   /* a setting that failed is not read again at every other change; one
-   * that failed asked for a fisheye may do for another model */
-  if (!(f->gen == src->bad_gen && !g_strcmp0 (f->path, src->bad_path) &&
-          (fisheye || !src->bad_fisheye)) &&
+   * that failed asked for a fisheye may do for another model: read (and
+   * warned of) again */
+  if (!fisheye && src->bad_fisheye)
+    gst_co_file_setting_forget_failure (&src->fs);
+  if (!gst_co_file_setting_has_failed (&src->fs, f->gen) &&
       !gst_co_camera_source_load_full (src, f, fisheye, &err)) {
-    if (!keep) {
+    /* the message carries the file's name and the reason */
+    if (!gst_co_file_setting_fail (&src->fs, element, f->gen, keep,
+            "Could not use the calibration, keeping the previous camera",
+            &err)) {
       g_propagate_error (error, err);
       return FALSE;
     }
-    /* the message carries the file's name and the reason */
-    GST_ELEMENT_WARNING (element, RESOURCE, OPEN_READ, ("Could not use the "
-            "calibration, keeping the previous camera: %s", err->message),
-        (NULL));
-    g_clear_error (&err);
-    g_free (src->bad_path);
-    src->bad_path = g_strdup (f->path);
-    src->bad_gen = f->gen;
     src->bad_fisheye = fisheye;
   }
   if (!src->have) {

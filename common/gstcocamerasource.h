@@ -13,6 +13,7 @@
 
 #include <gst/gst.h>
 #include "gstcocalibration.h"
+#include "gstcofilesetting.h"
 #include "gstcosettings.h"
 
 G_BEGIN_DECLS
@@ -23,10 +24,8 @@ typedef struct
   gboolean have;                /* calib holds a usable file's camera */
   GstCoCalibration calib;
   gchar *path, *camera, *rect;  /* what it was read for */
-  guint gen;
-  gchar *bad_path;              /* the last setting that failed */
-  guint bad_gen;
-  gboolean bad_fisheye;         /* it was asked for a fisheye */
+  GstCoFileSetting fs;          /* which setting was read, which failed */
+  gboolean bad_fisheye;         /* the failed one was asked for a fisheye */
   gint warned_w, warned_h;      /* the size the aspect warning was for */
 } GstCoCameraSource;
 
