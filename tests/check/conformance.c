@@ -767,6 +767,14 @@ near_default (GParamSpec * p, GRand * r, GValue * v)
   } else if (G_IS_PARAM_SPEC_ENUM (p)) {
     GEnumClass *k = G_PARAM_SPEC_ENUM (p)->enum_class;
     g_value_set_enum (v, k->values[g_rand_int_range (r, 0, k->n_values)].value);
+  } else if (G_IS_PARAM_SPEC_FLAGS (p)) {
+    /* any subset, none included (cudacltcorrelate's results) */
+    GFlagsClass *k = G_PARAM_SPEC_FLAGS (p)->flags_class;
+    guint i, f = 0;
+    for (i = 0; i < k->n_values; i++)
+      if (g_rand_boolean (r))
+        f |= k->values[i].value;
+    g_value_set_flags (v, f);
   }
 }
 

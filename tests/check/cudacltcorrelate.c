@@ -1244,6 +1244,28 @@ GST_START_TEST (test_rig_geometry)
       g_free (p);
     }
   }
+  /* the same, changed while PLAYING: each next output follows it */
+  {
+    const gchar *sets[] = { "rig", "shift+strength", "disparity+rig",
+      "shift+strength+disparity+rig"
+    };
+    GstStructure *part;
+    gboolean eos;
+    Rig r;
+    gint k, i;
+
+    rig_start (&r, 4, props, "GRAY16_LE", W, H, FALSE);
+    for (k = 0; k < 4; k++) {
+      gst_util_set_object_arg (G_OBJECT (r.corr), "results", sets[k]);
+      for (i = 0; i < 4; i++)
+        rig_push (&r, i, img[i], k);
+      part = rig_pull (&r, &eos);
+      assert_part (s, part, sets[k]);
+      gst_structure_free (part);
+    }
+    rig_eos (&r);
+    rig_stop (&r);
+  }
   gst_structure_free (s);
   g_free (props);
 
