@@ -22,7 +22,7 @@ rules = [
      "an element calls or tests the engine itself (gst_co_element_*)"),
     ("gst/*.[ch]", r"GST_CHECK_VERSION|GLIB_CHECK_VERSION",
      "a version check outside gstcocompat.h"),
-    ("common/gstco*.c", r"GST_CHECK_VERSION|GLIB_CHECK_VERSION",
+    ("common/*/gstco*.c", r"GST_CHECK_VERSION|GLIB_CHECK_VERSION",
      "a version check outside gstcocompat.h"),
     ("gst/gstcuda*.h", r"^struct _Gst", "an instance struct in an element's header"),
 ]

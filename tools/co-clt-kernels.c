@@ -1,7 +1,7 @@
 /* cudaoptics — LGPL-2.1-or-later
  *
  * co-clt-kernels: writes a cudaaberration kernel file (CO-CLTK,
- * common/gstcocltkernels.h) from a parametric lens: a PSF that widens
+ * common/sources/gstcocltkernels.h) from a parametric lens: a PSF that widens
  * towards the corners (Gaussian or defocus disk), lateral colour (a radial
  * magnification per colour) and a camera's Brown-Conrady distortion, with
  * the same parameters as cudalensdistort's model=camera.  Each node holds

@@ -341,7 +341,7 @@ main (int argc, char **argv) \
   return co_check_main (argc, argv, name##_suite, #name, __FILE__); \
 }
 
-/* ---- injected faults (CO_FAULT_INJECT, common/gstcobasefilter.c) ---- */
+/* ---- injected faults (CO_FAULT_INJECT, common/filter/gstcobasefilter.c) ---- */
 
 /* The first ERROR on @bus within @timeout (NULL: none). */
 static inline GstMessage *

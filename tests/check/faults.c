@@ -1,6 +1,6 @@
 /* cudaoptics — LGPL-2.1-or-later
  *
- * Failures injected through CO_FAULT_INJECT (common/gstcobasefilter.c) on
+ * Failures injected through CO_FAULT_INJECT (common/filter/gstcobasefilter.c) on
  * the CPU backend, so that CI without a GPU covers the error paths: a failed
  * allocation is a clear element error, and a table whose rebuild failed is
  * never used afterwards.  The GPU suite repeats these on CUDA; the CUDA

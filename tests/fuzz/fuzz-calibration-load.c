@@ -6,7 +6,7 @@
  * fuzz-calibration (a file written and read per input). */
 
 // Read by .ci/fuzz.sh (paths from the project root; seeds are globs):
-// fuzz-sources: common/gstcocalibration.c common/gstcofile.c kernels/co_camera.c
+// fuzz-sources: common/sources/gstcocalibration.c common/sources/gstcofile.c kernels/co_camera.c
 // fuzz-seeds: tests/data/*.yml tests/data/*.xml pipelines/samples/*.yml tests/data/fuzz/calibration/*
 // fuzz-dict: tests/fuzz/calibration.dict
 

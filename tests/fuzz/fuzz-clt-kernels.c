@@ -7,7 +7,7 @@
  * the frame's corner, finite numbers, and writes back to the same bytes. */
 
 // Read by .ci/fuzz.sh (paths from the project root; seeds are globs):
-// fuzz-sources: common/gstcocltkernels.c common/gstcofile.c
+// fuzz-sources: common/sources/gstcocltkernels.c common/sources/gstcofile.c
 // fuzz-seeds: tests/data/clt-*.cltk
 
 #include <math.h>

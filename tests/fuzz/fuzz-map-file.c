@@ -7,7 +7,7 @@
  * exactly the file's numbers. */
 
 // Read by .ci/fuzz.sh (paths from the project root; seeds are globs):
-// fuzz-sources: common/gstcomapfile.c common/gstcofile.c
+// fuzz-sources: common/sources/gstcomapfile.c common/sources/gstcofile.c
 // fuzz-seeds: tests/data/map-*.comap
 
 #include <stdint.h>

@@ -7,7 +7,7 @@
  * numbers, never more than the arrays hold. */
 
 // Read by .ci/fuzz.sh (paths from the project root; seeds are globs):
-// fuzz-sources: common/gstcoshreference.c
+// fuzz-sources: common/sources/gstcoshreference.c
 // fuzz-seeds: tests/data/sh-reference*.txt
 // fuzz-dict: tests/fuzz/sh-reference.dict
 

@@ -1,6 +1,6 @@
 /* cudaoptics — LGPL-2.1-or-later
  *
- * cudaaberration's kernel files (common/gstcocltkernels.h): the bundled
+ * cudaaberration's kernel files (common/sources/gstcocltkernels.h): the bundled
  * example reads to its numbers and writes back to the same bytes; each way
  * a file can be wrong is refused with an error that says what is wrong
  * (and, from a path, names the file); a FIFO does not block.

@@ -122,10 +122,11 @@ gst_co_camera_source_get_full (GstCoCameraSource * src, GstElement * element,
     gst_co_file_setting_forget_failure (&src->fs);
   if (!gst_co_file_setting_has_failed (&src->fs, f->gen) &&
       !gst_co_camera_source_load_full (src, f, fisheye, &err)) {
-    /* the message carries the file's name and the reason */
+    /* the message carries the file's name and the reason; it promises the
+     * previous camera only where there is one */
     if (!gst_co_file_setting_fail (&src->fs, element, f->gen, keep,
-            "Could not use the calibration, keeping the previous camera",
-            &err)) {
+            src->have ? "Could not use the calibration, keeping the "
+            "previous camera" : "Could not use the calibration", &err)) {
       g_propagate_error (error, err);
       return FALSE;
     }

@@ -45,7 +45,8 @@ gst_co_file_setting_failed (GstCoFileSetting * fs, GstElement * element,
   }
   err = g_error_new_literal (GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_OPEN_READ,
       why);
-  kept = g_strdup_printf ("Could not read the %s, keeping the previous one",
+  kept = fs->loaded_gen ? g_strdup_printf ("Could not read the %s, keeping "
+      "the previous one", what) : g_strdup_printf ("Could not read the %s",
       what);
   ok = gst_co_file_setting_fail (fs, element, gen, keep, kept, &err);
   g_free (kept);
