@@ -202,6 +202,10 @@ state_free (GstCudaCltCorrelate * self, State * st)
   gst_co_element_free (self, m->res);
   gst_co_element_free (self, m->rres);
   gst_co_element_free (self, m->prior);
+  gst_co_element_free (self, m->pyr);
+  gst_co_element_free (self, m->pclt);
+  gst_co_element_free (self, m->found);
+  gst_co_element_free (self, m->starts);
   g_free (st->pairs);
   g_free (st->pairs_text);
   g_free (st);
@@ -476,9 +480,11 @@ gst_cuda_clt_correlate_rebuild (GstCoBaseAggregator * base,
   if (!setup_lens (self, st, old, same) ||
       (st->mode == CORR_TEMPORAL && !st->colour && !check_cameras (self)))
     goto done;
-  /* the grey planes the luma path transforms (the colour path reads the
-   * raw frames themselves) */
-  if ((!st->colour && !gst_co_element_ensure (self, &m->planes,
+  /* the grey planes the luma path transforms and the search halves (the
+   * colour path reads the raw frames themselves) */
+  if (!gst_cuda_clt_correlate_plan (self, st, s.max_shift) ||
+      ((!st->colour || st->levels > 0) && !gst_co_element_ensure (self,
+              &m->planes,
               &m->planes_size, sizeof (gfloat) * st->w * st->h * slots)) ||
       !gst_co_element_ensure (self, &m->clt, &m->clt_size,
           sizeof (gfloat) * CO_CLT_COEFFS * st->n_tiles * (slots + 1)) ||

@@ -17,29 +17,6 @@
 GST_DEBUG_CATEGORY_EXTERN (gst_cuda_clt_correlate_debug);
 #define GST_CAT_DEFAULT gst_cuda_clt_correlate_debug
 
-/* the element's CUDA stream, which the launchers take */
-static gpointer
-stream_of (GstCudaCltCorrelate * self)
-{
-  return GST_CO_BASE_AGGREGATOR (self)->engine.stream;
-}
-
-static gfloat *
-plane_of (GstCudaCltCorrelate * self, gint slot)
-{
-  const State *st = self->state;
-
-  return (gfloat *) st->mem.planes + (gsize) slot * st->w * st->h;
-}
-
-static gfloat *
-clt_of (GstCudaCltCorrelate * self, gint slot)
-{
-  const State *st = self->state;
-
-  return (gfloat *) st->mem.clt + (gsize) slot * CO_CLT_COEFFS * st->n_tiles;
-}
-
 /* The colour path's transform of @slot's raw frame into @clt: its three
  * colours' tiles, each sampling where the camera's kernels and geometry
  * say, moved by (@dx, @dy) (per tile, or NULL), multiplied by its kernel
@@ -86,9 +63,9 @@ transform_colour (GstCudaCltCorrelate * self, gint slot, const gfloat * dx,
 
 /* The CLT of @slot's plane (or, on the colour path, frame) into @clt,
  * each tile moved by (@dx, @dy) (per tile, or NULL) */
-static gboolean
-transform (GstCudaCltCorrelate * self, gint slot, const gfloat * dx,
-    const gfloat * dy, gfloat * clt)
+gboolean
+gst_cuda_clt_correlate_transform (GstCudaCltCorrelate * self, gint slot,
+    const gfloat * dx, const gfloat * dy, gfloat * clt)
 {
   State *st = self->state;
 
@@ -104,31 +81,33 @@ transform (GstCudaCltCorrelate * self, gint slot, const gfloat * dx,
       "transforming tiles");
 }
 
-/* Frame @in into @slot: its grey plane and the CLT of it */
+/* Frame @in into @slot: its grey plane (which the luma path transforms
+ * and max-shift's pyramid halves) and the CLT of it */
 static gboolean
 forward (GstCudaCltCorrelate * self, const CoFrame * in, gint slot)
 {
   State *st = self->state;
 
   self->slot_frame[slot] = in;
-  if (st->colour)
-    return transform (self, slot, NULL, NULL, clt_of (self, slot));
-  if (!gst_co_element_on_cuda (self))
-    co_clt_corr_plane_cpu (in, plane_of (self, slot));
-  else if (!gst_co_element_cuda_ok (self, co_clt_corr_plane_cuda (in,
-              plane_of (self, slot), stream_of (self)), "reading a frame"))
-    return FALSE;
-  return transform (self, slot, NULL, NULL, clt_of (self, slot));
+  if (!st->colour || st->levels > 0) {
+    if (!gst_co_element_on_cuda (self))
+      co_clt_corr_plane_cpu (in, plane_of (self, slot));
+    else if (!gst_co_element_cuda_ok (self, co_clt_corr_plane_cuda (in,
+                plane_of (self, slot), stream_of (self)), "reading a frame"))
+      return FALSE;
+    if (st->levels > 0 && !gst_cuda_clt_correlate_pyramid (self, slot))
+      return FALSE;
+  }
+  return gst_cuda_clt_correlate_transform (self, slot, NULL, NULL,
+      clt_of (self, slot));
 }
 
-static gboolean
-correlate_into (GstCudaCltCorrelate * self, const gfloat * a,
-    const gfloat * b, CoCltPeak peak, gfloat * dx, gfloat * dy,
+/* Tiles @a against tiles @b, @n of each */
+gboolean
+gst_cuda_clt_correlate_tiles (GstCudaCltCorrelate * self, const gfloat * a,
+    const gfloat * b, gint n, CoCltPeak peak, gfloat * dx, gfloat * dy,
     gfloat * strength)
 {
-  State *st = self->state;
-  const gint n = st->n_tiles;
-
   if (!gst_co_element_on_cuda (self)) {
     co_clt_correlate_cpu (a, b, n, &self->cp, peak, NULL, dx, dy, strength);
     return TRUE;
@@ -169,15 +148,21 @@ correlate (GstCudaCltCorrelate * self, gint a, gint b, guint p,
                 bl, n, dx, dy, stream_of (self)), "pre-shifting tiles"))
       return FALSE;
     passes++;
-  } else if (!correlate_into (self, clt_of (self, a), clt_of (self, b),
+  } else if (st->levels > 0) {
+    /* max-shift: the search gives the first measurement */
+    if (!gst_cuda_clt_correlate_search (self, a, b, dx, dy, strength))
+      return FALSE;
+  } else if (!gst_cuda_clt_correlate_tiles (self, clt_of (self, a),
+          clt_of (self, b), n,
           (CoCltPeak) self->snap.peak, dx, dy, strength)) {
     return FALSE;
   }
   for (k = 0; k < passes; k++) {
     const CoCltPeak peak = prior && k == 0 ? (CoCltPeak) self->snap.peak :
         CO_CLT_PEAK_CENTROID;
-    if (!transform (self, b, dx, dy, moved) ||
-        !correlate_into (self, clt_of (self, a), moved, peak, rr, rr + n,
+    if (!gst_cuda_clt_correlate_transform (self, b, dx, dy, moved) ||
+        !gst_cuda_clt_correlate_tiles (self, clt_of (self, a), moved, n,
+            peak, rr, rr + n,
             rr + 2 * n))
       return FALSE;
     /* the secant counts the passes measured with the centroid */

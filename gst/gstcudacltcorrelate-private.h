@@ -12,6 +12,7 @@
 #include "gstcudacltcorrelate.h"
 #include "clt.h"
 #include "clt_corr.h"
+#include "clt_search.h"
 
 G_BEGIN_DECLS
 
@@ -65,6 +66,7 @@ typedef struct
   gdouble map_range;
   gfloat lpf_sigma;
   guint results;
+  guint max_shift;
 } Settings;
 
 /* What the backend reads, device (CUDA) or host (CPU) memory.  It moves
@@ -86,7 +88,21 @@ typedef struct
   gint grid[MAX_INPUTS][4];
   gpointer bdx, bdy, cdx, cdy, colours;
   gsize bdx_size, bdy_size, cdx_size, cdy_size, colours_size;
+  /* max-shift's search: every slot's pyramid above the frame (planes,
+   * then the CLT of each level's tiles), each level's answer and the
+   * tries' start shifts */
+  gpointer pyr, pclt, found, starts;
+  gsize pyr_size, pclt_size, found_size, starts_size;
 } Memory;
+
+/* A level of max-shift's pyramid: its plane's size and tiles, and where a
+ * slot's plane, CLT and the level's answer (dx, dy, strength) sit in the
+ * search's memory */
+typedef struct
+{
+  gint w, h, tiles_x, tiles_y, n_tiles;
+  gsize plane_at, clt_at, found_at;
+} Level;
 
 /* Everything rebuild makes from the settings and the pads, for the frames
  * until the next rebuild: built whole, or freed whole */
@@ -109,6 +125,12 @@ typedef struct
   guint planes_per_tile;
   /* every input names its kernels: the tile processor's colour path */
   gboolean colour;
+  /* max-shift: levels above the frame (0: no search), the top level's
+   * sweep, each level (1..levels), and a slot's pyramid's floats (planes,
+   * CLTs) */
+  gint levels, reach;
+  Level level[CO_CLT_SEARCH_MAX_LEVELS + 1];
+  gsize pyr_floats, pclt_floats;
   Memory mem;
 } State;
 
@@ -157,6 +179,49 @@ void gst_cuda_clt_correlate_drop_state (GstCudaCltCorrelate * self);
 GstFlowReturn gst_cuda_clt_correlate_process (GstCoBaseAggregator * base,
     GstBuffer * const *inbufs, const CoFrame * frames, guint n,
     GstBuffer ** outbuf, gpointer * output);
+
+/* gstcudacltcorrelate-frame.c, for the search: the CLT of @slot's frame
+ * (its plane, or on the colour path its raw frame) moved by (@dx, @dy)
+ * into @clt; tiles @a against @b */
+gboolean gst_cuda_clt_correlate_transform (GstCudaCltCorrelate * self,
+    gint slot, const gfloat * dx, const gfloat * dy, gfloat * clt);
+gboolean gst_cuda_clt_correlate_tiles (GstCudaCltCorrelate * self,
+    const gfloat * a, const gfloat * b, gint n, CoCltPeak peak, gfloat * dx,
+    gfloat * dy, gfloat * strength);
+
+/* gstcudacltcorrelate-search.c: max-shift's levels planned for the State
+ * and their memory; @slot's pyramid (its plane halved, each level's
+ * CLT); pair (@a, @b) searched from the top level down, the frame's
+ * answer into (@dx, @dy, @strength) */
+gboolean gst_cuda_clt_correlate_plan (GstCudaCltCorrelate * self, State * st,
+    guint max_shift);
+gboolean gst_cuda_clt_correlate_pyramid (GstCudaCltCorrelate * self,
+    gint slot);
+gboolean gst_cuda_clt_correlate_search (GstCudaCltCorrelate * self, gint a,
+    gint b, gfloat * dx, gfloat * dy, gfloat * strength);
+
+/* the element's CUDA stream, which the launchers take */
+static inline gpointer
+stream_of (GstCudaCltCorrelate * self)
+{
+  return GST_CO_BASE_AGGREGATOR (self)->engine.stream;
+}
+
+static inline gfloat *
+plane_of (GstCudaCltCorrelate * self, gint slot)
+{
+  const State *st = self->state;
+
+  return (gfloat *) st->mem.planes + (gsize) slot * st->w * st->h;
+}
+
+static inline gfloat *
+clt_of (GstCudaCltCorrelate * self, gint slot)
+{
+  const State *st = self->state;
+
+  return (gfloat *) st->mem.clt + (gsize) slot * CO_CLT_COEFFS * st->n_tiles;
+}
 
 G_END_DECLS
 #endif

@@ -93,6 +93,7 @@ enum
   PROP_MAP_RANGE,
   PROP_PRE_SHIFT,
   PROP_RESULTS,
+  PROP_MAX_SHIFT,
 };
 
 #define GST_TYPE_CO_CORR_MODE (co_corr_mode_get_type ())
@@ -556,6 +557,23 @@ gst_cuda_clt_correlate_class_init (GstCudaCltCorrelateClass * klass)
             "The fields the results carry (and the device copies back)",
             GST_TYPE_CO_CORR_RESULTS, RESULTS_ALL, GST_CO_PARAM_LIVE),
           G_STRUCT_OFFSET (Settings, results), GST_CO_SETTING_FRAME, -1},
+    /**
+     * GstCudaCltCorrelate:max-shift:
+     *
+     * The largest shift (pixels, in any direction) each tile is searched
+     * for.  Up to 7, one correlation sees it; beyond, every input's grey
+     * picture is halved level by level until the shifts fit a 5x5 sweep
+     * of starts 8 pixels apart on the top level, and each finer level
+     * tries its tiles' nearest coarser answers (so a tile on a depth edge
+     * can take its own side's); the frame's level gives the first
+     * measurement the refinement passes start from.  A pre-shift, when
+     * set, is the start instead.
+     */
+    [PROP_MAX_SHIFT - 1] =
+        {g_param_spec_uint ("max-shift", "Max shift",
+            "Largest shift searched for, pixels (7: one correlation, no "
+            "search)", 7, 4096, 7, GST_CO_PARAM_LIVE),
+          G_STRUCT_OFFSET (Settings, max_shift), GST_CO_SETTING_REBUILD, -1},
   };
 
   GST_DEBUG_CATEGORY_INIT (gst_cuda_clt_correlate_debug, "cudacltcorrelate",

@@ -5,6 +5,7 @@
  */
 #include "clt.h"
 #include "clt_corr.h"
+#include "clt_search.h"
 
 #define NO_CUDA 35              /* cudaErrorInsufficientDriver */
 
@@ -109,6 +110,35 @@ co_clt_corr_rig_cuda (const CoCltCorrRig * rig, const float *res, int n,
 int
 co_clt_corr_prior_cuda (const float *prior, const CoCltCorrBaseline * b,
     int n, float *dx, float *dy, void *stream)
+{
+  return NO_CUDA;
+}
+
+int
+co_clt_search_half_cuda (const float *src, int w, int h, float *dst,
+    void *stream)
+{
+  return NO_CUDA;
+}
+
+int
+co_clt_search_sweep_cuda (int k, int reach, int n, float *sx, float *sy,
+    void *stream)
+{
+  return NO_CUDA;
+}
+
+int
+co_clt_search_parent_cuda (int k, int tx_n, int ty_n, int ptx_n, int pty_n,
+    const float *pdx, const float *pdy, float *sx, float *sy, void *stream)
+{
+  return NO_CUDA;
+}
+
+int
+co_clt_search_keep_cuda (int first, int n, const float *sx, const float *sy,
+    const float *rdx, const float *rdy, const float *rs, float *dx,
+    float *dy, float *strength, void *stream)
 {
   return NO_CUDA;
 }

@@ -1356,6 +1356,104 @@ GST_START_TEST (test_pre_shift)
 
 GST_END_TEST;
 
+static gint
+cmp_double (gconstpointer a, gconstpointer b)
+{
+  const gdouble x = *(const gdouble *) a, y = *(const gdouble *) b;
+
+  return x < y ? -1 : x > y;
+}
+
+/* Of pair @p's tiles whose window and its match both lie inside the frame
+ * (the content moved by (ex, ey)): the median error, and the share off
+ * by more than @bad pixels into *bad_share */
+static gdouble
+median_error (const GstStructure * s, gint p, gdouble ex, gdouble ey,
+    gdouble bad, gdouble * bad_share)
+{
+  gint n, tx = 0, i, cnt = 0, nbad = 0;
+  const gfloat *x = field (s, "shift-x", p, &n), *y = field (s, "shift-y", p,
+      &n);
+  gdouble *e = g_new (gdouble, n), med;
+
+  gst_structure_get_int (s, "tiles-x", &tx);
+  for (i = 0; i < n; i++) {
+    const gdouble cx = 8 * (i % tx) - 0.5, cy = 8 * (i / tx) - 0.5;
+    if (MIN (cx, cx + ex) < 8 || MAX (cx, cx + ex) > W - 8 ||
+        MIN (cy, cy + ey) < 8 || MAX (cy, cy + ey) > H - 8)
+      continue;
+    e[cnt] = hypot (x[i] - ex, y[i] - ey);
+    nbad += e[cnt] > bad;
+    cnt++;
+  }
+  fail_unless (cnt > 10, "only %d tiles inside", cnt);
+  qsort (e, cnt, sizeof (gdouble), cmp_double);
+  med = e[cnt / 2];
+  g_free (e);
+  *bad_share = (gdouble) nbad / cnt;
+  return med;
+}
+
+/* max-shift: shifts far beyond one correlation's +-7 px, found by the
+ * pyramid's search from a launch line's setting alone (pairs, temporal) */
+GST_START_TEST (test_max_shift)
+{
+  const gdouble shifts[][2] = { {23.4, -11.7}, {-38.2, 5.3}, {3.3, 2.1} };
+  Texture t;
+  GstBuffer *img[2];
+  GstStructure *s;
+  gdouble med, bad;
+  guint k;
+
+  texture_init (&t, 47);
+  img[0] = render (&t, 0, 0);
+  for (k = 0; k < G_N_ELEMENTS (shifts); k++) {
+    img[1] = render (&t, shifts[k][0], shifts[k][1]);
+    s = one_frame ("backend=cpu refine=2", 2, img, "GRAY16_LE", FALSE);
+    med = median_error (s, 0, shifts[k][0], shifts[k][1], 1.0, &bad);
+    GST_INFO ("(%.1f, %.1f) px without max-shift: median error %.3f px",
+        shifts[k][0], shifts[k][1], med);
+    if (k < 2)
+      fail_unless (med > 5, "found without a search: %.3f px", med);
+    gst_structure_free (s);
+    s = one_frame ("backend=cpu refine=2 max-shift=48", 2, img, "GRAY16_LE",
+        FALSE);
+    med = median_error (s, 0, shifts[k][0], shifts[k][1], 1.0, &bad);
+    GST_INFO ("(%.1f, %.1f) px, max-shift=48: median error %.4f px, %.1f%% "
+        "off by more than 1 px", shifts[k][0], shifts[k][1], med, 100 * bad);
+    fail_unless (med < 0.05, "median error %.3f px", med);
+    fail_unless (bad < 0.02, "%.1f%% off by more than 1 px", 100 * bad);
+    gst_structure_free (s);
+    gst_buffer_unref (img[1]);
+  }
+  /* temporal: a pan of (-17.6, 9.2) px a frame */
+  img[1] = render (&t, -17.6, 9.2);
+  {
+    Rig r;
+    gboolean eos;
+    rig_start (&r, 1, "backend=cpu mode=temporal refine=2 max-shift=24",
+        "GRAY16_LE", W, H, FALSE);
+    rig_push (&r, 0, img[0], 0);
+    rig_push (&r, 0, img[1], 1);
+    s = rig_pull (&r, &eos);
+    gst_structure_free (s);     /* the first frame: its own reference */
+    s = rig_pull (&r, &eos);
+    rig_eos (&r);
+    rig_stop (&r);
+    fail_unless (s != NULL);
+  }
+  med = median_error (s, 0, -17.6, 9.2, 1.0, &bad);
+  GST_INFO ("temporal (-17.6, 9.2) px, max-shift=24: median error %.4f px, "
+      "%.1f%% off by more than 1 px", med, 100 * bad);
+  fail_unless (med < 0.05 && bad < 0.02, "temporal: %.3f px, %.1f%%", med,
+      100 * bad);
+  gst_structure_free (s);
+  gst_buffer_unref (img[1]);
+  gst_buffer_unref (img[0]);
+}
+
+GST_END_TEST;
+
 /* A rig that cannot be used says why: a camera without calibration, a
  * file that does not exist, two cameras at one place. */
 GST_START_TEST (test_rig_errors)
@@ -1492,7 +1590,8 @@ GST_END_TEST;
 GST_START_TEST (test_cuda_equals_cpu)
 {
   const gchar *props[] = { "", "peak=parabola fat-zero=0.3",
-    "peak=centroid pairs=2-0,1-2", "refine=2 pairs=0-2,1-0"
+    "peak=centroid pairs=2-0,1-2", "refine=2 pairs=0-2,1-0",
+    "refine=1 max-shift=40 pairs=0-1,2-0"
   };
   Texture t;
   GstBuffer *img[3][3];
@@ -1543,6 +1642,14 @@ GST_START_TEST (test_cuda_equals_cpu)
         "video/x-bayer,format=gbrg16le", FALSE);
     GST_INFO ("Bayer (16 bits): CUDA = CPU");
     assert_same (a, b, "Bayer");
+    gst_structure_free (a);
+    gst_structure_free (b);
+    a = one_frame ("backend=cpu refine=1 max-shift=30", 2, bay,
+        "video/x-bayer,format=gbrg16le", FALSE);
+    b = one_frame ("backend=cuda refine=1 max-shift=30", 2, bay,
+        "video/x-bayer,format=gbrg16le", FALSE);
+    GST_INFO ("Bayer (16 bits), max-shift=30: CUDA = CPU");
+    assert_same (a, b, "Bayer, max-shift=30");
     gst_structure_free (a);
     gst_structure_free (b);
     for (k = 0; k < 2; k++) {
@@ -1740,6 +1847,7 @@ cudacltcorrelate_suite (gboolean cuda)
   tcase_add_test (tc, test_colour_path);
   tcase_add_test (tc, test_rig_geometry);
   tcase_add_test (tc, test_pre_shift);
+  tcase_add_test (tc, test_max_shift);
   tcase_add_test (tc, test_rig_errors);
   tcase_add_test (tc, test_temporal_bad_calibration);
   return s;

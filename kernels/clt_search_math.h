@@ -1,0 +1,95 @@
+/* cudaoptics — LGPL-2.1-or-later
+ *
+ * The coarse-to-fine search of cudacltcorrelate (max-shift): one
+ * correlation sees shifts of -7..7 pixels, so larger ones are found on a
+ * pyramid of the grey planes, each level half the one below (a 2x2 mean),
+ * written once for the C reference and the CUDA kernels.
+ *
+ * Level l + 1's pixel u is level l's 2 u + 0.5 (the centre of the four it
+ * averages), so its tile T (centred at 8 T - 0.5) sits where level l's
+ * tile 2 T does, and a shift there is twice as many pixels here.  On the
+ * coarsest level every tile tries a grid of start shifts 8 pixels apart
+ * (a sweep: each correlation's -7..7 overlaps the next's); on each finer
+ * level a tile tries its nearest parents' answers, doubled (its own
+ * parent's and its neighbours', so that a tile on a depth edge can take
+ * the answer of the side it belongs to).  Of a tile's tries the one whose
+ * correlation peaks highest wins: the start plus the shift it measured.
+ */
+#ifndef CO_CLT_SEARCH_MATH_H
+#define CO_CLT_SEARCH_MATH_H
+
+#include "clt_math.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* shifts a level's correlation is trusted with: a try's start is this far
+ * from the next (the sweep's grid) */
+#define CO_CLT_SEARCH_STEP 8
+/* a finer level's tries: the 3 x 3 parents around a tile's own */
+#define CO_CLT_SEARCH_PARENTS 9
+
+/* Pixel (@x, @y) of the level above a @w x @h plane: the mean of the 2x2
+ * pixels under it, those past the last row or column counted as the last
+ * (its size is (w + 1) / 2 x (h + 1) / 2) */
+CO_HD float
+co_clt_search_half_at (const float *src, int w, int h, int x, int y)
+{
+  const int x0 = 2 * x, y0 = 2 * y;
+  const int x1 = x0 + 1 < w ? x0 + 1 : x0, y1 = y0 + 1 < h ? y0 + 1 : y0;
+
+  return ((src[(size_t) y0 * w + x0] + src[(size_t) y0 * w + x1]) +
+      (src[(size_t) y1 * w + x0] + src[(size_t) y1 * w + x1])) * 0.25f;
+}
+
+/* Try @k of the sweep of @reach pixels (a multiple of the step): start
+ * shifts on a square grid from -reach to reach, row after row; (2 reach /
+ * step + 1)^2 tries */
+CO_HD void
+co_clt_search_sweep_at (int k, int reach, float *sx, float *sy)
+{
+  const int side = 2 * reach / CO_CLT_SEARCH_STEP + 1;
+
+  *sx = (float) ((k % side) * CO_CLT_SEARCH_STEP - reach);
+  *sy = (float) ((k / side) * CO_CLT_SEARCH_STEP - reach);
+}
+
+/* Try @k (0..CO_CLT_SEARCH_PARENTS - 1) of tile @i of a level of @tx_n x
+ * @ty_n tiles: the answer (@pdx, @pdy) of the level above (@ptx_n x
+ * @pty_n tiles) at the parent @k steps around tile i's own (clamped to
+ * that level's tiles), doubled */
+CO_HD void
+co_clt_search_parent_at (int i, int k, int tx_n, int ptx_n, int pty_n,
+    const float *pdx, const float *pdy, float *sx, float *sy)
+{
+  const int tx = i % tx_n, ty = i / tx_n;
+  int px = tx / 2 + k % 3 - 1, py = ty / 2 + k / 3 - 1;
+  size_t j;
+
+  px = px < 0 ? 0 : px >= ptx_n ? ptx_n - 1 : px;
+  py = py < 0 ? 0 : py >= pty_n ? pty_n - 1 : py;
+  j = (size_t) py * ptx_n + px;
+  *sx = 2.0f * pdx[j];
+  *sy = 2.0f * pdy[j];
+}
+
+/* Tile @i's try from the start (@sx, @sy)[i], which measured (@rdx, @rdy)
+ * with strength @rs: kept in (@dx, @dy, @strength) if it peaks higher
+ * than the tries before (@first: the first try, kept whatever it is) */
+CO_HD void
+co_clt_search_keep_at (int i, int first, const float *sx, const float *sy,
+    const float *rdx, const float *rdy, const float *rs, float *dx,
+    float *dy, float *strength)
+{
+  if (first || rs[i] > strength[i]) {
+    dx[i] = sx[i] + rdx[i];
+    dy[i] = sy[i] + rdy[i];
+    strength[i] = rs[i];
+  }
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif
