@@ -150,7 +150,14 @@ correlate (GstCudaCltCorrelate * self, gint a, gint b, guint p,
     passes++;
   } else if (st->levels > 0) {
     /* max-shift: the search gives the first measurement */
-    if (!gst_cuda_clt_correlate_search (self, a, b, dx, dy, strength))
+    CoCltSearchLine line = { 0, 0.0f, 0.0f };
+    if (self->snap.search == SEARCH_HORIZONTAL)
+      line = (CoCltSearchLine) { 1, 1.0f, 0.0f };
+    else if (self->snap.search == SEARCH_VERTICAL)
+      line = (CoCltSearchLine) { 1, 0.0f, 1.0f };
+    else if (self->snap.search == SEARCH_AUTO && bl)
+      line = (CoCltSearchLine) { 1, bl->ux, bl->uy };
+    if (!gst_cuda_clt_correlate_search (self, a, b, line, dx, dy, strength))
       return FALSE;
   } else if (!gst_cuda_clt_correlate_tiles (self, clt_of (self, a),
           clt_of (self, b), n,

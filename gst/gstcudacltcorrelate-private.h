@@ -36,6 +36,15 @@ typedef enum
   OUTPUT_MAP = 1,
 } CorrOutput;
 
+/* where max-shift's search looks */
+typedef enum
+{
+  SEARCH_AUTO = 0,              /* a rig's baselines; else any direction */
+  SEARCH_ANY = 1,
+  SEARCH_HORIZONTAL = 2,
+  SEARCH_VERTICAL = 3,
+} CorrSearch;
+
 /* the results' fields an output carries, and all the device copies back */
 typedef enum
 {
@@ -67,6 +76,7 @@ typedef struct
   gfloat lpf_sigma;
   guint results;
   guint max_shift;
+  gint search;
 } Settings;
 
 /* What the backend reads, device (CUDA) or host (CPU) memory.  It moves
@@ -191,14 +201,15 @@ gboolean gst_cuda_clt_correlate_tiles (GstCudaCltCorrelate * self,
 
 /* gstcudacltcorrelate-search.c: max-shift's levels planned for the State
  * and their memory; @slot's pyramid (its plane halved, each level's
- * CLT); pair (@a, @b) searched from the top level down, the frame's
- * answer into (@dx, @dy, @strength) */
+ * CLT); pair (@a, @b) searched from the top level down (along @line),
+ * the frame's answer into (@dx, @dy, @strength) */
 gboolean gst_cuda_clt_correlate_plan (GstCudaCltCorrelate * self, State * st,
     guint max_shift);
 gboolean gst_cuda_clt_correlate_pyramid (GstCudaCltCorrelate * self,
     gint slot);
 gboolean gst_cuda_clt_correlate_search (GstCudaCltCorrelate * self, gint a,
-    gint b, gfloat * dx, gfloat * dy, gfloat * strength);
+    gint b, CoCltSearchLine line, gfloat * dx, gfloat * dy,
+    gfloat * strength);
 
 /* the element's CUDA stream, which the launchers take */
 static inline gpointer

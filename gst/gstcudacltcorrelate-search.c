@@ -48,7 +48,7 @@ gst_cuda_clt_correlate_plan (GstCudaCltCorrelate * self, State * st,
       "tiles) sweeping +-%d px in %d tries", max_shift, st->levels,
       st->level[st->levels].w, st->level[st->levels].h,
       st->level[st->levels].tiles_x, st->level[st->levels].tiles_y,
-      st->reach, co_clt_search_sweep_tries (st->reach));
+      st->reach, co_clt_search_sweep_tries (st->reach, FALSE));
   /* the tries' starts: the frame's level is the largest */
   return gst_co_element_ensure (self, &m->pyr, &m->pyr_size,
       sizeof (gfloat) * planes * st->n_slots) &&
@@ -126,7 +126,8 @@ gst_cuda_clt_correlate_pyramid (GstCudaCltCorrelate * self, gint slot)
 /* Try @k's start shifts for level @l into @sx, @sy: the sweep on the top
  * level, the level above's answers below it */
 static gboolean
-starts (GstCudaCltCorrelate * self, gint l, gint k, gfloat * sx, gfloat * sy)
+starts (GstCudaCltCorrelate * self, gint l, gint k, CoCltSearchLine line,
+    gfloat * sx, gfloat * sy)
 {
   const State *st = self->state;
   const Level *v = &st->level[l], *up = &st->level[l + 1];
@@ -135,25 +136,27 @@ starts (GstCudaCltCorrelate * self, gint l, gint k, gfloat * sx, gfloat * sy)
 
   if (l == st->levels) {
     if (!cuda) {
-      co_clt_search_sweep_cpu (k, st->reach, v->n_tiles, sx, sy);
+      co_clt_search_sweep_cpu (k, st->reach, line, v->n_tiles, sx, sy);
       return TRUE;
     }
     return gst_co_element_cuda_ok (self, co_clt_search_sweep_cuda (k,
-            st->reach, v->n_tiles, sx, sy, stream_of (self)), "sweeping");
+            st->reach, line, v->n_tiles, sx, sy, stream_of (self)),
+        "sweeping");
   }
   if (!cuda) {
     co_clt_search_parent_cpu (k, v->tiles_x, v->tiles_y, up->tiles_x,
-        up->tiles_y, pf, pf + up->n_tiles, sx, sy);
+        up->tiles_y, pf, pf + up->n_tiles, line, sx, sy);
     return TRUE;
   }
   return gst_co_element_cuda_ok (self, co_clt_search_parent_cuda (k,
           v->tiles_x, v->tiles_y, up->tiles_x, up->tiles_y, pf,
-          pf + up->n_tiles, sx, sy, stream_of (self)), "passing answers down");
+          pf + up->n_tiles, line, sx, sy, stream_of (self)),
+      "passing answers down");
 }
 
 gboolean
 gst_cuda_clt_correlate_search (GstCudaCltCorrelate * self, gint a, gint b,
-    gfloat * dx, gfloat * dy, gfloat * strength)
+    CoCltSearchLine line, gfloat * dx, gfloat * dy, gfloat * strength)
 {
   const State *st = self->state;
   const gboolean cuda = gst_co_element_on_cuda (self);
@@ -166,7 +169,8 @@ gst_cuda_clt_correlate_search (GstCudaCltCorrelate * self, gint a, gint b,
     const Level *v = &st->level[l];
     const gint n = v->n_tiles;
     const gint tries = l == st->levels ?
-        co_clt_search_sweep_tries (st->reach) : CO_CLT_SEARCH_PARENTS;
+        co_clt_search_sweep_tries (st->reach, line.along) :
+        CO_CLT_SEARCH_PARENTS;
     gfloat *f = (gfloat *) st->mem.found + v->found_at;
     gfloat *ox = l ? f : dx, *oy = l ? f + n : dy, *os = l ? f + 2 * n :
         strength;
@@ -174,7 +178,7 @@ gst_cuda_clt_correlate_search (GstCudaCltCorrelate * self, gint a, gint b,
     for (k = 0; k < tries; k++) {
       /* the frame's level moves b's frame as the refinement will (the
        * colour path's tiles included); the others b's plane there */
-      if (!starts (self, l, k, sx, sy) ||
+      if (!starts (self, l, k, line, sx, sy) ||
           !(l ? level_transform (self, b, l, sx, sy, moved) :
               gst_cuda_clt_correlate_transform (self, b, sx, sy, moved)) ||
           !gst_cuda_clt_correlate_tiles (self, l ? level_clt (self, a, l) :

@@ -94,6 +94,7 @@ enum
   PROP_PRE_SHIFT,
   PROP_RESULTS,
   PROP_MAX_SHIFT,
+  PROP_SEARCH,
 };
 
 #define GST_TYPE_CO_CORR_MODE (co_corr_mode_get_type ())
@@ -123,6 +124,14 @@ static GST_CO_ENUM_TYPE (co_corr_output_get_type, "GstCoCorrOutput",
         "frames"},
     {OUTPUT_MAP, "A false-coloured map of the disparity or flow (RGBA), "
           "with the results", "map"})
+
+#define GST_TYPE_CO_CORR_SEARCH (co_corr_search_get_type ())
+static GST_CO_ENUM_TYPE (co_corr_search_get_type, "GstCoCorrSearch",
+    {SEARCH_AUTO, "Along each pair's baseline with a rig, else any "
+          "direction", "auto"},
+    {SEARCH_ANY, "Any direction", "any"},
+    {SEARCH_HORIZONTAL, "Along the rows (a rectified pair)", "horizontal"},
+    {SEARCH_VERTICAL, "Along the columns", "vertical"})
 
 #define GST_TYPE_CO_CORR_RESULTS (co_corr_results_get_type ())
 static GST_CO_FLAGS_TYPE (co_corr_results_get_type, "GstCoCorrResults",
@@ -574,6 +583,22 @@ gst_cuda_clt_correlate_class_init (GstCudaCltCorrelateClass * klass)
             "Largest shift searched for, pixels (7: one correlation, no "
             "search)", 7, 4096, 7, GST_CO_PARAM_LIVE),
           G_STRUCT_OFFSET (Settings, max_shift), GST_CO_SETTING_REBUILD, -1},
+    /**
+     * GstCudaCltCorrelate:search:
+     *
+     * Where max-shift's search looks: `auto` along each pair's baseline
+     * when every input's calibration is set (a rig), in any direction
+     * otherwise (temporal flow, an uncalibrated pair); `horizontal` along
+     * the rows (a rectified stereo pair: fewer tries, and no match found
+     * across them); `vertical` along the columns.  The measured shift
+     * keeps both components.
+     */
+    [PROP_SEARCH - 1] =
+        {g_param_spec_enum ("search", "Search", "Where max-shift's search "
+            "looks: along a rig's baselines (auto), any direction, or along "
+            "rows or columns (a rectified pair)", GST_TYPE_CO_CORR_SEARCH,
+            SEARCH_AUTO, GST_CO_PARAM_LIVE), G_STRUCT_OFFSET (Settings,
+            search), GST_CO_SETTING_FRAME, -1},
   };
 
   GST_DEBUG_CATEGORY_INIT (gst_cuda_clt_correlate_debug, "cudacltcorrelate",

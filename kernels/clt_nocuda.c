@@ -122,15 +122,16 @@ co_clt_search_half_cuda (const float *src, int w, int h, float *dst,
 }
 
 int
-co_clt_search_sweep_cuda (int k, int reach, int n, float *sx, float *sy,
-    void *stream)
+co_clt_search_sweep_cuda (int k, int reach, CoCltSearchLine line, int n,
+    float *sx, float *sy, void *stream)
 {
   return NO_CUDA;
 }
 
 int
 co_clt_search_parent_cuda (int k, int tx_n, int ty_n, int ptx_n, int pty_n,
-    const float *pdx, const float *pdy, float *sx, float *sy, void *stream)
+    const float *pdx, const float *pdy, CoCltSearchLine line, float *sx,
+    float *sy, void *stream)
 {
   return NO_CUDA;
 }

@@ -20,13 +20,14 @@ half_kernel (const float *src, int w, int h, float *dst, int hw, int hh)
 }
 
 __global__ void
-sweep_kernel (int k, int reach, int n, float *sx, float *sy)
+sweep_kernel (int k, int reach, CoCltSearchLine line, int n, float *sx,
+    float *sy)
 {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   float x, y;
 
   if (i < n) {
-    co_clt_search_sweep_at (k, reach, &x, &y);
+    co_clt_search_sweep_at (k, reach, line, &x, &y);
     sx[i] = x;
     sy[i] = y;
   }
@@ -34,13 +35,14 @@ sweep_kernel (int k, int reach, int n, float *sx, float *sy)
 
 __global__ void
 parent_kernel (int k, int tx_n, int n, int ptx_n, int pty_n,
-    const float *pdx, const float *pdy, float *sx, float *sy)
+    const float *pdx, const float *pdy, CoCltSearchLine line, float *sx,
+    float *sy)
 {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
 
   if (i < n)
-    co_clt_search_parent_at (i, k, tx_n, ptx_n, pty_n, pdx, pdy, &sx[i],
-        &sy[i]);
+    co_clt_search_parent_at (i, k, tx_n, ptx_n, pty_n, pdx, pdy, line,
+        &sx[i], &sy[i]);
 }
 
 __global__ void
@@ -71,26 +73,27 @@ co_clt_search_half_cuda (const float *src, int w, int h, float *dst,
 }
 
 extern "C" int
-co_clt_search_sweep_cuda (int k, int reach, int n, float *sx, float *sy,
-    void *stream)
+co_clt_search_sweep_cuda (int k, int reach, CoCltSearchLine line, int n,
+    float *sx, float *sy, void *stream)
 {
   if (n <= 0)
     return (int) cudaSuccess;
   sweep_kernel <<< (n + 255) / 256, 256, 0, (cudaStream_t) stream >>> (k,
-      reach, n, sx, sy);
+      reach, line, n, sx, sy);
   return (int) cudaGetLastError ();
 }
 
 extern "C" int
 co_clt_search_parent_cuda (int k, int tx_n, int ty_n, int ptx_n, int pty_n,
-    const float *pdx, const float *pdy, float *sx, float *sy, void *stream)
+    const float *pdx, const float *pdy, CoCltSearchLine line, float *sx,
+    float *sy, void *stream)
 {
   const int n = tx_n * ty_n;
 
   if (n <= 0)
     return (int) cudaSuccess;
   parent_kernel <<< (n + 255) / 256, 256, 0, (cudaStream_t) stream >>> (k,
-      tx_n, n, ptx_n, pty_n, pdx, pdy, sx, sy);
+      tx_n, n, ptx_n, pty_n, pdx, pdy, line, sx, sy);
   return (int) cudaGetLastError ();
 }
 

@@ -26,17 +26,19 @@ void co_clt_search_plan (int max_shift, int w, int h, int *levels,
     int *reach);
 /* The size of the level above a @w x @h plane */
 void co_clt_search_half_size (int w, int h, int *hw, int *hh);
-/* How many tries the sweep of @reach makes */
-int co_clt_search_sweep_tries (int reach);
+/* How many tries the sweep of @reach makes (@along: on a line) */
+int co_clt_search_sweep_tries (int reach, int along);
 
 /* co_clt_search_half_at for every pixel of the level above @src (@w x @h)
  * into @dst */
 void co_clt_search_half_cpu (const float *src, int w, int h, float *dst);
 /* try @k of the sweep for all @n tiles into @sx, @sy */
-void co_clt_search_sweep_cpu (int k, int reach, int n, float *sx, float *sy);
+void co_clt_search_sweep_cpu (int k, int reach, CoCltSearchLine line, int n,
+    float *sx, float *sy);
 /* co_clt_search_parent_at for every tile of a @tx_n x @ty_n level */
 void co_clt_search_parent_cpu (int k, int tx_n, int ty_n, int ptx_n,
-    int pty_n, const float *pdx, const float *pdy, float *sx, float *sy);
+    int pty_n, const float *pdx, const float *pdy, CoCltSearchLine line,
+    float *sx, float *sy);
 /* co_clt_search_keep_at for @n tiles */
 void co_clt_search_keep_cpu (int first, int n, const float *sx,
     const float *sy, const float *rdx, const float *rdy, const float *rs,
@@ -46,11 +48,11 @@ void co_clt_search_keep_cpu (int first, int n, const float *sx,
  * memory; they return the launch's cudaError_t. */
 int co_clt_search_half_cuda (const float *src, int w, int h, float *dst,
     void *stream);
-int co_clt_search_sweep_cuda (int k, int reach, int n, float *sx, float *sy,
-    void *stream);
+int co_clt_search_sweep_cuda (int k, int reach, CoCltSearchLine line, int n,
+    float *sx, float *sy, void *stream);
 int co_clt_search_parent_cuda (int k, int tx_n, int ty_n, int ptx_n,
-    int pty_n, const float *pdx, const float *pdy, float *sx, float *sy,
-    void *stream);
+    int pty_n, const float *pdx, const float *pdy, CoCltSearchLine line,
+    float *sx, float *sy, void *stream);
 int co_clt_search_keep_cuda (int first, int n, const float *sx,
     const float *sy, const float *rdx, const float *rdy, const float *rs,
     float *dx, float *dy, float *strength, void *stream);

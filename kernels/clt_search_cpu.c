@@ -14,11 +14,11 @@ co_clt_search_half_size (int w, int h, int *hw, int *hh)
 }
 
 int
-co_clt_search_sweep_tries (int reach)
+co_clt_search_sweep_tries (int reach, int along)
 {
   const int side = 2 * reach / CO_CLT_SEARCH_STEP + 1;
 
-  return side * side;
+  return along ? side : side * side;
 }
 
 void
@@ -57,12 +57,13 @@ co_clt_search_half_cpu (const float *src, int w, int h, float *dst)
 }
 
 void
-co_clt_search_sweep_cpu (int k, int reach, int n, float *sx, float *sy)
+co_clt_search_sweep_cpu (int k, int reach, CoCltSearchLine line, int n,
+    float *sx, float *sy)
 {
   float x, y;
   int i;
 
-  co_clt_search_sweep_at (k, reach, &x, &y);
+  co_clt_search_sweep_at (k, reach, line, &x, &y);
   for (i = 0; i < n; i++) {
     sx[i] = x;
     sy[i] = y;
@@ -71,12 +72,13 @@ co_clt_search_sweep_cpu (int k, int reach, int n, float *sx, float *sy)
 
 void
 co_clt_search_parent_cpu (int k, int tx_n, int ty_n, int ptx_n, int pty_n,
-    const float *pdx, const float *pdy, float *sx, float *sy)
+    const float *pdx, const float *pdy, CoCltSearchLine line, float *sx,
+    float *sy)
 {
   int i;
 
   for (i = 0; i < tx_n * ty_n; i++)
-    co_clt_search_parent_at (i, k, tx_n, ptx_n, pty_n, pdx, pdy, &sx[i],
+    co_clt_search_parent_at (i, k, tx_n, ptx_n, pty_n, pdx, pdy, line, &sx[i],
         &sy[i]);
 }
 

@@ -14,6 +14,9 @@
  * parent's and its neighbours', so that a tile on a depth edge can take
  * the answer of the side it belongs to).  Of a tile's tries the one whose
  * correlation peaks highest wins: the start plus the shift it measured.
+ * Where the direction is known (a rectified pair's rows, a rig's
+ * baselines) the starts lie on that line: fewer tries, and no match
+ * across it.
  */
 #ifndef CO_CLT_SEARCH_MATH_H
 #define CO_CLT_SEARCH_MATH_H
@@ -43,14 +46,29 @@ co_clt_search_half_at (const float *src, int w, int h, int x, int y)
       (src[(size_t) y1 * w + x0] + src[(size_t) y1 * w + x1])) * 0.25f;
 }
 
+/* A search along a line (a rectified pair's rows, a rig's baseline): the
+ * unit vector (ux, uy); any direction: along 0 */
+typedef struct
+{
+  int along;
+  float ux, uy;
+} CoCltSearchLine;
+
 /* Try @k of the sweep of @reach pixels (a multiple of the step): start
- * shifts on a square grid from -reach to reach, row after row; (2 reach /
- * step + 1)^2 tries */
+ * shifts on a grid from -reach to reach, along @line ((2 reach / step +
+ * 1) tries) or on a square, row after row ((2 reach / step + 1)^2) */
 CO_HD void
-co_clt_search_sweep_at (int k, int reach, float *sx, float *sy)
+co_clt_search_sweep_at (int k, int reach, CoCltSearchLine line, float *sx,
+    float *sy)
 {
   const int side = 2 * reach / CO_CLT_SEARCH_STEP + 1;
 
+  if (line.along) {
+    const float t = (float) (k * CO_CLT_SEARCH_STEP - reach);
+    *sx = t * line.ux;
+    *sy = t * line.uy;
+    return;
+  }
   *sx = (float) ((k % side) * CO_CLT_SEARCH_STEP - reach);
   *sy = (float) ((k / side) * CO_CLT_SEARCH_STEP - reach);
 }
@@ -58,10 +76,11 @@ co_clt_search_sweep_at (int k, int reach, float *sx, float *sy)
 /* Try @k (0..CO_CLT_SEARCH_PARENTS - 1) of tile @i of a level of @tx_n x
  * @ty_n tiles: the answer (@pdx, @pdy) of the level above (@ptx_n x
  * @pty_n tiles) at the parent @k steps around tile i's own (clamped to
- * that level's tiles), doubled */
+ * that level's tiles), doubled (along @line: its part along it) */
 CO_HD void
 co_clt_search_parent_at (int i, int k, int tx_n, int ptx_n, int pty_n,
-    const float *pdx, const float *pdy, float *sx, float *sy)
+    const float *pdx, const float *pdy, CoCltSearchLine line, float *sx,
+    float *sy)
 {
   const int tx = i % tx_n, ty = i / tx_n;
   int px = tx / 2 + k % 3 - 1, py = ty / 2 + k / 3 - 1;
@@ -70,6 +89,12 @@ co_clt_search_parent_at (int i, int k, int tx_n, int ptx_n, int pty_n,
   px = px < 0 ? 0 : px >= ptx_n ? ptx_n - 1 : px;
   py = py < 0 ? 0 : py >= pty_n ? pty_n - 1 : py;
   j = (size_t) py * ptx_n + px;
+  if (line.along) {
+    const float t = 2.0f * (pdx[j] * line.ux + pdy[j] * line.uy);
+    *sx = t * line.ux;
+    *sy = t * line.uy;
+    return;
+  }
   *sx = 2.0f * pdx[j];
   *sy = 2.0f * pdy[j];
 }

@@ -687,6 +687,35 @@ main (int argc, char **argv)
       "(kernels %.4f: aggregator and host %.4f ms)\n", el_hd, 1e3 / el_hd,
       temporal, el_hd - temporal);
 
+  /* max-shift: a 1.5 MP stereo pair searched 256 px along its rows (the
+   * Middlebury 2005 full size), in any direction, and the quad's six
+   * pairs searched 64 px */
+  {
+    gdouble ms;
+    if (!bench_test_frames (1390, 1110, "NV12", "snow", TRUE)) {
+      g_printerr ("no CUDA frames (cudaupload)\n");
+      return 2;
+    }
+    ms = element_ms (2, "max-shift=256 search=horizontal refine=2",
+        quick ? 20 : 50, quick ? 100 : 550);
+    printf ("element, 2 inputs 1390x1110, max-shift=256 search=horizontal "
+        "refine=2: %.4f ms an output (target <= 2)\n", ms);
+    ms = element_ms (2, "max-shift=256 search=any refine=2", quick ? 20 : 50,
+        quick ? 100 : 550);
+    printf ("element, 2 inputs 1390x1110, max-shift=256 search=any "
+        "refine=2: %.4f ms an output\n", ms);
+    ms = element_ms (2, "refine=2", quick ? 20 : 50, quick ? 100 : 550);
+    printf ("element, 2 inputs 1390x1110, no search, refine=2: %.4f ms an "
+        "output\n", ms);
+    if (!bench_test_frames (2592, 1936, "NV12", "snow", TRUE)) {
+      g_printerr ("no CUDA frames (cudaupload)\n");
+      return 2;
+    }
+    ms = element_ms (4, "max-shift=64", quick ? 20 : 50, quick ? 100 : 550);
+    printf ("element, 4 inputs 2592x1936, 6 pairs, max-shift=64: %.4f ms an "
+        "output (target <= 3)\n", ms);
+  }
+
   /* the element, camera frames in system memory: written into the pinned
    * pool the element proposes (as a camera source that takes the
    * ALLOCATION answer does), read by the kernels through its device alias */

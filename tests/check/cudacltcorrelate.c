@@ -1426,6 +1426,18 @@ GST_START_TEST (test_max_shift)
     gst_structure_free (s);
     gst_buffer_unref (img[1]);
   }
+  /* a rectified pair: along the rows only */
+  img[1] = render (&t, 31.7, 0.3);
+  s = one_frame ("backend=cpu refine=2 max-shift=40 search=horizontal", 2,
+      img, "GRAY16_LE", FALSE);
+  med = median_error (s, 0, 31.7, 0.3, 1.0, &bad);
+  GST_INFO ("(31.7, 0.3) px, search=horizontal: median error %.4f px, %.1f%% "
+      "off by more than 1 px", med, 100 * bad);
+  fail_unless (med < 0.05 && bad < 0.02, "horizontal: %.3f px, %.1f%%", med,
+      100 * bad);
+  gst_structure_free (s);
+  gst_buffer_unref (img[1]);
+
   /* temporal: a pan of (-17.6, 9.2) px a frame */
   img[1] = render (&t, -17.6, 9.2);
   {
@@ -1591,7 +1603,8 @@ GST_START_TEST (test_cuda_equals_cpu)
 {
   const gchar *props[] = { "", "peak=parabola fat-zero=0.3",
     "peak=centroid pairs=2-0,1-2", "refine=2 pairs=0-2,1-0",
-    "refine=1 max-shift=40 pairs=0-1,2-0"
+    "refine=1 max-shift=40 pairs=0-1,2-0",
+    "refine=1 max-shift=40 search=horizontal pairs=1-0"
   };
   Texture t;
   GstBuffer *img[3][3];
