@@ -49,7 +49,8 @@ gst_cuda_clt_correlate_plan (GstCudaCltCorrelate * self, State * st,
       st->level[st->levels].w, st->level[st->levels].h,
       st->level[st->levels].tiles_x, st->level[st->levels].tiles_y,
       st->reach, co_clt_search_sweep_tries (st->reach, FALSE));
-  /* the tries' starts: the frame's level is the largest */
+  /* the tries' starts and which tiles they are new to: the frame's level
+   * is the largest */
   return gst_co_element_ensure (self, &m->pyr, &m->pyr_size,
       sizeof (gfloat) * planes * st->n_slots) &&
       gst_co_element_ensure (self, &m->pclt, &m->pclt_size,
@@ -57,7 +58,7 @@ gst_cuda_clt_correlate_plan (GstCudaCltCorrelate * self, State * st,
       gst_co_element_ensure (self, &m->found, &m->found_size,
       sizeof (gfloat) * found) &&
       gst_co_element_ensure (self, &m->starts, &m->starts_size,
-      sizeof (gfloat) * 2 * st->n_tiles);
+      sizeof (gfloat) * 3 * st->n_tiles);
 }
 
 /* @slot's plane at level @l (0: the frame's) and its CLT (l > 0) */
@@ -82,20 +83,38 @@ level_clt (GstCudaCltCorrelate * self, gint slot, gint l)
 }
 
 /* The CLT of level @l's plane of @slot, its tiles moved by (@dx, @dy) or
- * not (NULL) */
+ * not (NULL), those whose @on is 0 left out (NULL: none) */
 static gboolean
 level_transform (GstCudaCltCorrelate * self, gint slot, gint l,
-    const gfloat * dx, const gfloat * dy, gfloat * clt)
+    const gfloat * dx, const gfloat * dy, const gfloat * on, gfloat * clt)
 {
   const Level *v = &self->state->level[l];
   const gfloat *plane = level_plane (self, slot, l);
 
   if (!gst_co_element_on_cuda (self)) {
-    co_clt_forward_cpu (plane, v->w, v->h, v->w, dx, dy, clt);
+    co_clt_forward_some_cpu (plane, v->w, v->h, v->w, dx, dy, on, clt);
     return TRUE;
   }
-  return gst_co_element_cuda_ok (self, co_clt_forward_cuda (plane, v->w, v->h,
-          v->w, dx, dy, clt, stream_of (self)), "transforming a level");
+  return gst_co_element_cuda_ok (self, co_clt_forward_some_cuda (plane, v->w,
+          v->h, v->w, dx, dy, on, clt, stream_of (self)),
+      "transforming a level");
+}
+
+/* Tiles @a against @b, @n of each, those whose @on is 0 left out */
+static gboolean
+correlate_some (GstCudaCltCorrelate * self, const gfloat * a,
+    const gfloat * b, gint n, const gfloat * on, gfloat * rr)
+{
+  const CoCltPeak peak = (CoCltPeak) self->snap.peak;
+
+  if (!gst_co_element_on_cuda (self)) {
+    co_clt_correlate_some_cpu (a, b, n, &self->cp, peak, on, rr, rr + n,
+        rr + 2 * n);
+    return TRUE;
+  }
+  return gst_co_element_cuda_ok (self, co_clt_correlate_some_cuda (a, b, n,
+          &self->cp, peak, on, rr, rr + n, rr + 2 * n, stream_of (self)),
+      "correlating tries");
 }
 
 gboolean
@@ -116,18 +135,19 @@ gst_cuda_clt_correlate_pyramid (GstCudaCltCorrelate * self, gint slot)
                 below->w, below->h, dst, stream_of (self)),
             "halving a level"))
       return FALSE;
-    if (!level_transform (self, slot, l, NULL, NULL, level_clt (self, slot,
-                l)))
+    if (!level_transform (self, slot, l, NULL, NULL, NULL, level_clt (self,
+                slot, l)))
       return FALSE;
   }
   return TRUE;
 }
 
 /* Try @k's start shifts for level @l into @sx, @sy: the sweep on the top
- * level, the level above's answers below it */
+ * level, the level above's answers below it (and into @on which tiles
+ * they are new to) */
 static gboolean
 starts (GstCudaCltCorrelate * self, gint l, gint k, CoCltSearchLine line,
-    gfloat * sx, gfloat * sy)
+    gfloat * sx, gfloat * sy, gfloat * on)
 {
   const State *st = self->state;
   const Level *v = &st->level[l], *up = &st->level[l + 1];
@@ -145,12 +165,12 @@ starts (GstCudaCltCorrelate * self, gint l, gint k, CoCltSearchLine line,
   }
   if (!cuda) {
     co_clt_search_parent_cpu (k, v->tiles_x, v->tiles_y, up->tiles_x,
-        up->tiles_y, pf, pf + up->n_tiles, line, sx, sy);
+        up->tiles_y, pf, pf + up->n_tiles, line, sx, sy, on);
     return TRUE;
   }
   return gst_co_element_cuda_ok (self, co_clt_search_parent_cuda (k,
           v->tiles_x, v->tiles_y, up->tiles_x, up->tiles_y, pf,
-          pf + up->n_tiles, line, sx, sy, stream_of (self)),
+          pf + up->n_tiles, line, sx, sy, on, stream_of (self)),
       "passing answers down");
 }
 
@@ -160,35 +180,40 @@ gst_cuda_clt_correlate_search (GstCudaCltCorrelate * self, gint a, gint b,
 {
   const State *st = self->state;
   const gboolean cuda = gst_co_element_on_cuda (self);
-  const CoCltPeak peak = (CoCltPeak) self->snap.peak;
-  gfloat *sx = st->mem.starts, *sy = sx + st->n_tiles;
+  gfloat *sx = st->mem.starts, *sy = sx + st->n_tiles, *on = sy + st->n_tiles;
   gfloat *rr = st->mem.rres, *moved = clt_of (self, st->n_slots);
   gint l, k;
 
   for (l = st->levels; l >= 0; l--) {
     const Level *v = &st->level[l];
     const gint n = v->n_tiles;
-    const gint tries = l == st->levels ?
-        co_clt_search_sweep_tries (st->reach, line.along) :
-        CO_CLT_SEARCH_PARENTS;
+    const gboolean sweep = l == st->levels;
+    const gint tries = sweep ? co_clt_search_sweep_tries (st->reach,
+        line.along) : CO_CLT_SEARCH_PARENTS;
+    /* the sweep's starts are all new; a parent's only where it differs */
+    const gfloat *live = sweep ? NULL : on;
     gfloat *f = (gfloat *) st->mem.found + v->found_at;
     gfloat *ox = l ? f : dx, *oy = l ? f + n : dy, *os = l ? f + 2 * n :
         strength;
+    gboolean ok;
 
     for (k = 0; k < tries; k++) {
+      if (!starts (self, l, k, line, sx, sy, on))
+        return FALSE;
       /* the frame's level moves b's frame as the refinement will (the
-       * colour path's tiles included); the others b's plane there */
-      if (!starts (self, l, k, line, sx, sy) ||
-          !(l ? level_transform (self, b, l, sx, sy, moved) :
-              gst_cuda_clt_correlate_transform (self, b, sx, sy, moved)) ||
-          !gst_cuda_clt_correlate_tiles (self, l ? level_clt (self, a, l) :
-              clt_of (self, a), moved, n, peak, rr, rr + n, rr + 2 * n))
+       * colour path's whole tile set); the others b's plane there */
+      if (l > 0 || !st->colour)
+        ok = level_transform (self, b, l, sx, sy, live, moved);
+      else
+        ok = gst_cuda_clt_correlate_transform (self, b, sx, sy, moved);
+      if (!ok || !correlate_some (self, l ? level_clt (self, a, l) :
+              clt_of (self, a), moved, n, live, rr))
         return FALSE;
       if (!cuda)
-        co_clt_search_keep_cpu (k == 0, n, sx, sy, rr, rr + n, rr + 2 * n, ox,
-            oy, os);
+        co_clt_search_keep_cpu (k == 0, n, sx, sy, live, rr, rr + n,
+            rr + 2 * n, ox, oy, os);
       else if (!gst_co_element_cuda_ok (self, co_clt_search_keep_cuda (k == 0,
-                  n, sx, sy, rr, rr + n, rr + 2 * n, ox, oy, os,
+                  n, sx, sy, live, rr, rr + n, rr + 2 * n, ox, oy, os,
                   stream_of (self)), "keeping the best try"))
         return FALSE;
     }

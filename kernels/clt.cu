@@ -44,14 +44,14 @@ rotate_and_store (float *z, bool live, int r, float sx, float sy, float *dst)
 
 __global__ void __launch_bounds__ (THREADS)
 forward_kernel (const float *img, int w, int h, int pitch, const float *dx,
-    const float *dy, float *clt, int tiles_x, int n_tiles)
+    const float *dy, const float *on, float *clt, int tiles_x, int n_tiles)
 {
   __shared__ float pix[TILES_PER_BLOCK][16][17];
   __shared__ float hh[TILES_PER_BLOCK][16][17];   /* [y][branch * 8 + k] */
   __shared__ float zz[TILES_PER_BLOCK][CO_CLT_COEFFS];
   const int lt = threadIdx.x / 16, r = threadIdx.x % 16;
   const int i = blockIdx.x * TILES_PER_BLOCK + lt;
-  const bool live = i < n_tiles;
+  const bool live = i < n_tiles && (!on || on[i] != 0.0f);
   float wx[16], wy[16], fc[8], fs[8], sx = 0.0f, sy = 0.0f;
 
   if (live) {
@@ -412,6 +412,15 @@ extern "C" int
 co_clt_forward_cuda (const float *img, int w, int h, int pitch,
     const float *dx, const float *dy, float *clt, void *stream)
 {
+  return co_clt_forward_some_cuda (img, w, h, pitch, dx, dy, NULL, clt,
+      stream);
+}
+
+extern "C" int
+co_clt_forward_some_cuda (const float *img, int w, int h, int pitch,
+    const float *dx, const float *dy, const float *on, float *clt,
+    void *stream)
+{
   int tx, ty;
   if (w < 1 || h < 1 || pitch < w)
     return cudaErrorInvalidValue;
@@ -420,7 +429,7 @@ co_clt_forward_cuda (const float *img, int w, int h, int pitch,
   co_clt_tiles (w, h, &tx, &ty);
   const int n = tx * ty;
   forward_kernel <<<(n + TILES_PER_BLOCK - 1) / TILES_PER_BLOCK, THREADS, 0,
-      (cudaStream_t) stream>>> (img, w, h, pitch, dx, dy, clt, tx, n);
+      (cudaStream_t) stream>>> (img, w, h, pitch, dx, dy, on, clt, tx, n);
   return cudaGetLastError ();
 }
 

@@ -31,6 +31,10 @@ void co_clt_tiles (int w, int h, int *tiles_x, int *tiles_y);
  * images. */
 void co_clt_forward_cpu (const float *img, int w, int h, int pitch,
     const float *dx, const float *dy, float *clt);
+/* The same for the tiles whose @on is not 0 (NULL: every tile); the
+ * others' coefficients stay as they were (max-shift's tries) */
+void co_clt_forward_some_cpu (const float *img, int w, int h, int pitch,
+    const float *dx, const float *dy, const float *on, float *clt);
 /* Where the colours of @bayer sit in its 2x2 cell: red at (*rx, *ry),
  * blue at (*bx, *by), green where x + y has the parity *g. */
 void co_clt_bayer_sites (CoBayer bayer, int *rx, int *ry, int *bx, int *by,
@@ -82,6 +86,9 @@ int co_clt_pack_cuda (const float *const planes[3], int fpitch,
  * the launches (0 = success), never synchronise. */
 int co_clt_forward_cuda (const float *img, int w, int h, int pitch,
     const float *dx, const float *dy, float *clt, void *stream);
+int co_clt_forward_some_cuda (const float *img, int w, int h, int pitch,
+    const float *dx, const float *dy, const float *on, float *clt,
+    void *stream);
 int co_clt_inverse_cuda (const float *clt, int w, int h, float *out,
     int pitch, void *stream);
 int co_clt_forward_bayer_cuda (const uint8_t * raw, int w, int h, int pitch,

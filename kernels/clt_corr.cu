@@ -20,8 +20,8 @@ namespace {
 
 __global__ void __launch_bounds__ (32 * WARPS)
 correlate_kernel (const float *clt_a, const float *clt_b, int n_tiles,
-    const CoCltCorrParams cp, int method, float *corr, float *dx, float *dy,
-    float *strength)
+    const CoCltCorrParams cp, int method, const float *on, float *corr,
+    float *dx, float *dy, float *strength)
 {
   __shared__ float cs[CO_CLT_BASIS], sn[CO_CLT_BASIS];
   __shared__ float pp[WARPS][CO_CLT_COEFFS];
@@ -43,6 +43,9 @@ correlate_kernel (const float *clt_a, const float *clt_b, int n_tiles,
 
   /* whole warps from here: no block-wide barrier */
   for (int i = blockIdx.x * WARPS + w; i < n_tiles; i += gridDim.x * WARPS) {
+    /* a tile left out (the whole warp: i is the warp's) */
+    if (on && on[i] == 0.0f)
+      continue;
     const float *za = clt_a + (size_t) i * CO_CLT_COEFFS;
     const float *zb = clt_b + (size_t) i * CO_CLT_COEFFS;
 
@@ -238,6 +241,21 @@ co_clt_correlate_cuda (const float *clt_a, const float *clt_b, int n_tiles,
     return (int) cudaSuccess;
   correlate_kernel <<< blocks < MAX_BLOCKS ? blocks : MAX_BLOCKS,
       32 * WARPS, 0, (cudaStream_t) stream >>> (clt_a, clt_b, n_tiles,
-      *cp, (int) method, corr, dx, dy, strength);
+      *cp, (int) method, NULL, corr, dx, dy, strength);
+  return (int) cudaGetLastError ();
+}
+
+extern "C" int
+co_clt_correlate_some_cuda (const float *clt_a, const float *clt_b,
+    int n_tiles, const CoCltCorrParams * cp, CoCltPeak method,
+    const float *on, float *dx, float *dy, float *strength, void *stream)
+{
+  int blocks = (n_tiles + WARPS - 1) / WARPS;
+
+  if (n_tiles <= 0)
+    return (int) cudaSuccess;
+  correlate_kernel <<< blocks < MAX_BLOCKS ? blocks : MAX_BLOCKS,
+      32 * WARPS, 0, (cudaStream_t) stream >>> (clt_a, clt_b, n_tiles,
+      *cp, (int) method, on, NULL, dx, dy, strength);
   return (int) cudaGetLastError ();
 }

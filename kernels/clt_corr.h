@@ -25,6 +25,11 @@ void co_clt_corr_params_init (CoCltCorrParams * cp, float fat_zero,
 void co_clt_correlate_cpu (const float *clt_a, const float *clt_b,
     int n_tiles, const CoCltCorrParams * cp, CoCltPeak method, float *corr,
     float *dx, float *dy, float *strength);
+/* The same without the correlation tiles, for the tiles whose @on is not
+ * 0 (NULL: every tile); the others' results stay as they were */
+void co_clt_correlate_some_cpu (const float *clt_a, const float *clt_b,
+    int n_tiles, const CoCltCorrParams * cp, CoCltPeak method,
+    const float *on, float *dx, float *dy, float *strength);
 /* co_clt_corr_mix_at for every coefficient of @n_tiles tiles: @clt holds
  * three colour planes of n_tiles tiles, one after another */
 void co_clt_corr_mix_cpu (const float *clt, int n_tiles, float *out);
@@ -74,6 +79,9 @@ int co_clt_corr_plane_cuda (const CoFrame * in, float *plane, void *stream);
 int co_clt_correlate_cuda (const float *clt_a, const float *clt_b,
     int n_tiles, const CoCltCorrParams * cp, CoCltPeak method, float *corr,
     float *dx, float *dy, float *strength, void *stream);
+int co_clt_correlate_some_cuda (const float *clt_a, const float *clt_b,
+    int n_tiles, const CoCltCorrParams * cp, CoCltPeak method,
+    const float *on, float *dx, float *dy, float *strength, void *stream);
 
 #ifdef __cplusplus
 }

@@ -56,6 +56,28 @@ co_clt_correlate_cpu (const float *clt_a, const float *clt_b, int n_tiles,
 }
 
 void
+co_clt_correlate_some_cpu (const float *clt_a, const float *clt_b,
+    int n_tiles, const CoCltCorrParams * cp, CoCltPeak method,
+    const float *on, float *dx, float *dy, float *strength)
+{
+  float cs[CO_CLT_BASIS], sn[CO_CLT_BASIS];
+  int i;
+
+  co_clt_corr_basis (cs, sn);
+#pragma omp parallel for schedule(static) if (n_tiles >= 1024)
+  for (i = 0; i < n_tiles; i++) {
+    float p[CO_CLT_COEFFS], c[CO_CLT_CORR * CO_CLT_CORR];
+
+    if (on && on[i] == 0.0f)
+      continue;
+    co_clt_corr_cross (clt_a + (size_t) i * CO_CLT_COEFFS,
+        clt_b + (size_t) i * CO_CLT_COEFFS, cp, p);
+    co_clt_corr_pixels (p, cs, sn, c);
+    co_clt_corr_peak (c, method, &dx[i], &dy[i], &strength[i]);
+  }
+}
+
+void
 co_clt_corr_plane_cpu (const CoFrame * in, float *plane)
 {
   int y;

@@ -18,12 +18,21 @@ void
 co_clt_forward_cpu (const float *img, int w, int h, int pitch,
     const float *dx, const float *dy, float *clt)
 {
+  co_clt_forward_some_cpu (img, w, h, pitch, dx, dy, NULL, clt);
+}
+
+void
+co_clt_forward_some_cpu (const float *img, int w, int h, int pitch,
+    const float *dx, const float *dy, const float *on, float *clt)
+{
   int tx_n, ty_n, i;
 
   co_clt_tiles (w, h, &tx_n, &ty_n);
 #pragma omp parallel for schedule(static) \
     if ((int64_t) w * h >= CO_PARALLEL_MIN_PIXELS)
   for (i = 0; i < tx_n * ty_n; i++) {
+    if (on && on[i] == 0.0f)
+      continue;
     const int tx = i % tx_n, ty = i / tx_n;
     const float px = (float) (8 * tx - 8) + (dx ? dx[i] : 0.0f);
     const float py = (float) (8 * ty - 8) + (dy ? dy[i] : 0.0f);

@@ -17,6 +17,22 @@ co_clt_forward_cuda (const float *img, int w, int h, int pitch,
 }
 
 int
+co_clt_forward_some_cuda (const float *img, int w, int h, int pitch,
+    const float *dx, const float *dy, const float *on, float *clt,
+    void *stream)
+{
+  return NO_CUDA;
+}
+
+int
+co_clt_correlate_some_cuda (const float *clt_a, const float *clt_b,
+    int n_tiles, const CoCltCorrParams * cp, CoCltPeak method,
+    const float *on, float *dx, float *dy, float *strength, void *stream)
+{
+  return NO_CUDA;
+}
+
+int
 co_clt_inverse_cuda (const float *clt, int w, int h, float *out, int pitch,
     void *stream)
 {
@@ -131,15 +147,15 @@ co_clt_search_sweep_cuda (int k, int reach, CoCltSearchLine line, int n,
 int
 co_clt_search_parent_cuda (int k, int tx_n, int ty_n, int ptx_n, int pty_n,
     const float *pdx, const float *pdy, CoCltSearchLine line, float *sx,
-    float *sy, void *stream)
+    float *sy, float *on, void *stream)
 {
   return NO_CUDA;
 }
 
 int
 co_clt_search_keep_cuda (int first, int n, const float *sx, const float *sy,
-    const float *rdx, const float *rdy, const float *rs, float *dx,
-    float *dy, float *strength, void *stream)
+    const float *on, const float *rdx, const float *rdy, const float *rs,
+    float *dx, float *dy, float *strength, void *stream)
 {
   return NO_CUDA;
 }

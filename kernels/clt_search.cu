@@ -36,24 +36,25 @@ sweep_kernel (int k, int reach, CoCltSearchLine line, int n, float *sx,
 __global__ void
 parent_kernel (int k, int tx_n, int n, int ptx_n, int pty_n,
     const float *pdx, const float *pdy, CoCltSearchLine line, float *sx,
-    float *sy)
+    float *sy, float *on)
 {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
 
   if (i < n)
     co_clt_search_parent_at (i, k, tx_n, ptx_n, pty_n, pdx, pdy, line,
-        &sx[i], &sy[i]);
+        &sx[i], &sy[i], &on[i]);
 }
 
 __global__ void
 keep_kernel (int first, int n, const float *sx, const float *sy,
-    const float *rdx, const float *rdy, const float *rs, float *dx,
-    float *dy, float *strength)
+    const float *on, const float *rdx, const float *rdy, const float *rs,
+    float *dx, float *dy, float *strength)
 {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
 
   if (i < n)
-    co_clt_search_keep_at (i, first, sx, sy, rdx, rdy, rs, dx, dy, strength);
+    co_clt_search_keep_at (i, first, sx, sy, on, rdx, rdy, rs, dx, dy,
+        strength);
 }
 
 }                               /* namespace */
@@ -86,25 +87,25 @@ co_clt_search_sweep_cuda (int k, int reach, CoCltSearchLine line, int n,
 extern "C" int
 co_clt_search_parent_cuda (int k, int tx_n, int ty_n, int ptx_n, int pty_n,
     const float *pdx, const float *pdy, CoCltSearchLine line, float *sx,
-    float *sy, void *stream)
+    float *sy, float *on, void *stream)
 {
   const int n = tx_n * ty_n;
 
   if (n <= 0)
     return (int) cudaSuccess;
   parent_kernel <<< (n + 255) / 256, 256, 0, (cudaStream_t) stream >>> (k,
-      tx_n, n, ptx_n, pty_n, pdx, pdy, line, sx, sy);
+      tx_n, n, ptx_n, pty_n, pdx, pdy, line, sx, sy, on);
   return (int) cudaGetLastError ();
 }
 
 extern "C" int
 co_clt_search_keep_cuda (int first, int n, const float *sx, const float *sy,
-    const float *rdx, const float *rdy, const float *rs, float *dx,
-    float *dy, float *strength, void *stream)
+    const float *on, const float *rdx, const float *rdy, const float *rs,
+    float *dx, float *dy, float *strength, void *stream)
 {
   if (n <= 0)
     return (int) cudaSuccess;
   keep_kernel <<< (n + 255) / 256, 256, 0, (cudaStream_t) stream >>> (first,
-      n, sx, sy, rdx, rdy, rs, dx, dy, strength);
+      n, sx, sy, on, rdx, rdy, rs, dx, dy, strength);
   return (int) cudaGetLastError ();
 }

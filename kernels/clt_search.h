@@ -38,11 +38,11 @@ void co_clt_search_sweep_cpu (int k, int reach, CoCltSearchLine line, int n,
 /* co_clt_search_parent_at for every tile of a @tx_n x @ty_n level */
 void co_clt_search_parent_cpu (int k, int tx_n, int ty_n, int ptx_n,
     int pty_n, const float *pdx, const float *pdy, CoCltSearchLine line,
-    float *sx, float *sy);
+    float *sx, float *sy, float *on);
 /* co_clt_search_keep_at for @n tiles */
 void co_clt_search_keep_cpu (int first, int n, const float *sx,
-    const float *sy, const float *rdx, const float *rdy, const float *rs,
-    float *dx, float *dy, float *strength);
+    const float *sy, const float *on, const float *rdx, const float *rdy,
+    const float *rs, float *dx, float *dy, float *strength);
 
 /* The same on the device, on @stream (a cudaStream_t): every pointer device
  * memory; they return the launch's cudaError_t. */
@@ -52,10 +52,10 @@ int co_clt_search_sweep_cuda (int k, int reach, CoCltSearchLine line, int n,
     float *sx, float *sy, void *stream);
 int co_clt_search_parent_cuda (int k, int tx_n, int ty_n, int ptx_n,
     int pty_n, const float *pdx, const float *pdy, CoCltSearchLine line,
-    float *sx, float *sy, void *stream);
+    float *sx, float *sy, float *on, void *stream);
 int co_clt_search_keep_cuda (int first, int n, const float *sx,
-    const float *sy, const float *rdx, const float *rdy, const float *rs,
-    float *dx, float *dy, float *strength, void *stream);
+    const float *sy, const float *on, const float *rdx, const float *rdy,
+    const float *rs, float *dx, float *dy, float *strength, void *stream);
 
 #ifdef __cplusplus
 }

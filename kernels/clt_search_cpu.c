@@ -73,22 +73,23 @@ co_clt_search_sweep_cpu (int k, int reach, CoCltSearchLine line, int n,
 void
 co_clt_search_parent_cpu (int k, int tx_n, int ty_n, int ptx_n, int pty_n,
     const float *pdx, const float *pdy, CoCltSearchLine line, float *sx,
-    float *sy)
+    float *sy, float *on)
 {
   int i;
 
   for (i = 0; i < tx_n * ty_n; i++)
     co_clt_search_parent_at (i, k, tx_n, ptx_n, pty_n, pdx, pdy, line, &sx[i],
-        &sy[i]);
+        &sy[i], &on[i]);
 }
 
 void
 co_clt_search_keep_cpu (int first, int n, const float *sx, const float *sy,
-    const float *rdx, const float *rdy, const float *rs, float *dx,
-    float *dy, float *strength)
+    const float *on, const float *rdx, const float *rdy, const float *rs,
+    float *dx, float *dy, float *strength)
 {
   int i;
 
   for (i = 0; i < n; i++)
-    co_clt_search_keep_at (i, first, sx, sy, rdx, rdy, rs, dx, dy, strength);
+    co_clt_search_keep_at (i, first, sx, sy, on, rdx, rdy, rs, dx, dy,
+        strength);
 }

@@ -21,6 +21,7 @@
 #ifndef CO_CLT_SEARCH_MATH_H
 #define CO_CLT_SEARCH_MATH_H
 
+#include <math.h>
 #include "clt_math.h"
 
 #ifdef __cplusplus
@@ -32,6 +33,9 @@ extern "C" {
 #define CO_CLT_SEARCH_STEP 8
 /* a finer level's tries: the 3 x 3 parents around a tile's own */
 #define CO_CLT_SEARCH_PARENTS 9
+/* a try whose start lies within this many pixels (each way) of an
+ * earlier one's would measure the same: it is left out */
+#define CO_CLT_SEARCH_SAME 0.5f
 
 /* Pixel (@x, @y) of the level above a @w x @h plane: the mean of the 2x2
  * pixels under it, those past the last row or column counted as the last
@@ -73,22 +77,26 @@ co_clt_search_sweep_at (int k, int reach, CoCltSearchLine line, float *sx,
   *sy = (float) ((k / side) * CO_CLT_SEARCH_STEP - reach);
 }
 
-/* Try @k (0..CO_CLT_SEARCH_PARENTS - 1) of tile @i of a level of @tx_n x
- * @ty_n tiles: the answer (@pdx, @pdy) of the level above (@ptx_n x
- * @pty_n tiles) at the parent @k steps around tile i's own (clamped to
- * that level's tiles), doubled (along @line: its part along it) */
-CO_HD void
-co_clt_search_parent_at (int i, int k, int tx_n, int ptx_n, int pty_n,
-    const float *pdx, const float *pdy, CoCltSearchLine line, float *sx,
-    float *sy)
+/* Parent @k (0..CO_CLT_SEARCH_PARENTS - 1) of tile @i of a level of
+ * @tx_n tiles a row: the index of the level above's tile (@ptx_n x
+ * @pty_n) @k steps around tile i's own, clamped to that level */
+CO_HD size_t
+co_clt_search_parent_index (int i, int k, int tx_n, int ptx_n, int pty_n)
 {
   const int tx = i % tx_n, ty = i / tx_n;
   int px = tx / 2 + k % 3 - 1, py = ty / 2 + k / 3 - 1;
-  size_t j;
 
   px = px < 0 ? 0 : px >= ptx_n ? ptx_n - 1 : px;
   py = py < 0 ? 0 : py >= pty_n ? pty_n - 1 : py;
-  j = (size_t) py * ptx_n + px;
+  return (size_t) py * ptx_n + px;
+}
+
+/* The start parent answer (@pdx, @pdy)[j] gives: doubled (along @line:
+ * its part along it) */
+CO_HD void
+co_clt_search_parent_start (const float *pdx, const float *pdy, size_t j,
+    CoCltSearchLine line, float *sx, float *sy)
+{
   if (line.along) {
     const float t = 2.0f * (pdx[j] * line.ux + pdy[j] * line.uy);
     *sx = t * line.ux;
@@ -99,14 +107,42 @@ co_clt_search_parent_at (int i, int k, int tx_n, int ptx_n, int pty_n,
   *sy = 2.0f * pdy[j];
 }
 
+/* Try @k of tile @i from the answers of the level above: its start
+ * (@sx, @sy) and whether it is worth a correlation (@on 1; 0: an earlier
+ * try's start is within CO_CLT_SEARCH_SAME, as on smooth surfaces, where
+ * the nine parents mostly agree) */
+CO_HD void
+co_clt_search_parent_at (int i, int k, int tx_n, int ptx_n, int pty_n,
+    const float *pdx, const float *pdy, CoCltSearchLine line, float *sx,
+    float *sy, float *on)
+{
+  float x, y, ex, ey;
+  int e, fresh = 1;
+
+  co_clt_search_parent_start (pdx, pdy, co_clt_search_parent_index (i, k,
+          tx_n, ptx_n, pty_n), line, &x, &y);
+  for (e = 0; e < k && fresh; e++) {
+    co_clt_search_parent_start (pdx, pdy, co_clt_search_parent_index (i, e,
+            tx_n, ptx_n, pty_n), line, &ex, &ey);
+    fresh = fabsf (ex - x) > CO_CLT_SEARCH_SAME ||
+        fabsf (ey - y) > CO_CLT_SEARCH_SAME;
+  }
+  *sx = x;
+  *sy = y;
+  *on = fresh ? 1.0f : 0.0f;
+}
+
 /* Tile @i's try from the start (@sx, @sy)[i], which measured (@rdx, @rdy)
- * with strength @rs: kept in (@dx, @dy, @strength) if it peaks higher
- * than the tries before (@first: the first try, kept whatever it is) */
+ * with strength @rs (if @on[i]; NULL: every tile tried): kept in (@dx,
+ * @dy, @strength) if it peaks higher than the tries before (@first: the
+ * first try, kept whatever it is) */
 CO_HD void
 co_clt_search_keep_at (int i, int first, const float *sx, const float *sy,
-    const float *rdx, const float *rdy, const float *rs, float *dx,
-    float *dy, float *strength)
+    const float *on, const float *rdx, const float *rdy, const float *rs,
+    float *dx, float *dy, float *strength)
 {
+  if (on && on[i] == 0.0f)
+    return;
   if (first || rs[i] > strength[i]) {
     dx[i] = sx[i] + rdx[i];
     dy[i] = sy[i] + rdy[i];

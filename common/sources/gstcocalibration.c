@@ -18,7 +18,6 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 
-#define MAX_FILE_SIZE (1024 * 1024)
 #define MAX_VALUES 16
 /* deep enough for any calibration, shallow enough for a stack */
 #define MAX_XML_DEPTH 32
@@ -740,7 +739,7 @@ load (const gchar * path, const gchar * camera, GstCoCalibration * calib,
   g_return_val_if_fail (calib != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  if (!gst_co_file_read (path, MAX_FILE_SIZE, &buf, &n, &err)) {
+  if (!gst_co_file_read (path, GST_CO_CALIBRATION_MAX_FILE_SIZE, &buf, &n, &err)) {
     g_set_error_literal (error, GST_CO_CALIBRATION_ERROR, ERR_READ,
         err->message);
     g_error_free (err);

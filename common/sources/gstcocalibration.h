@@ -12,6 +12,8 @@ G_BEGIN_DECLS
 #define GST_CO_CALIBRATION_MAX_PIXELS 1.0e6   /* fx fy cx cy, in pixels */
 #define GST_CO_CALIBRATION_MIN_FOCAL 1.0      /* below: > 90 degrees a pixel */
 #define GST_CO_CALIBRATION_MAX_COEFF 1000.0   /* every coefficient */
+/* a larger file is refused before it is parsed: calibrations are small */
+#define GST_CO_CALIBRATION_MAX_FILE_SIZE (1024 * 1024)
 #define GST_CO_CALIBRATION_MAX_SIZE 65536     /* image_width, image_height */
 
 /* A calibration is the camera model of kernels/co_camera.h, read from

@@ -130,15 +130,47 @@ bench_clear_frames (void)
   cuda_ctx = NULL;
 }
 
+static gboolean bench_source_frames (const gchar * source, gint w, gint h,
+    const gchar * format, gboolean cuda);
+
 /* N_FRAMES frames of videotestsrc @pattern, in memory:CUDAMemory through
  * cudaupload (@cuda; its context kept for the pipelines) or on the host. */
 static G_GNUC_UNUSED gboolean
 bench_test_frames (gint w, gint h, const gchar * format,
     const gchar * pattern, gboolean cuda)
 {
-  gchar *launch = g_strdup_printf ("videotestsrc num-buffers=%d "
-      "pattern=%s ! video/x-raw,format=%s,width=%d,height=%d %s ! "
-      "appsink name=out sync=false max-buffers=%d", N_FRAMES, pattern,
+  gchar *src = g_strdup_printf ("videotestsrc num-buffers=%d pattern=%s",
+      N_FRAMES, pattern);
+  gboolean ok = bench_source_frames (src, w, h, format, cuda);
+
+  g_free (src);
+  return ok;
+}
+
+/* N_FRAMES frames of the PNG pictures @location names (a printf pattern
+ * of an index from 0: tests/data/stereo/art/im%d.png), each in turn, so
+ * that the frame set alternates between them (bench-correlate's cameras
+ * take frames 3 apart: a pair's two views).  FALSE when they cannot be
+ * read. */
+static G_GNUC_UNUSED gboolean
+bench_picture_frames (const gchar * location, gint n, gint w, gint h,
+    const gchar * format, gboolean cuda)
+{
+  gchar *src = g_strdup_printf ("multifilesrc location=\"%s\" loop=true "
+      "stop-index=%d caps=image/png ! pngdec ! videoconvert", location,
+      n - 1);
+  gboolean ok = bench_source_frames (src, w, h, format, cuda);
+
+  g_free (src);
+  return ok;
+}
+
+static gboolean
+bench_source_frames (const gchar * source, gint w, gint h,
+    const gchar * format, gboolean cuda)
+{
+  gchar *launch = g_strdup_printf ("%s ! video/x-raw,format=%s,width=%d,"
+      "height=%d %s ! appsink name=out sync=false max-buffers=%d", source,
       format, w, h, cuda ? "! cudaupload name=up ! "
       "video/x-raw(memory:CUDAMemory)" : "", N_FRAMES);
   GstElement *pipe = gst_parse_launch (launch, NULL);
