@@ -373,6 +373,11 @@ gst_cuda_clt_correlate_process (GstCoBaseAggregator * base,
   /* the last output's results may still be copying out of st->mem.res: the
    * forward transforms above ran beside that copy, the correlations wait */
   ok = gst_co_element_join_copies (self);
+  /* max-shift on a rig: one search, along the reference pair's baseline,
+   * gives every pair its start (a pre-shift, when set, is the start) */
+  if (ok && !prior && st->levels > 0 && st->have_rig &&
+      self->snap.search == SEARCH_AUTO)
+    ok = gst_cuda_clt_correlate_search_rig (self, &prior);
   if (ok && st->mode == CORR_TEMPORAL) {
     /* the first frame (after a start, new caps or a seek) is its own
      * reference: zero flow, so that every output carries results */

@@ -210,6 +210,11 @@ gboolean gst_cuda_clt_correlate_pyramid (GstCudaCltCorrelate * self,
 gboolean gst_cuda_clt_correlate_search (GstCudaCltCorrelate * self, gint a,
     gint b, CoCltSearchLine line, gfloat * dx, gfloat * dy,
     gfloat * strength);
+/* A rig: its reference pair searched along its baseline, the answer into
+ * *@prior as the rig's pre-shift (one disparity a tile), which every pair
+ * then starts from */
+gboolean gst_cuda_clt_correlate_search_rig (GstCudaCltCorrelate * self,
+    const gfloat ** prior);
 
 /* the element's CUDA stream, which the launchers take */
 static inline gpointer

@@ -49,8 +49,8 @@ gst_cuda_clt_correlate_plan (GstCudaCltCorrelate * self, State * st,
       st->level[st->levels].w, st->level[st->levels].h,
       st->level[st->levels].tiles_x, st->level[st->levels].tiles_y,
       st->reach, co_clt_search_sweep_tries (st->reach, FALSE));
-  /* the tries' starts and which tiles they are new to: the frame's level
-   * is the largest */
+  /* the tries' starts and which tiles they are new to (the frame's level
+   * is the largest), and a rig's reference answer; a rig's pre-shift */
   return gst_co_element_ensure (self, &m->pyr, &m->pyr_size,
       sizeof (gfloat) * planes * st->n_slots) &&
       gst_co_element_ensure (self, &m->pclt, &m->pclt_size,
@@ -58,7 +58,9 @@ gst_cuda_clt_correlate_plan (GstCudaCltCorrelate * self, State * st,
       gst_co_element_ensure (self, &m->found, &m->found_size,
       sizeof (gfloat) * found) &&
       gst_co_element_ensure (self, &m->starts, &m->starts_size,
-      sizeof (gfloat) * 3 * st->n_tiles);
+      sizeof (gfloat) * 6 * st->n_tiles) &&
+      (!st->have_rig || gst_co_element_ensure (self, &m->prior,
+          &m->prior_size, sizeof (gfloat) * st->n_tiles));
 }
 
 /* @slot's plane at level @l (0: the frame's) and its CLT (l > 0) */
@@ -218,5 +220,30 @@ gst_cuda_clt_correlate_search (GstCudaCltCorrelate * self, gint a, gint b,
         return FALSE;
     }
   }
+  return TRUE;
+}
+
+gboolean
+gst_cuda_clt_correlate_search_rig (GstCudaCltCorrelate * self,
+    const gfloat ** prior)
+{
+  const State *st = self->state;
+  const gsize n = st->n_tiles;
+  const CoCltCorrBaseline *bl = &st->rig.pair[0];
+  const CoCltSearchLine line = { 1, bl->ux, bl->uy };
+  gfloat *r = (gfloat *) st->mem.starts + 3 * n;
+  gfloat *d = st->mem.prior;
+
+  if (!gst_cuda_clt_correlate_search (self, st->pairs[0].a, st->pairs[0].b,
+          line, r, r + n, r + 2 * n))
+    return FALSE;
+  /* the rig's pre-shift is in the reference pair's pixels */
+  if (!gst_co_element_on_cuda (self))
+    co_clt_search_along_cpu (n, r, r + n, line, bl->scale, d);
+  else if (!gst_co_element_cuda_ok (self, co_clt_search_along_cuda (n, r,
+              r + n, line, bl->scale, d, stream_of (self)),
+          "reading the rig's disparity"))
+    return FALSE;
+  *prior = d;
   return TRUE;
 }

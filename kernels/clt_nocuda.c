@@ -159,3 +159,10 @@ co_clt_search_keep_cuda (int first, int n, const float *sx, const float *sy,
 {
   return NO_CUDA;
 }
+
+int
+co_clt_search_along_cuda (int n, const float *dx, const float *dy,
+    CoCltSearchLine line, float scale, float *d, void *stream)
+{
+  return NO_CUDA;
+}

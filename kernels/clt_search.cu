@@ -57,7 +57,28 @@ keep_kernel (int first, int n, const float *sx, const float *sy,
         strength);
 }
 
+__global__ void
+along_kernel (int n, const float *dx, const float *dy, CoCltSearchLine line,
+    float scale, float *d)
+{
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+
+  if (i < n)
+    co_clt_search_along_at (i, dx, dy, line, scale, d);
+}
+
 }                               /* namespace */
+
+extern "C" int
+co_clt_search_along_cuda (int n, const float *dx, const float *dy,
+    CoCltSearchLine line, float scale, float *d, void *stream)
+{
+  if (n <= 0)
+    return (int) cudaSuccess;
+  along_kernel <<< (n + 255) / 256, 256, 0, (cudaStream_t) stream >>> (n, dx,
+      dy, line, scale, d);
+  return (int) cudaGetLastError ();
+}
 
 extern "C" int
 co_clt_search_half_cuda (const float *src, int w, int h, float *dst,

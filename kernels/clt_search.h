@@ -44,6 +44,10 @@ void co_clt_search_keep_cpu (int first, int n, const float *sx,
     const float *sy, const float *on, const float *rdx, const float *rdy,
     const float *rs, float *dx, float *dy, float *strength);
 
+/* co_clt_search_along_at for @n tiles */
+void co_clt_search_along_cpu (int n, const float *dx, const float *dy,
+    CoCltSearchLine line, float scale, float *d);
+
 /* The same on the device, on @stream (a cudaStream_t): every pointer device
  * memory; they return the launch's cudaError_t. */
 int co_clt_search_half_cuda (const float *src, int w, int h, float *dst,
@@ -53,6 +57,8 @@ int co_clt_search_sweep_cuda (int k, int reach, CoCltSearchLine line, int n,
 int co_clt_search_parent_cuda (int k, int tx_n, int ty_n, int ptx_n,
     int pty_n, const float *pdx, const float *pdy, CoCltSearchLine line,
     float *sx, float *sy, float *on, void *stream);
+int co_clt_search_along_cuda (int n, const float *dx, const float *dy,
+    CoCltSearchLine line, float scale, float *d, void *stream);
 int co_clt_search_keep_cuda (int first, int n, const float *sx,
     const float *sy, const float *on, const float *rdx, const float *rdy,
     const float *rs, float *dx, float *dy, float *strength, void *stream);

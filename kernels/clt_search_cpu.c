@@ -93,3 +93,13 @@ co_clt_search_keep_cpu (int first, int n, const float *sx, const float *sy,
     co_clt_search_keep_at (i, first, sx, sy, on, rdx, rdy, rs, dx, dy,
         strength);
 }
+
+void
+co_clt_search_along_cpu (int n, const float *dx, const float *dy,
+    CoCltSearchLine line, float scale, float *d)
+{
+  int i;
+
+  for (i = 0; i < n; i++)
+    co_clt_search_along_at (i, dx, dy, line, scale, d);
+}

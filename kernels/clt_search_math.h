@@ -150,6 +150,15 @@ co_clt_search_keep_at (int i, int first, const float *sx, const float *sy,
   }
 }
 
+/* Tile @i's shift (@dx, @dy) as a disparity along @line, times @scale
+ * (a rig's pre-shift: the reference pair's pixels) into @d */
+CO_HD void
+co_clt_search_along_at (int i, const float *dx, const float *dy,
+    CoCltSearchLine line, float scale, float *d)
+{
+  d[i] = (dx[i] * line.ux + dy[i] * line.uy) * scale;
+}
+
 #ifdef __cplusplus
 }
 #endif

@@ -1438,6 +1438,33 @@ GST_START_TEST (test_max_shift)
   gst_structure_free (s);
   gst_buffer_unref (img[1]);
 
+  /* a calibrated quad: one search along the reference baseline starts
+   * every pair (the diagonals see 30 px) */
+  {
+    gchar *dir = g_dir_make_tmp ("co-rig-XXXXXX", NULL), *props;
+    GstBuffer *quad[4];
+    gdouble e;
+    quad_views (&t, 21.3, quad);
+    props = quad_props (dir, 4, "backend=cpu refine=1 max-shift=40");
+    s = one_frame (props, 4, quad, "GRAY16_LE", FALSE);
+    {
+      /* the median: tiles near the edges see no match in some cameras */
+      gint nt, i;
+      const gfloat *rd = field (s, "rig-disparity", 0, &nt);
+      gdouble *err = g_new (gdouble, nt);
+      for (i = 0; i < nt; i++)
+        err[i] = fabs (rd[i] - 21.3);
+      qsort (err, nt, sizeof (gdouble), cmp_double);
+      e = err[nt / 2];
+      g_free (err);
+    }
+    GST_INFO ("quad rig at 21.3 px, max-shift=40: median error %.4f px", e);
+    fail_unless (e < 0.05, "quad rig: median error %.3f px", e);
+    gst_structure_free (s);
+    g_free (props);
+    quad_free (dir, quad);
+  }
+
   /* temporal: a pan of (-17.6, 9.2) px a frame */
   img[1] = render (&t, -17.6, 9.2);
   {
@@ -1797,6 +1824,20 @@ GST_START_TEST (test_cuda_equals_cpu)
       g_free (p);
       g_bytes_unref (pre[k]);
     }
+    /* max-shift on the rig: its reference pair searched, every pair
+     * started from it */
+    p = quad_props (dir, 4, "refine=1 max-shift=24");
+    cpu = g_strdup_printf ("backend=cpu %s", p);
+    cuda = g_strdup_printf ("backend=cuda %s", p);
+    a = one_frame (cpu, 4, quadv, "GRAY16_LE", FALSE);
+    b = one_frame (cuda, 4, quadv, "GRAY16_LE", FALSE);
+    GST_INFO ("rig, max-shift=24: CUDA = CPU");
+    assert_same (a, b, "rig, max-shift=24");
+    gst_structure_free (a);
+    gst_structure_free (b);
+    g_free (cpu);
+    g_free (cuda);
+    g_free (p);
     quad_free (dir, quadv);
   }
 }
