@@ -543,8 +543,8 @@ gst_cuda_clt_correlate_class_init (GstCudaCltCorrelateClass * klass)
      * pair (temporal: the flow expected).  Each pair's tiles of the second
      * input are moved by it before the first correlation; the results are
      * the whole shift.  A block of another size is ignored with a warning.
-     * Set from an application (e.g. the previous frame's result, or a
-     * coarser pass's), not from a launch line.
+     * Set from an application (e.g. the previous frame's result); from a
+     * launch line, max-shift searches instead.
      */
     [PROP_PRE_SHIFT - 1] =
         {g_param_spec_boxed ("pre-shift", "Pre-shift",
