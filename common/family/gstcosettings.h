@@ -60,6 +60,48 @@ typedef struct
     GST_PARAM_MUTABLE_PLAYING)
 #define GST_CO_PARAM_ANIM (GST_CO_PARAM_LIVE | GST_PARAM_CONTROLLABLE)
 
+/* The rows of a table, the pspec made in place: a table's rows differ
+ * only in their values, so a row names those and not g_param_spec's
+ * call again.  Each is a GstCoSetting initialiser, tied to its id as
+ * any row is:
+ *   [PROP_GAIN - 1] = GST_CO_ROW_DOUBLE ("gain", "Gain", "How much", 0.0,
+ *       8.0, 1.0, GST_CO_PARAM_ANIM, SET (gain), GST_CO_SETTING_REBUILD),
+ * The arguments are g_param_spec_<type>'s (@pflags its flags), then the
+ * row's @offset and @flags.  A row bumps no counter but a file's. */
+#define GST_CO_ROW(pspec, offset, flags) { pspec, offset, flags, -1 }
+#define GST_CO_ROW_DOUBLE(name, nick, blurb, lo, hi, def, pflags, offset,  \
+    flags)                                                                  \
+  GST_CO_ROW (g_param_spec_double (name, nick, blurb, lo, hi, def, pflags), \
+      offset, flags)
+#define GST_CO_ROW_INT(name, nick, blurb, lo, hi, def, pflags, offset,     \
+    flags)                                                                  \
+  GST_CO_ROW (g_param_spec_int (name, nick, blurb, lo, hi, def, pflags),    \
+      offset, flags)
+#define GST_CO_ROW_UINT(name, nick, blurb, lo, hi, def, pflags, offset,    \
+    flags)                                                                  \
+  GST_CO_ROW (g_param_spec_uint (name, nick, blurb, lo, hi, def, pflags),   \
+      offset, flags)
+#define GST_CO_ROW_BOOLEAN(name, nick, blurb, def, pflags, offset, flags)  \
+  GST_CO_ROW (g_param_spec_boolean (name, nick, blurb, def, pflags),        \
+      offset, flags)
+#define GST_CO_ROW_STRING(name, nick, blurb, def, pflags, offset, flags)   \
+  GST_CO_ROW (g_param_spec_string (name, nick, blurb, def, pflags),         \
+      offset, flags)
+#define GST_CO_ROW_ENUM(name, nick, blurb, gtype, def, pflags, offset,     \
+    flags)                                                                  \
+  GST_CO_ROW (g_param_spec_enum (name, nick, blurb, gtype, def, pflags),    \
+      offset, flags)
+#define GST_CO_ROW_FLAGS(name, nick, blurb, gtype, def, pflags, offset,    \
+    flags)                                                                  \
+  GST_CO_ROW (g_param_spec_flags (name, nick, blurb, gtype, def, pflags),   \
+      offset, flags)
+/* A file's path (or a setting of how it is read): live, none by default,
+ * and @gen_offset's counter bumped at every set, so that setting it again
+ * reads the file again (gstcofilesetting.h). */
+#define GST_CO_ROW_FILE(name, nick, blurb, offset, flags, gen_offset)      \
+  { g_param_spec_string (name, nick, blurb, NULL, GST_CO_PARAM_LIVE),       \
+      offset, flags, gen_offset }
+
 /* The GType of an enum property, registered once; its values are the
  * arguments after @name (the terminator is added):
  *   static GST_CO_ENUM_TYPE (gst_co_x_get_type, "GstCoX",
