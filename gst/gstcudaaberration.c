@@ -382,6 +382,10 @@ gst_cuda_aberration_finalize (GObject * object)
 #define SET(f) G_STRUCT_OFFSET (GstCoAberrationSettings, f)
 #define REBUILD GST_CO_SETTING_REBUILD
 #define CAM(row) GST_CO_CAMERA_ROW (row, SET (cam))
+/* an edge or a size of the region of interest, in pixels: 0 by default,
+ * animatable, and a new region rebuilds the tile list */
+#define ROI(name, nick, blurb, f) GST_CO_ROW_INT (name, nick, blurb, 0, \
+    MAX_SIZE, 0, GST_CO_PARAM_ANIM, SET (f), REBUILD)
 
 static void
 gst_cuda_aberration_class_init (GstCudaAberrationClass * klass)
@@ -391,46 +395,40 @@ gst_cuda_aberration_class_init (GstCudaAberrationClass * klass)
   GstCoBaseFilterClass *fc = GST_CO_BASE_FILTER_CLASS (klass);
 
   GstCoSetting settings[] = {
-    [PROP_KERNELS_FILE - 1] = {g_param_spec_string ("kernels-file",
-            "Kernels file", "A CO-CLTK kernel file (co-clt-kernels writes "
-            "them); setting it again reads it again. None: demosaicing "
-            "kernels only", NULL, GST_CO_PARAM_LIVE), SET (kernels_file),
-        REBUILD, SET (kernels_gen)},
-    [PROP_LPF_SIGMA - 1] = {g_param_spec_double ("lpf-sigma",
-            "Low-pass sigma", "A Gaussian low-pass folded into every kernel, "
-            "in pixels; 0: none", 0.0, 8.0, 0.0, GST_CO_PARAM_ANIM),
-        SET (lpf_sigma), REBUILD, -1},
-    [PROP_BAYER_PATTERN - 1] = {g_param_spec_enum ("bayer-pattern",
-            "Bayer pattern", "The colour filter of GRAY16_LE input "
-            "(video/x-bayer says its own)", gst_co_bayer_pattern_get_type (),
-            CO_BAYER_RGGB, GST_CO_PARAM_LIVE), SET (bayer), REBUILD, -1},
-    [PROP_BIT_DEPTH - 1] = {g_param_spec_int ("bit-depth", "Bit depth",
-            "Significant bits of 16-bit samples (10, 12, 14 for most "
-            "sensors), so that 2^bits - 1 is white; 0: the sample size's", 0,
-            16, 0, GST_CO_PARAM_LIVE), SET (bit_depth), REBUILD, -1},
-    [PROP_MODEL - 1] = {g_param_spec_enum ("model", "Model",
-            "The distortion each tile's position follows (the output is "
-            "undistorted by phase shifts); a calibration-file is used only "
-            "with camera or fisheye", gst_co_aberration_model_get_type (),
-            GST_CO_ABERRATION_MODEL_NONE, GST_CO_PARAM_LIVE), SET (model),
-        REBUILD, -1},
+    [PROP_KERNELS_FILE - 1] = GST_CO_ROW_FILE ("kernels-file",
+        "Kernels file", "A CO-CLTK kernel file (co-clt-kernels writes "
+        "them); setting it again reads it again. None: demosaicing "
+        "kernels only", SET (kernels_file), REBUILD, SET (kernels_gen)),
+    [PROP_LPF_SIGMA - 1] = GST_CO_ROW_DOUBLE ("lpf-sigma", "Low-pass sigma",
+        "A Gaussian low-pass folded into every kernel, in pixels; 0: none",
+        0.0, 8.0, 0.0, GST_CO_PARAM_ANIM, SET (lpf_sigma), REBUILD),
+    [PROP_BAYER_PATTERN - 1] = GST_CO_ROW_ENUM ("bayer-pattern",
+        "Bayer pattern", "The colour filter of GRAY16_LE input "
+        "(video/x-bayer says its own)", gst_co_bayer_pattern_get_type (),
+        CO_BAYER_RGGB, GST_CO_PARAM_LIVE, SET (bayer), REBUILD),
+    [PROP_BIT_DEPTH - 1] = GST_CO_ROW_INT ("bit-depth", "Bit depth",
+        "Significant bits of 16-bit samples (10, 12, 14 for most "
+        "sensors), so that 2^bits - 1 is white; 0: the sample size's", 0,
+        16, 0, GST_CO_PARAM_LIVE, SET (bit_depth), REBUILD),
+    [PROP_MODEL - 1] = GST_CO_ROW_ENUM ("model", "Model",
+        "The distortion each tile's position follows (the output is "
+        "undistorted by phase shifts); a calibration-file is used only "
+        "with camera or fisheye", gst_co_aberration_model_get_type (),
+        GST_CO_ABERRATION_MODEL_NONE, GST_CO_PARAM_LIVE, SET (model),
+        REBUILD),
     CAM (FX), CAM (FY), CAM (CX), CAM (CY), CAM (K1), CAM (K2), CAM (K3),
     CAM (K4), CAM (P1), CAM (P2), CAM (CALIBRATION_FILE), CAM (CAMERA),
-    [PROP_ROI_X - 1] = {g_param_spec_int ("roi-x", "ROI x", "Left edge of "
-            "the region of interest, pixels (only its tiles are worked; the "
-            "rest is black)", 0, MAX_SIZE, 0, GST_CO_PARAM_ANIM),
-        SET (roi_x), REBUILD, -1},
-    [PROP_ROI_Y - 1] = {g_param_spec_int ("roi-y", "ROI y", "Top edge of the "
-            "region of interest, pixels", 0, MAX_SIZE, 0, GST_CO_PARAM_ANIM),
-        SET (roi_y), REBUILD, -1},
-    [PROP_ROI_WIDTH - 1] = {g_param_spec_int ("roi-width", "ROI width",
-            "Width of the region of interest, pixels; 0: to the frame's "
-            "right edge", 0, MAX_SIZE, 0, GST_CO_PARAM_ANIM),
-        SET (roi_width), REBUILD, -1},
-    [PROP_ROI_HEIGHT - 1] = {g_param_spec_int ("roi-height", "ROI height",
-            "Height of the region of interest, pixels; 0: to the frame's "
-            "bottom edge", 0, MAX_SIZE, 0, GST_CO_PARAM_ANIM),
-        SET (roi_height), REBUILD, -1},
+    [PROP_ROI_X - 1] = ROI ("roi-x", "ROI x", "Left edge of the region "
+        "of interest, pixels (only its tiles are worked; the rest is "
+        "black)", roi_x),
+    [PROP_ROI_Y - 1] = ROI ("roi-y", "ROI y", "Top edge of the region of "
+        "interest, pixels", roi_y),
+    [PROP_ROI_WIDTH - 1] = ROI ("roi-width", "ROI width", "Width of the "
+        "region of interest, pixels; 0: to the frame's right edge",
+        roi_width),
+    [PROP_ROI_HEIGHT - 1] = ROI ("roi-height", "ROI height", "Height of "
+        "the region of interest, pixels; 0: to the frame's bottom edge",
+        roi_height),
   };
 
   gst_co_base_filter_class_install_settings (fc,

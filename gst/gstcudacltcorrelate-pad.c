@@ -49,8 +49,9 @@ gst_cuda_clt_correlate_pad_finalize (GObject * object)
 
 /* a file set again is read again (it may have been edited), and the
  * element rebuilds */
-#define FILE_ROW(pspec, field, gen) {pspec, G_STRUCT_OFFSET (Settings, field), \
-    GST_CO_SETTING_REBUILD, G_STRUCT_OFFSET (Settings, gen)}
+#define FILE_ROW(name, nick, blurb, field, gen) GST_CO_ROW_FILE (name, nick, \
+    blurb, G_STRUCT_OFFSET (Settings, field), GST_CO_SETTING_REBUILD, \
+    G_STRUCT_OFFSET (Settings, gen))
 
 static void
 gst_cuda_clt_correlate_pad_class_init (GstCudaCltCorrelatePadClass * klass)
@@ -66,19 +67,17 @@ gst_cuda_clt_correlate_pad_class_init (GstCudaCltCorrelatePadClass * klass)
      * places the camera in the rig.
      */
     [PROP_CALIBRATION_FILE - 1] =
-        FILE_ROW (g_param_spec_string ("calibration-file", "Calibration file",
-            "This input's camera calibration (OpenCV YAML/XML, ROS "
-            "camera_info, Kalibr camchain)", NULL, GST_CO_PARAM_LIVE),
-        calibration_file, calibration_gen),
+        FILE_ROW ("calibration-file", "Calibration file", "This input's "
+        "camera calibration (OpenCV YAML/XML, ROS camera_info, Kalibr "
+        "camchain)", calibration_file, calibration_gen),
     /**
      * GstCudaCltCorrelatePad:camera:
      *
      * Which camera of a file that holds several: "left" (the first),
      * "right", or Kalibr's "camN".
      */
-    [PROP_CAMERA - 1] = FILE_ROW (g_param_spec_string ("camera", "Camera",
-            "Which camera of the calibration file (left, right, camN)",
-            NULL, GST_CO_PARAM_LIVE), camera, calibration_gen),
+    [PROP_CAMERA - 1] = FILE_ROW ("camera", "Camera", "Which camera of "
+        "the calibration file (left, right, camN)", camera, calibration_gen),
     /**
      * GstCudaCltCorrelatePad:rectification-file:
      *
@@ -86,10 +85,9 @@ gst_cuda_clt_correlate_pad_class_init (GstCudaCltCorrelatePadClass * klass)
      * OpenCV's stereo_calib sample writes extrinsics.yml.
      */
     [PROP_RECTIFICATION_FILE - 1] =
-        FILE_ROW (g_param_spec_string ("rectification-file",
-            "Rectification file", "The rectification of this camera when "
-            "apart from its calibration (OpenCV extrinsics.yml)", NULL,
-            GST_CO_PARAM_LIVE), rectification_file, calibration_gen),
+        FILE_ROW ("rectification-file", "Rectification file", "The "
+        "rectification of this camera when apart from its calibration "
+        "(OpenCV extrinsics.yml)", rectification_file, calibration_gen),
     /**
      * GstCudaCltCorrelatePad:kernels-file:
      *
@@ -98,10 +96,9 @@ gst_cuda_clt_correlate_pad_class_init (GstCudaCltCorrelatePadClass * klass)
      * that works its raw Bayer frames in the transform domain.
      */
     [PROP_KERNELS_FILE - 1] =
-        FILE_ROW (g_param_spec_string ("kernels-file", "Kernels file",
-            "This camera's aberration kernels (CO-CLTK, as cudaaberration "
-            "reads) for the tile processor's colour path", NULL,
-            GST_CO_PARAM_LIVE), kernels_file, kernels_gen),
+        FILE_ROW ("kernels-file", "Kernels file", "This camera's "
+        "aberration kernels (CO-CLTK, as cudaaberration reads) for the tile "
+        "processor's colour path", kernels_file, kernels_gen),
   };
 
   oc->finalize = gst_cuda_clt_correlate_pad_finalize;

@@ -385,6 +385,10 @@ gst_cuda_clt_correlate_finalize (GObject * object)
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
+#define SET(f) G_STRUCT_OFFSET (Settings, f)
+/* read by the next frame, held as a gfloat */
+#define FLOAT (GST_CO_SETTING_FRAME | GST_CO_SETTING_FLOAT)
+
 static void
 gst_cuda_clt_correlate_class_init (GstCudaCltCorrelateClass * klass)
 {
@@ -403,11 +407,10 @@ gst_cuda_clt_correlate_class_init (GstCudaCltCorrelateClass * klass)
      * kept reference, #GstCudaCltCorrelate:reference): flow per tile.
      */
     [PROP_MODE - 1] =
-        {g_param_spec_enum ("mode", "Mode",
-            "pairs: inputs two by two; temporal: one input against its "
-            "previous frame", GST_TYPE_CO_CORR_MODE, CORR_PAIRS,
-            GST_CO_PARAM_LIVE), G_STRUCT_OFFSET (Settings, mode),
-        GST_CO_SETTING_REBUILD, -1},
+        GST_CO_ROW_ENUM ("mode", "Mode", "pairs: inputs two by two; "
+        "temporal: one input against its previous frame",
+        GST_TYPE_CO_CORR_MODE, CORR_PAIRS, GST_CO_PARAM_LIVE, SET (mode),
+        GST_CO_SETTING_REBUILD),
     /**
      * GstCudaCltCorrelate:pairs:
      *
@@ -416,10 +419,9 @@ gst_cuda_clt_correlate_class_init (GstCudaCltCorrelateClass * klass)
      * second's content against the first's.
      */
     [PROP_PAIRS - 1] =
-        {g_param_spec_string ("pairs", "Pairs",
-            "Pairs of inputs to correlate: \"all\" or e.g. \"0-1,0-2\"",
-            "all", GST_CO_PARAM_LIVE), G_STRUCT_OFFSET (Settings, pairs),
-        GST_CO_SETTING_REBUILD, -1},
+        GST_CO_ROW_STRING ("pairs", "Pairs", "Pairs of inputs to "
+        "correlate: \"all\" or e.g. \"0-1,0-2\"", "all", GST_CO_PARAM_LIVE,
+        SET (pairs), GST_CO_SETTING_REBUILD),
     /**
      * GstCudaCltCorrelate:fat-zero:
      *
@@ -428,11 +430,9 @@ gst_cuda_clt_correlate_class_init (GstCudaCltCorrelateClass * klass)
      * on clean tiles); larger values favour strong frequencies over noise.
      */
     [PROP_FAT_ZERO - 1] =
-        {g_param_spec_double ("fat-zero", "Fat zero",
-            "Regulariser of the normalisation, times the tile's mean "
-            "magnitude (0 = pure phase)", 0.0, 100.0, 0.0, GST_CO_PARAM_ANIM),
-          G_STRUCT_OFFSET (Settings, fat_zero),
-        GST_CO_SETTING_FRAME | GST_CO_SETTING_FLOAT, -1},
+        GST_CO_ROW_DOUBLE ("fat-zero", "Fat zero", "Regulariser of the "
+        "normalisation, times the tile's mean magnitude (0 = pure phase)",
+        0.0, 100.0, 0.0, GST_CO_PARAM_ANIM, SET (fat_zero), FLOAT),
     /**
      * GstCudaCltCorrelate:lpf-sigma:
      *
@@ -444,10 +444,9 @@ gst_cuda_clt_correlate_class_init (GstCudaCltCorrelateClass * klass)
      * whose centroid is unbiased near zero.
      */
     [PROP_LPF_SIGMA - 1] =
-        {g_param_spec_double ("lpf-sigma", "Low-pass sigma",
-            "Gaussian low-pass of the correlation, pixels (0 = none)", 0.0,
-            8.0, 0.0, GST_CO_PARAM_ANIM), G_STRUCT_OFFSET (Settings,
-            lpf_sigma), GST_CO_SETTING_FRAME | GST_CO_SETTING_FLOAT, -1},
+        GST_CO_ROW_DOUBLE ("lpf-sigma", "Low-pass sigma", "Gaussian "
+        "low-pass of the correlation, pixels (0 = none)", 0.0, 8.0, 0.0,
+        GST_CO_PARAM_ANIM, SET (lpf_sigma), FLOAT),
     /**
      * GstCudaCltCorrelate:peak:
      *
@@ -456,9 +455,9 @@ gst_cuda_clt_correlate_class_init (GstCudaCltCorrelateClass * klass)
      * `parabola` and `centroid` are the usual estimators, for comparison.
      */
     [PROP_PEAK - 1] =
-        {g_param_spec_enum ("peak", "Peak", "Sub-pixel peak estimator",
-            GST_TYPE_CO_CORR_PEAK, CO_CLT_PEAK_DIRICHLET, GST_CO_PARAM_LIVE),
-          G_STRUCT_OFFSET (Settings, peak), GST_CO_SETTING_FRAME, -1},
+        GST_CO_ROW_ENUM ("peak", "Peak", "Sub-pixel peak estimator",
+        GST_TYPE_CO_CORR_PEAK, CO_CLT_PEAK_DIRICHLET, GST_CO_PARAM_LIVE,
+        SET (peak), GST_CO_SETTING_FRAME),
     /**
      * GstCudaCltCorrelate:reference:
      *
@@ -467,11 +466,10 @@ gst_cuda_clt_correlate_class_init (GstCudaCltCorrelateClass * klass)
      * set from the start), for drift against a fixed view.
      */
     [PROP_REFERENCE - 1] =
-        {g_param_spec_enum ("reference", "Reference",
-            "Temporal mode: each frame against the previous one, or keep "
-            "the reference", GST_TYPE_CO_CORR_REFERENCE, REF_PREVIOUS,
-            GST_CO_PARAM_LIVE), G_STRUCT_OFFSET (Settings, reference),
-        GST_CO_SETTING_FRAME, -1},
+        GST_CO_ROW_ENUM ("reference", "Reference", "Temporal mode: each "
+        "frame against the previous one, or keep the reference",
+        GST_TYPE_CO_CORR_REFERENCE, REF_PREVIOUS, GST_CO_PARAM_LIVE,
+        SET (reference), GST_CO_SETTING_FRAME),
     /**
      * GstCudaCltCorrelate:refine:
      *
@@ -488,20 +486,18 @@ gst_cuda_clt_correlate_class_init (GstCudaCltCorrelateClass * klass)
      * Each costs a transform and a correlation per pair.
      */
     [PROP_REFINE - 1] =
-        {g_param_spec_uint ("refine", "Refine",
-            "Refinement passes: tiles moved by the estimate and correlated "
-            "again", 0, 8, 0, GST_CO_PARAM_LIVE),
-          G_STRUCT_OFFSET (Settings, refine), GST_CO_SETTING_FRAME, -1},
+        GST_CO_ROW_UINT ("refine", "Refine", "Refinement passes: tiles "
+        "moved by the estimate and correlated again", 0, 8, 0,
+        GST_CO_PARAM_LIVE, SET (refine), GST_CO_SETTING_FRAME),
     /**
      * GstCudaCltCorrelate:post-messages:
      *
      * Post each frame's results as an element message too.
      */
     [PROP_POST_MESSAGES - 1] =
-        {g_param_spec_boolean ("post-messages", "Post messages",
-            "Post each frame's results as an element message", FALSE,
-            GST_CO_PARAM_LIVE), G_STRUCT_OFFSET (Settings, post_messages),
-        GST_CO_SETTING_FRAME, -1},
+        GST_CO_ROW_BOOLEAN ("post-messages", "Post messages", "Post each "
+        "frame's results as an element message", FALSE, GST_CO_PARAM_LIVE,
+        SET (post_messages), GST_CO_SETTING_FRAME),
     /**
      * GstCudaCltCorrelate:output:
      *
@@ -514,11 +510,10 @@ gst_cuda_clt_correlate_class_init (GstCudaCltCorrelateClass * klass)
      * results are attached to either.  Changing it renegotiates.
      */
     [PROP_OUTPUT - 1] =
-        {g_param_spec_enum ("output", "Output",
-            "frames: sink_0's frames with the results; map: a false-coloured "
-            "picture of the disparity or flow (RGBA)", GST_TYPE_CO_CORR_OUTPUT,
-            OUTPUT_FRAMES, GST_CO_PARAM_LIVE), G_STRUCT_OFFSET (Settings,
-            output), GST_CO_SETTING_RESIZE, -1},
+        GST_CO_ROW_ENUM ("output", "Output", "frames: sink_0's frames "
+        "with the results; map: a false-coloured picture of the disparity "
+        "or flow (RGBA)", GST_TYPE_CO_CORR_OUTPUT, OUTPUT_FRAMES,
+        GST_CO_PARAM_LIVE, SET (output), GST_CO_SETTING_RESIZE),
     /**
      * GstCudaCltCorrelate:map-range:
      *
@@ -526,10 +521,9 @@ gst_cuda_clt_correlate_class_init (GstCudaCltCorrelateClass * klass)
      * scale, or of full saturation on its colour wheel.
      */
     [PROP_MAP_RANGE - 1] =
-        {g_param_spec_double ("map-range", "Map range",
-            "Pixels at the ends of output=map's colours", 0.01, 1000.0, 4.0,
-            GST_CO_PARAM_ANIM), G_STRUCT_OFFSET (Settings, map_range),
-        GST_CO_SETTING_FRAME, -1},
+        GST_CO_ROW_DOUBLE ("map-range", "Map range", "Pixels at the ends "
+        "of output=map's colours", 0.01, 1000.0, 4.0, GST_CO_PARAM_ANIM,
+        SET (map_range), GST_CO_SETTING_FRAME),
     /**
      * GstCudaCltCorrelate:pre-shift:
      *
@@ -547,11 +541,10 @@ gst_cuda_clt_correlate_class_init (GstCudaCltCorrelateClass * klass)
      * launch line, max-shift searches instead.
      */
     [PROP_PRE_SHIFT - 1] =
-        {g_param_spec_boxed ("pre-shift", "Pre-shift",
+        GST_CO_ROW (g_param_spec_boxed ("pre-shift", "Pre-shift",
             "Starting shift per tile: floats, one a tile (a rig's "
             "disparity) or all x then all y", G_TYPE_BYTES,
-            GST_CO_PARAM_LIVE), G_STRUCT_OFFSET (Settings, pre_shift),
-        GST_CO_SETTING_FRAME, -1},
+            GST_CO_PARAM_LIVE), SET (pre_shift), GST_CO_SETTING_FRAME),
     /**
      * GstCudaCltCorrelate:results:
      *
@@ -562,10 +555,9 @@ gst_cuda_clt_correlate_class_init (GstCudaCltCorrelateClass * klass)
      * confidence 2.  The structure's other fields are always there.
      */
     [PROP_RESULTS - 1] =
-        {g_param_spec_flags ("results", "Results",
-            "The fields the results carry (and the device copies back)",
-            GST_TYPE_CO_CORR_RESULTS, RESULTS_ALL, GST_CO_PARAM_LIVE),
-          G_STRUCT_OFFSET (Settings, results), GST_CO_SETTING_FRAME, -1},
+        GST_CO_ROW_FLAGS ("results", "Results", "The fields the results "
+        "carry (and the device copies back)", GST_TYPE_CO_CORR_RESULTS,
+        RESULTS_ALL, GST_CO_PARAM_LIVE, SET (results), GST_CO_SETTING_FRAME),
     /**
      * GstCudaCltCorrelate:max-shift:
      *
@@ -578,11 +570,10 @@ gst_cuda_clt_correlate_class_init (GstCudaCltCorrelateClass * klass)
      * measurement the refinement passes start from.  A pre-shift, when
      * set, is the start instead.
      */
-    [PROP_MAX_SHIFT - 1] =
-        {g_param_spec_uint ("max-shift", "Max shift",
-            "Largest shift searched for, pixels (7: one correlation, no "
-            "search)", 7, 4096, 7, GST_CO_PARAM_LIVE),
-          G_STRUCT_OFFSET (Settings, max_shift), GST_CO_SETTING_REBUILD, -1},
+    [PROP_MAX_SHIFT - 1] = GST_CO_ROW_UINT ("max-shift", "Max shift",
+        "Largest shift searched for, pixels (7: one correlation, no "
+        "search)", 7, 4096, 7, GST_CO_PARAM_LIVE, SET (max_shift),
+        GST_CO_SETTING_REBUILD),
     /**
      * GstCudaCltCorrelate:search:
      *
@@ -593,12 +584,11 @@ gst_cuda_clt_correlate_class_init (GstCudaCltCorrelateClass * klass)
      * across them); `vertical` along the columns.  The measured shift
      * keeps both components.
      */
-    [PROP_SEARCH - 1] =
-        {g_param_spec_enum ("search", "Search", "Where max-shift's search "
-            "looks: along a rig's baselines (auto), any direction, or along "
-            "rows or columns (a rectified pair)", GST_TYPE_CO_CORR_SEARCH,
-            SEARCH_AUTO, GST_CO_PARAM_LIVE), G_STRUCT_OFFSET (Settings,
-            search), GST_CO_SETTING_FRAME, -1},
+    [PROP_SEARCH - 1] = GST_CO_ROW_ENUM ("search", "Search", "Where "
+        "max-shift's search looks: along a rig's baselines (auto), any "
+        "direction, or along rows or columns (a rectified pair)",
+        GST_TYPE_CO_CORR_SEARCH, SEARCH_AUTO, GST_CO_PARAM_LIVE,
+        SET (search), GST_CO_SETTING_FRAME),
   };
 
   GST_DEBUG_CATEGORY_INIT (gst_cuda_clt_correlate_debug, "cudacltcorrelate",

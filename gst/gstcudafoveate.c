@@ -387,62 +387,57 @@ gst_cuda_foveate_class_init (GstCudaFoveateClass * klass)
   GstCoBaseFilterClass *fc = GST_CO_BASE_FILTER_CLASS (klass);
 
   const GstCoSetting settings[] = {
-    [PROP_FIXATION_X - 1] = {g_param_spec_double ("fixation-x", "Fixation x",
-            "Horizontal fixation point, 0 the left edge, 1 the right", 0.0,
-            1.0, 0.5, GST_CO_PARAM_ANIM), SET (fixation_x), REBUILD, -1},
-    [PROP_FIXATION_Y - 1] = {g_param_spec_double ("fixation-y", "Fixation y",
-            "Vertical fixation point, 0 the top edge, 1 the bottom", 0.0, 1.0,
-            0.5, GST_CO_PARAM_ANIM), SET (fixation_y), REBUILD, -1},
-    [PROP_FOLLOW_POINTER - 1] =
-        {g_param_spec_boolean ("follow-pointer", "Follow pointer",
-            "The fixation follows the mouse over the video (navigation "
-            "events)", FALSE, GST_CO_PARAM_LIVE), SET (follow_pointer),
-        GST_CO_SETTING_FRAME, -1},
-    [PROP_FRAGMENT_SIZE - 1] =
-        {g_param_spec_enum ("fragment-size", "Fragment size",
-            "Side of the square fragments that each take one blur",
-            gst_co_fovea_fragment_get_type (), 16, GST_CO_PARAM_LIVE),
-        SET (fragment), REBUILD, -1},
-    [PROP_STRENGTH - 1] = {g_param_spec_double ("strength", "Strength",
-            "Scales every blur's sigma (1: the paper's)", 0.0, 16.0, 1.0,
-            GST_CO_PARAM_ANIM), SET (model.strength), MODEL, -1},
-    [PROP_CORNER_ECCENTRICITY - 1] =
-        {g_param_spec_double ("corner-eccentricity", "Corner eccentricity",
-            "Eccentricity in degrees at half the frame's diagonal from the "
-            "fixation (when pixels-per-degree is 0)", 0.1, 180.0, 15.0,
-            GST_CO_PARAM_ANIM), SET (model.e_corner), MODEL, -1},
-    [PROP_CT0 - 1] = {g_param_spec_double ("ct0", "CT0",
-            "Minimal contrast threshold of Geisler and Perry's model (only "
-            "with pixels-per-degree)", 1e-4, 0.99, 1.0 / 64,
-            GST_CO_PARAM_LIVE), SET (model.ct0), MODEL, -1},
-    [PROP_ALPHA - 1] = {g_param_spec_double ("alpha", "Alpha",
-            "Spatial frequency decay constant (only with pixels-per-degree)",
-            1e-3, 10.0, 0.106, GST_CO_PARAM_LIVE), SET (model.alpha), MODEL,
-        -1},
-    [PROP_E2 - 1] = {g_param_spec_double ("e2", "e2",
-            "Half-resolution eccentricity in degrees", 0.01, 100.0, 2.3,
-            GST_CO_PARAM_LIVE), SET (model.e2), MODEL, -1},
-    [PROP_PIXELS_PER_DEGREE - 1] =
-        {g_param_spec_double ("pixels-per-degree", "Pixels per degree",
-            "The display's resolution at the viewer's distance; 0 keeps the "
-            "paper's normalisation by corner-eccentricity", 0.0, 10000.0,
-            0.0, GST_CO_PARAM_LIVE), SET (model.ppd), MODEL, -1},
-    [PROP_MIN_SIGMA - 1] = {g_param_spec_double ("min-sigma", "Minimum sigma",
-            "Fragments whose sigma (pixels) is below this are copied; the "
-            "fixation's own fragment always is", 0.0, 10.0, 0.5,
-            GST_CO_PARAM_LIVE), SET (model.min_sigma),
-        MODEL, -1},
-    [PROP_BLUR_MAP - 1] = {g_param_spec_string ("blur-map", "Blur map",
-            "A grey picture of the visual field (twice the frame's width and "
-            "height, centred on the fixation): value v gives the "
-            "eccentricity v / 255 x corner-eccentricity instead of the "
-            "distance; for non-radial retinas. Any format GStreamer decodes",
-            NULL, GST_CO_PARAM_LIVE), SET (blur_map), REBUILD,
-        SET (blur_map_gen)},
-    [PROP_SHOW_MAP - 1] = {g_param_spec_boolean ("show-map", "Show map",
-            "Draw the fragments' borders in the colour of their blur (blue: "
-            "copied, then green to red)", FALSE, GST_CO_PARAM_LIVE),
-        SET (show_map), REBUILD, -1},
+    [PROP_FIXATION_X - 1] = GST_CO_ROW_DOUBLE ("fixation-x", "Fixation x",
+        "Horizontal fixation point, 0 the left edge, 1 the right", 0.0,
+        1.0, 0.5, GST_CO_PARAM_ANIM, SET (fixation_x), REBUILD),
+    [PROP_FIXATION_Y - 1] = GST_CO_ROW_DOUBLE ("fixation-y", "Fixation y",
+        "Vertical fixation point, 0 the top edge, 1 the bottom", 0.0, 1.0,
+        0.5, GST_CO_PARAM_ANIM, SET (fixation_y), REBUILD),
+    [PROP_FOLLOW_POINTER - 1] = GST_CO_ROW_BOOLEAN ("follow-pointer",
+        "Follow pointer", "The fixation follows the mouse over the video "
+        "(navigation events)", FALSE, GST_CO_PARAM_LIVE,
+        SET (follow_pointer), GST_CO_SETTING_FRAME),
+    [PROP_FRAGMENT_SIZE - 1] = GST_CO_ROW_ENUM ("fragment-size",
+        "Fragment size", "Side of the square fragments that each take one "
+        "blur", gst_co_fovea_fragment_get_type (), 16, GST_CO_PARAM_LIVE,
+        SET (fragment), REBUILD),
+    [PROP_STRENGTH - 1] = GST_CO_ROW_DOUBLE ("strength", "Strength",
+        "Scales every blur's sigma (1: the paper's)", 0.0, 16.0, 1.0,
+        GST_CO_PARAM_ANIM, SET (model.strength), MODEL),
+    [PROP_CORNER_ECCENTRICITY - 1] = GST_CO_ROW_DOUBLE
+        ("corner-eccentricity", "Corner eccentricity", "Eccentricity in "
+        "degrees at half the frame's diagonal from the fixation (when "
+        "pixels-per-degree is 0)", 0.1, 180.0, 15.0, GST_CO_PARAM_ANIM,
+        SET (model.e_corner), MODEL),
+    [PROP_CT0 - 1] = GST_CO_ROW_DOUBLE ("ct0", "CT0", "Minimal contrast "
+        "threshold of Geisler and Perry's model (only with "
+        "pixels-per-degree)", 1e-4, 0.99, 1.0 / 64, GST_CO_PARAM_LIVE,
+        SET (model.ct0), MODEL),
+    [PROP_ALPHA - 1] = GST_CO_ROW_DOUBLE ("alpha", "Alpha", "Spatial "
+        "frequency decay constant (only with pixels-per-degree)", 1e-3,
+        10.0, 0.106, GST_CO_PARAM_LIVE, SET (model.alpha), MODEL),
+    [PROP_E2 - 1] = GST_CO_ROW_DOUBLE ("e2", "e2", "Half-resolution "
+        "eccentricity in degrees", 0.01, 100.0, 2.3, GST_CO_PARAM_LIVE,
+        SET (model.e2), MODEL),
+    [PROP_PIXELS_PER_DEGREE - 1] = GST_CO_ROW_DOUBLE ("pixels-per-degree",
+        "Pixels per degree", "The display's resolution at the viewer's "
+        "distance; 0 keeps the paper's normalisation by "
+        "corner-eccentricity", 0.0, 10000.0, 0.0, GST_CO_PARAM_LIVE,
+        SET (model.ppd), MODEL),
+    [PROP_MIN_SIGMA - 1] = GST_CO_ROW_DOUBLE ("min-sigma", "Minimum sigma",
+        "Fragments whose sigma (pixels) is below this are copied; the "
+        "fixation's own fragment always is", 0.0, 10.0, 0.5,
+        GST_CO_PARAM_LIVE, SET (model.min_sigma), MODEL),
+    [PROP_BLUR_MAP - 1] = GST_CO_ROW_FILE ("blur-map", "Blur map",
+        "A grey picture of the visual field (twice the frame's width and "
+        "height, centred on the fixation): value v gives the "
+        "eccentricity v / 255 x corner-eccentricity instead of the "
+        "distance; for non-radial retinas. Any format GStreamer decodes",
+        SET (blur_map), REBUILD, SET (blur_map_gen)),
+    [PROP_SHOW_MAP - 1] = GST_CO_ROW_BOOLEAN ("show-map", "Show map",
+        "Draw the fragments' borders in the colour of their blur (blue: "
+        "copied, then green to red)", FALSE, GST_CO_PARAM_LIVE,
+        SET (show_map), REBUILD),
   };
 
   gst_co_base_filter_class_install_settings (fc,

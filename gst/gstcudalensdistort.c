@@ -441,9 +441,8 @@ gst_cuda_lens_distort_finalize (GObject * object)
 #define SET(f) G_STRUCT_OFFSET (Settings, f)
 #define REBUILD GST_CO_SETTING_REBUILD
 /* a coefficient of the model: animatable, rebuilds the table */
-#define DOUBLE(name, nick, blurb, lo, hi, def, f) \
-  { g_param_spec_double (name, nick, blurb, lo, hi, def, GST_CO_PARAM_ANIM), \
-    SET (f), REBUILD, -1 }
+#define DOUBLE(name, nick, blurb, lo, hi, def, f) GST_CO_ROW_DOUBLE (name, \
+    nick, blurb, lo, hi, def, GST_CO_PARAM_ANIM, SET (f), REBUILD)
 #define CAM(row) GST_CO_CAMERA_ROW (row, SET (cam))
 
 static void
@@ -456,10 +455,10 @@ gst_cuda_lens_distort_class_init (GstCudaLensDistortClass * klass)
   GstCoBaseFilterClass *fc = GST_CO_BASE_FILTER_CLASS (klass);
 
   const GstCoSetting settings[] = {
-    [PROP_MODEL - 1] = {g_param_spec_enum ("model", "Model", "Lens model: "
-            "hmd pre-distortion, camera or fisheye correction",
-            GST_TYPE_CO_LENS_MODEL, DEFAULT_MODEL, GST_CO_PARAM_LIVE),
-        SET (model), REBUILD, -1},
+    [PROP_MODEL - 1] = GST_CO_ROW_ENUM ("model", "Model", "Lens model: "
+        "hmd pre-distortion, camera or fisheye correction",
+        GST_TYPE_CO_LENS_MODEL, DEFAULT_MODEL, GST_CO_PARAM_LIVE,
+        SET (model), REBUILD),
     CAM (FX), CAM (FY), CAM (CX), CAM (CY), CAM (K1), CAM (K2), CAM (K3),
     CAM (K4), CAM (K5), CAM (K6), CAM (P1), CAM (P2), CAM (S1), CAM (S2),
     CAM (S3), CAM (S4), CAM (TAU_X), CAM (TAU_Y), CAM (CALIBRATION_FILE),
@@ -469,10 +468,9 @@ gst_cuda_lens_distort_class_init (GstCudaLensDistortClass * klass)
         center_x),
     [PROP_CENTER_Y - 1] = DOUBLE ("center-y", "Centre y", "Lens centre as a "
         "fraction of the height (hmd)", 0.0, 1.0, DEFAULT_CENTER, center_y),
-    [PROP_STEREO - 1] = {g_param_spec_boolean ("stereo", "Stereo",
-            "Side-by-side frame: each half is an eye with its own "
-            "(mirrored) centre (hmd)", FALSE, GST_CO_PARAM_LIVE),
-        SET (stereo), REBUILD, -1},
+    [PROP_STEREO - 1] = GST_CO_ROW_BOOLEAN ("stereo", "Stereo",
+        "Side-by-side frame: each half is an eye with its own (mirrored) "
+        "centre (hmd)", FALSE, GST_CO_PARAM_LIVE, SET (stereo), REBUILD),
     [PROP_ALPHA - 1] = DOUBLE ("alpha", "Alpha", "Free scaling of "
         "cv::getOptimalNewCameraMatrix: 0 keeps only valid pixels, 1 keeps "
         "all source pixels, -1 keeps the camera matrix (cv::undistort; camera)",
@@ -486,13 +484,12 @@ gst_cuda_lens_distort_class_init (GstCudaLensDistortClass * klass)
         "Divides the focal length balance chose: above 1 shows more of the "
         "field (fisheye, with balance)", 0.1, 10.0, DEFAULT_FOV_SCALE,
         fov_scale),
-    [PROP_MAP_FILE - 1] =
-        {g_param_spec_string ("map-file", "Map file", "A precomputed map for "
-          "any model: each output pixel's source position (cv::remap's "
-          "map1/map2) in the CO-MAP1 file format (docs/cudalensdistort.md); it replaces "
-          "the model, and the output takes its size unless downstream asks "
-          "for another", NULL, GST_CO_PARAM_LIVE),
-        SET (map_file), REBUILD | GST_CO_SETTING_RESIZE, SET (map_gen)},
+    [PROP_MAP_FILE - 1] = GST_CO_ROW_FILE ("map-file", "Map file",
+        "A precomputed map for any model: each output pixel's source "
+        "position (cv::remap's map1/map2) in the CO-MAP1 file format "
+        "(docs/cudalensdistort.md); it replaces the model, and the output "
+        "takes its size unless downstream asks for another", SET (map_file),
+        REBUILD | GST_CO_SETTING_RESIZE, SET (map_gen)),
     [PROP_SCALE - 1] = DOUBLE ("scale", "Scale", "Source positions scaled "
         "about the lens centre: below 1 magnifies (hmd)", 0.1, 10.0,
         DEFAULT_SCALE, scale),

@@ -564,90 +564,78 @@ gst_cuda_omni_unwrap_class_init (GstCudaOmniUnwrapClass * klass)
   GstCoRemapFilterClass *rc = GST_CO_REMAP_FILTER_CLASS (klass);
 
   const GstCoSetting settings[] = {
-    [PROP_PROJECTION - 1] = {g_param_spec_enum ("projection", "Projection",
-          "How the 360-degree view is laid out (polar: a donut unrolled)",
-          gst_co_omni_projection_get_type (), GST_CO_OMNI_POLAR, GST_CO_PARAM_LIVE),
-        SET (projection), RESIZE, -1},
-    [PROP_CENTER_X - 1] = {g_param_spec_double ("center-x", "Centre x",
-          "Horizontal centre of the donut or mirror in source pixels (-1: the frame's "
-          "centre)", -1.0, MAX_COORD, -1.0, GST_CO_PARAM_ANIM),
-        SET (center_x), REBUILD, -1},
-    [PROP_CENTER_Y - 1] = {g_param_spec_double ("center-y", "Centre y",
-          "Vertical centre of the donut or mirror in source pixels (-1: the frame's "
-          "centre)", -1.0, MAX_COORD, -1.0, GST_CO_PARAM_ANIM),
-        SET (center_y), REBUILD, -1},
-    [PROP_INNER_RADIUS - 1] =
-        {g_param_spec_double ("inner-radius", "Inner radius",
-          "Source pixels: polar, the donut's hole (the panorama's bottom "
-          "row); the mirror projections, the image radius of the window's "
-          "bottom edge (0: 0.245 of the mirror's image radius; ground "
-          "0.025)", 0.0, MAX_COORD, 0.0, GST_CO_PARAM_LIVE),
-        SET (inner_radius), RESIZE, -1},
-    [PROP_OUTER_RADIUS - 1] =
-        {g_param_spec_double ("outer-radius", "Outer radius",
-          "Source pixels: polar, the donut's rim (the top row; 0: half the "
-          "frame's shorter side); the mirror projections, the image radius "
-          "of the window's top edge (0: 0.95 of the mirror's image radius; "
-          "ground 0.24)", 0.0, MAX_COORD, 0.0, GST_CO_PARAM_LIVE),
-        SET (outer_radius), RESIZE, -1},
-    [PROP_START_ANGLE - 1] = {g_param_spec_double ("start-angle", "Start angle",
-          "Azimuth of the panorama's left edge in degrees (0: right of the "
-          "centre, 90: below it); pans the view", -360.0, 360.0, 0.0,
-          GST_CO_PARAM_ANIM),
-        SET (start_angle), REBUILD, -1},
-    [PROP_DIRECTION - 1] = {g_param_spec_enum ("direction", "Direction",
-          "Which way the panorama goes round the donut, left to right",
-          gst_co_omni_direction_get_type (), GST_CO_OMNI_COUNTERCLOCKWISE,
-          GST_CO_PARAM_LIVE),
-        SET (direction), REBUILD, -1},
-    [PROP_MIRROR_RADIUS - 1] =
-        {g_param_spec_double ("mirror-radius", "Mirror radius",
-          "cylinder, cuboid, ground: radius R of the spherical mirror (any length unit, the "
-          "same for every length)", 1e-3, 1e6, 30.0, GST_CO_PARAM_LIVE),
-        SET (mirror_radius), RESIZE, -1},
-    [PROP_MIRROR_DISTANCE - 1] =
-        {g_param_spec_double ("mirror-distance", "Mirror distance",
-          "cylinder, cuboid, ground: distance h from the sphere's centre to the camera's "
-          "projection centre (> mirror-radius)", 1e-3, 1e7, 150.0,
-          GST_CO_PARAM_LIVE),
-        SET (mirror_distance), RESIZE, -1},
-    [PROP_FOCAL_LENGTH - 1] =
-        {g_param_spec_double ("focal-length", "Focal length",
-          "cylinder, cuboid, ground: the camera's focal length in pixels "
-          "(0: the mirror's image fills the frame's shorter side, or the "
-          "circle auto-center finds)", 0.0, 1e6, 0.0, GST_CO_PARAM_LIVE),
-        SET (focal_length), RESIZE, -1},
-    [PROP_PLANE_DISTANCE - 1] =
-        {g_param_spec_double ("plane-distance", "Plane distance",
-          "cylinder: radius of the projection cylinder around the axis; "
-          "cuboid: distance of its four planes from the axis; in the "
-          "mirror's unit, one unit of the surface being one output pixel "
-          "(width 2 pi plane-distance, or 4 x 2 plane-distance); ground: the "
-          "floor's distance from the sphere's centre", 1e-3, 1e6,
-          229.0, GST_CO_PARAM_LIVE),
-        SET (plane_distance), RESIZE, -1},
-    [PROP_PLANE_GAP - 1] = {g_param_spec_int ("plane-gap", "Plane gap",
-          "cuboid: empty output columns between two faces (the paper's "
-          "alignment padding; border-color)", 0, 4096, 0, GST_CO_PARAM_LIVE),
-        SET (plane_gap), RESIZE, -1},
-    [PROP_LAYOUT - 1] = {g_param_spec_enum ("layout", "Layout",
-          "One view of the turn, two halves stacked, or four quarters in a "
-          "grid (ground: the floor in front of each, turned to face up)",
-          gst_co_omni_layout_get_type (), GST_CO_OMNI_LAYOUT_ONE,
-          GST_CO_PARAM_LIVE),
-        SET (layout), RESIZE, -1},
-    [PROP_ZOOM - 1] = {g_param_spec_double ("zoom", "Zoom",
-          "Magnification of every view about its centre; the output size "
-          "stays (below 1 the window is framed by border-color)", 0.25, 64.0,
-          1.0, GST_CO_PARAM_ANIM),
-        SET (zoom), REBUILD, -1},
-    [PROP_AUTO_CENTER - 1] =
-        {g_param_spec_boolean ("auto-center", "Auto centre",
-          "Find the mirror's or lens's image circle in the first frames and "
-          "set center-x, center-y (and polar's outer-radius) from it; the "
-          "fit is posted on the bus (cudaomniunwrap-auto-center)", FALSE,
-          GST_CO_PARAM_LIVE),
-        SET (auto_center), REBUILD, -1},
+    [PROP_PROJECTION - 1] = GST_CO_ROW_ENUM ("projection", "Projection",
+        "How the 360-degree view is laid out (polar: a donut unrolled)",
+        gst_co_omni_projection_get_type (), GST_CO_OMNI_POLAR,
+        GST_CO_PARAM_LIVE, SET (projection), RESIZE),
+    [PROP_CENTER_X - 1] = GST_CO_ROW_DOUBLE ("center-x", "Centre x",
+        "Horizontal centre of the donut or mirror in source pixels (-1: "
+        "the frame's centre)", -1.0, MAX_COORD, -1.0, GST_CO_PARAM_ANIM,
+        SET (center_x), REBUILD),
+    [PROP_CENTER_Y - 1] = GST_CO_ROW_DOUBLE ("center-y", "Centre y",
+        "Vertical centre of the donut or mirror in source pixels (-1: the "
+        "frame's centre)", -1.0, MAX_COORD, -1.0, GST_CO_PARAM_ANIM,
+        SET (center_y), REBUILD),
+    [PROP_INNER_RADIUS - 1] = GST_CO_ROW_DOUBLE ("inner-radius",
+        "Inner radius", "Source pixels: polar, the donut's hole (the "
+        "panorama's bottom row); the mirror projections, the image radius "
+        "of the window's bottom edge (0: 0.245 of the mirror's image "
+        "radius; ground 0.025)", 0.0, MAX_COORD, 0.0, GST_CO_PARAM_LIVE,
+        SET (inner_radius), RESIZE),
+    [PROP_OUTER_RADIUS - 1] = GST_CO_ROW_DOUBLE ("outer-radius",
+        "Outer radius", "Source pixels: polar, the donut's rim (the top "
+        "row; 0: half the frame's shorter side); the mirror projections, "
+        "the image radius of the window's top edge (0: 0.95 of the "
+        "mirror's image radius; ground 0.24)", 0.0, MAX_COORD, 0.0,
+        GST_CO_PARAM_LIVE, SET (outer_radius), RESIZE),
+    [PROP_START_ANGLE - 1] = GST_CO_ROW_DOUBLE ("start-angle", "Start angle",
+        "Azimuth of the panorama's left edge in degrees (0: right of the "
+        "centre, 90: below it); pans the view", -360.0, 360.0, 0.0,
+        GST_CO_PARAM_ANIM, SET (start_angle), REBUILD),
+    [PROP_DIRECTION - 1] = GST_CO_ROW_ENUM ("direction", "Direction",
+        "Which way the panorama goes round the donut, left to right",
+        gst_co_omni_direction_get_type (), GST_CO_OMNI_COUNTERCLOCKWISE,
+        GST_CO_PARAM_LIVE, SET (direction), REBUILD),
+    [PROP_MIRROR_RADIUS - 1] = GST_CO_ROW_DOUBLE ("mirror-radius",
+        "Mirror radius", "cylinder, cuboid, ground: radius R of the "
+        "spherical mirror (any length unit, the same for every length)",
+        1e-3, 1e6, 30.0, GST_CO_PARAM_LIVE, SET (mirror_radius), RESIZE),
+    [PROP_MIRROR_DISTANCE - 1] = GST_CO_ROW_DOUBLE ("mirror-distance",
+        "Mirror distance", "cylinder, cuboid, ground: distance h from the "
+        "sphere's centre to the camera's projection centre "
+        "(> mirror-radius)", 1e-3, 1e7, 150.0, GST_CO_PARAM_LIVE,
+        SET (mirror_distance), RESIZE),
+    [PROP_FOCAL_LENGTH - 1] = GST_CO_ROW_DOUBLE ("focal-length",
+        "Focal length", "cylinder, cuboid, ground: the camera's focal "
+        "length in pixels (0: the mirror's image fills the frame's shorter "
+        "side, or the circle auto-center finds)", 0.0, 1e6, 0.0,
+        GST_CO_PARAM_LIVE, SET (focal_length), RESIZE),
+    [PROP_PLANE_DISTANCE - 1] = GST_CO_ROW_DOUBLE ("plane-distance",
+        "Plane distance", "cylinder: radius of the projection cylinder "
+        "around the axis; cuboid: distance of its four planes from the "
+        "axis; in the mirror's unit, one unit of the surface being one "
+        "output pixel (width 2 pi plane-distance, or 4 x 2 plane-distance); "
+        "ground: the floor's distance from the sphere's centre", 1e-3, 1e6,
+        229.0, GST_CO_PARAM_LIVE, SET (plane_distance), RESIZE),
+    [PROP_PLANE_GAP - 1] = GST_CO_ROW_INT ("plane-gap", "Plane gap",
+        "cuboid: empty output columns between two faces (the paper's "
+        "alignment padding; border-color)", 0, 4096, 0, GST_CO_PARAM_LIVE,
+        SET (plane_gap), RESIZE),
+    [PROP_LAYOUT - 1] = GST_CO_ROW_ENUM ("layout", "Layout",
+        "One view of the turn, two halves stacked, or four quarters in a "
+        "grid (ground: the floor in front of each, turned to face up)",
+        gst_co_omni_layout_get_type (), GST_CO_OMNI_LAYOUT_ONE,
+        GST_CO_PARAM_LIVE, SET (layout), RESIZE),
+    [PROP_ZOOM - 1] = GST_CO_ROW_DOUBLE ("zoom", "Zoom",
+        "Magnification of every view about its centre; the output size "
+        "stays (below 1 the window is framed by border-color)", 0.25, 64.0,
+        1.0, GST_CO_PARAM_ANIM, SET (zoom), REBUILD),
+    [PROP_AUTO_CENTER - 1] = GST_CO_ROW_BOOLEAN ("auto-center",
+        "Auto centre", "Find the mirror's or lens's image circle in the "
+        "first frames and set center-x, center-y (and polar's "
+        "outer-radius) from it; the fit is posted on the bus "
+        "(cudaomniunwrap-auto-center)", FALSE, GST_CO_PARAM_LIVE,
+        SET (auto_center), REBUILD),
   };
 
   gst_co_base_filter_class_install_settings (fc,

@@ -1021,110 +1021,90 @@ gst_cuda_sh_centroid_class_init (GstCudaShCentroidClass * klass)
   GstCoBaseFilterClass *fc = GST_CO_BASE_FILTER_CLASS (klass);
 
   const GstCoSetting settings[] = {
-    [PROP_PITCH - 1] = {g_param_spec_double ("pitch", "Pitch",
-          "Lenslet pitch in pixels (fractional; at least 3: a lenslet needs "
-          "3x3 pixels)", 3.0, 4096.0, 20.0, GST_CO_PARAM_LIVE),
-        SET (pitch), GRID, -1},
-    [PROP_ORIGIN_X - 1] = {g_param_spec_double ("origin-x", "Origin x",
-          "Left edge of the first lenslet, pixels (fractional; pixel x spans "
-          "x .. x+1)", -4096.0, 65536.0, 0.0, GST_CO_PARAM_LIVE),
-        SET (origin_x), GRID, -1},
-    [PROP_ORIGIN_Y - 1] = {g_param_spec_double ("origin-y", "Origin y",
-          "Top edge of the first lenslet, pixels (fractional)", -4096.0,
-          65536.0, 0.0, GST_CO_PARAM_LIVE),
-        SET (origin_y), GRID, -1},
-    [PROP_LENSLETS_X - 1] = {g_param_spec_int ("lenslets-x", "Lenslets x",
-          "Lenslets across (0: as many as fit the frame; more are flagged "
-          "not wholly in the frame)", 0, 4096, 0, GST_CO_PARAM_LIVE),
-        SET (lenslets_x), GRID, -1},
-    [PROP_LENSLETS_Y - 1] = {g_param_spec_int ("lenslets-y", "Lenslets y",
-          "Lenslets down (0: as many as fit)", 0, 4096, 0, GST_CO_PARAM_LIVE),
-        SET (lenslets_y), GRID, -1},
-    [PROP_PUPIL_DIAMETER - 1] =
-        {g_param_spec_double ("pupil-diameter", "Pupil diameter",
-          "A circular pupil centred on the grid, in lenslets: lenslets whose "
-          "centre lies outside are not measured (0: every lenslet)", 0.0,
-          8192.0, 0.0, GST_CO_PARAM_LIVE),
-        SET (pupil_diameter), GRID, -1},
-    [PROP_CENTRAL_OBSTRUCTION - 1] =
-        {g_param_spec_double ("central-obstruction", "Central obstruction",
-          "The pupil's central obstruction, a diameter in lenslets", 0.0,
-          8192.0, 0.0, GST_CO_PARAM_LIVE),
-        SET (central_obstruction), GRID, -1},
-    [PROP_MASK_FILE - 1] = {g_param_spec_string ("mask-file", "Mask file",
-          "A grey picture with one pixel per lenslet: 0 skips that lenslet "
-          "(any format GStreamer decodes); with the pupil, both must admit "
-          "a lenslet", NULL, GST_CO_PARAM_LIVE),
-        SET (mask_file), GRID, SET (mask_gen)},
-    [PROP_METHOD - 1] =
-        {g_param_spec_enum ("method", "Method", "How a centroid is computed",
-          gst_co_sh_method_get_type (), CO_SH_COG, GST_CO_PARAM_LIVE),
-        SET (method), GRID, -1},
-    [PROP_THRESHOLD - 1] = {g_param_spec_double ("threshold", "Threshold",
-          "tcog: subtracted from every weight, nothing below it counts "
-          "(see threshold-mode)", 0.0, 65535.0, 0.2, GST_CO_PARAM_LIVE),
-        SET (threshold), GRID, -1},
-    [PROP_THRESHOLD_MODE - 1] =
-        {g_param_spec_enum ("threshold-mode", "Threshold mode",
-          "The threshold in pixel values, or relative to each lenslet's "
-          "largest", gst_co_sh_threshold_mode_get_type (), 1,
-          GST_CO_PARAM_LIVE),
-        SET (threshold_relative), GRID, -1},
-    [PROP_WINDOW_MARGIN - 1] =
-        {g_param_spec_int ("window-margin", "Window margin",
-          "Pixels left out at every lenslet edge (crosstalk from the "
-          "neighbours)", 0, 1024, 0, GST_CO_PARAM_LIVE),
-        SET (window_margin), GRID, -1},
-    [PROP_GAMMA - 1] = {g_param_spec_double ("gamma", "Gamma",
-          "Weights are (v / max)^gamma x max before any threshold (1: the "
-          "values themselves)", 0.1, 10.0, 1.0, GST_CO_PARAM_LIVE),
-        SET (gamma), GRID, -1},
-    [PROP_LUT_FILE - 1] = {g_param_spec_string ("lut-file", "Weight table file",
-          "A weight per pixel value instead of gamma: 256 (GRAY8) or 65536 "
-          "(GRAY16_LE) little-endian 32-bit floats, finite, not negative",
-          NULL, GST_CO_PARAM_LIVE),
-        SET (lut_file), GRID, SET (lut_gen)},
-    [PROP_BRIGHTEST - 1] = {g_param_spec_int ("brightest", "Brightest",
-          "brightest: how many of each lenslet's largest weights count "
-          "(with every pixel tied with the last of them)", 1, 1 << 20, 9,
-          GST_CO_PARAM_LIVE),
-        SET (brightest), GRID, -1},
-    [PROP_REFERENCE_FILE - 1] =
-        {g_param_spec_string ("reference-file", "Reference file",
-          "Reference centroids slopes are taken from: one \"x y\" line per "
-          "lenslet, row after row, '#' comments (none: the lenslets' "
-          "centres)", NULL, GST_CO_PARAM_LIVE),
-        SET (reference_file), GRID, SET (reference_gen)},
-    [PROP_REFERENCE_FRAMES - 1] =
-        {g_param_spec_int ("reference-frames", "Reference frames",
-          "capture-reference averages this many frames", 1, 100000, 10,
-          GST_CO_PARAM_LIVE),
-        SET (reference_frames), FRAME, -1},
-    [PROP_PIXEL_SIZE - 1] = {g_param_spec_double ("pixel-size", "Pixel size",
-          "Sensor pixel size in micrometres; with lenslet-focal-length, "
-          "slopes are in radians", 0.0, 1000.0, 0.0, GST_CO_PARAM_LIVE),
-        SET (pixel_size), FRAME, -1},
-    [PROP_FOCAL_LENGTH - 1] =
-        {g_param_spec_double ("lenslet-focal-length", "Lenslet focal length",
-          "Lenslet focal length in millimetres; with pixel-size, slopes are "
-          "in radians", 0.0, 10000.0, 0.0, GST_CO_PARAM_LIVE),
-        SET (focal_length), FRAME, -1},
-    [PROP_MESSAGE_INTERVAL - 1] =
-        {g_param_spec_uint ("message-interval", "Message interval",
-          "Post the results as an element message every this many frames "
-          "(0: never; the buffers always carry them)", 0, G_MAXUINT, 1,
-          GST_CO_PARAM_LIVE),
-        SET (message_interval), FRAME, -1},
-    [PROP_OVERLAY - 1] = {g_param_spec_boolean ("overlay", "Overlay",
-          "Draw the lenslet grid, the centroids and the slopes on the "
-          "frames", FALSE, GST_CO_PARAM_LIVE),
-        SET (overlay), FRAME, -1},
-    [PROP_OVERLAY_SCALE - 1] =
-        {g_param_spec_double ("overlay-scale", "Overlay scale",
-          "The overlay's slope lines are this many times the slope (from "
-          "each lenslet's reference point)", 0.0, 1000.0, 4.0,
-          GST_CO_PARAM_LIVE),
-        SET (overlay_scale), FRAME, -1},
+    [PROP_PITCH - 1] = GST_CO_ROW_DOUBLE ("pitch", "Pitch", "Lenslet pitch "
+        "in pixels (fractional; at least 3: a lenslet needs 3x3 pixels)",
+        3.0, 4096.0, 20.0, GST_CO_PARAM_LIVE, SET (pitch), GRID),
+    [PROP_ORIGIN_X - 1] = GST_CO_ROW_DOUBLE ("origin-x", "Origin x",
+        "Left edge of the first lenslet, pixels (fractional; pixel x spans "
+        "x .. x+1)", -4096.0, 65536.0, 0.0, GST_CO_PARAM_LIVE,
+        SET (origin_x), GRID),
+    [PROP_ORIGIN_Y - 1] = GST_CO_ROW_DOUBLE ("origin-y", "Origin y",
+        "Top edge of the first lenslet, pixels (fractional)", -4096.0,
+        65536.0, 0.0, GST_CO_PARAM_LIVE, SET (origin_y), GRID),
+    [PROP_LENSLETS_X - 1] = GST_CO_ROW_INT ("lenslets-x", "Lenslets x",
+        "Lenslets across (0: as many as fit the frame; more are flagged "
+        "not wholly in the frame)", 0, 4096, 0, GST_CO_PARAM_LIVE,
+        SET (lenslets_x), GRID),
+    [PROP_LENSLETS_Y - 1] = GST_CO_ROW_INT ("lenslets-y", "Lenslets y",
+        "Lenslets down (0: as many as fit)", 0, 4096, 0, GST_CO_PARAM_LIVE,
+        SET (lenslets_y), GRID),
+    [PROP_PUPIL_DIAMETER - 1] = GST_CO_ROW_DOUBLE ("pupil-diameter",
+        "Pupil diameter", "A circular pupil centred on the grid, in "
+        "lenslets: lenslets whose centre lies outside are not measured (0: "
+        "every lenslet)", 0.0, 8192.0, 0.0, GST_CO_PARAM_LIVE,
+        SET (pupil_diameter), GRID),
+    [PROP_CENTRAL_OBSTRUCTION - 1] = GST_CO_ROW_DOUBLE ("central-obstruction",
+        "Central obstruction", "The pupil's central obstruction, a diameter "
+        "in lenslets", 0.0, 8192.0, 0.0, GST_CO_PARAM_LIVE,
+        SET (central_obstruction), GRID),
+    [PROP_MASK_FILE - 1] = GST_CO_ROW_FILE ("mask-file", "Mask file",
+        "A grey picture with one pixel per lenslet: 0 skips that lenslet "
+        "(any format GStreamer decodes); with the pupil, both must admit "
+        "a lenslet", SET (mask_file), GRID, SET (mask_gen)),
+    [PROP_METHOD - 1] = GST_CO_ROW_ENUM ("method", "Method",
+        "How a centroid is computed", gst_co_sh_method_get_type (),
+        CO_SH_COG, GST_CO_PARAM_LIVE, SET (method), GRID),
+    [PROP_THRESHOLD - 1] = GST_CO_ROW_DOUBLE ("threshold", "Threshold",
+        "tcog: subtracted from every weight, nothing below it counts "
+        "(see threshold-mode)", 0.0, 65535.0, 0.2, GST_CO_PARAM_LIVE,
+        SET (threshold), GRID),
+    [PROP_THRESHOLD_MODE - 1] = GST_CO_ROW_ENUM ("threshold-mode",
+        "Threshold mode", "The threshold in pixel values, or relative to "
+        "each lenslet's largest", gst_co_sh_threshold_mode_get_type (), 1,
+        GST_CO_PARAM_LIVE, SET (threshold_relative), GRID),
+    [PROP_WINDOW_MARGIN - 1] = GST_CO_ROW_INT ("window-margin",
+        "Window margin", "Pixels left out at every lenslet edge (crosstalk "
+        "from the neighbours)", 0, 1024, 0, GST_CO_PARAM_LIVE,
+        SET (window_margin), GRID),
+    [PROP_GAMMA - 1] = GST_CO_ROW_DOUBLE ("gamma", "Gamma",
+        "Weights are (v / max)^gamma x max before any threshold (1: the "
+        "values themselves)", 0.1, 10.0, 1.0, GST_CO_PARAM_LIVE,
+        SET (gamma), GRID),
+    [PROP_LUT_FILE - 1] = GST_CO_ROW_FILE ("lut-file", "Weight table file",
+        "A weight per pixel value instead of gamma: 256 (GRAY8) or 65536 "
+        "(GRAY16_LE) little-endian 32-bit floats, finite, not negative",
+        SET (lut_file), GRID, SET (lut_gen)),
+    [PROP_BRIGHTEST - 1] = GST_CO_ROW_INT ("brightest", "Brightest",
+        "brightest: how many of each lenslet's largest weights count "
+        "(with every pixel tied with the last of them)", 1, 1 << 20, 9,
+        GST_CO_PARAM_LIVE, SET (brightest), GRID),
+    [PROP_REFERENCE_FILE - 1] = GST_CO_ROW_FILE ("reference-file",
+        "Reference file", "Reference centroids slopes are taken from: one "
+        "\"x y\" line per lenslet, row after row, '#' comments (none: the "
+        "lenslets' centres)", SET (reference_file), GRID,
+        SET (reference_gen)),
+    [PROP_REFERENCE_FRAMES - 1] = GST_CO_ROW_INT ("reference-frames",
+        "Reference frames", "capture-reference averages this many frames",
+        1, 100000, 10, GST_CO_PARAM_LIVE, SET (reference_frames), FRAME),
+    [PROP_PIXEL_SIZE - 1] = GST_CO_ROW_DOUBLE ("pixel-size", "Pixel size",
+        "Sensor pixel size in micrometres; with lenslet-focal-length, "
+        "slopes are in radians", 0.0, 1000.0, 0.0, GST_CO_PARAM_LIVE,
+        SET (pixel_size), FRAME),
+    [PROP_FOCAL_LENGTH - 1] = GST_CO_ROW_DOUBLE ("lenslet-focal-length",
+        "Lenslet focal length", "Lenslet focal length in millimetres; with "
+        "pixel-size, slopes are in radians", 0.0, 10000.0, 0.0,
+        GST_CO_PARAM_LIVE, SET (focal_length), FRAME),
+    [PROP_MESSAGE_INTERVAL - 1] = GST_CO_ROW_UINT ("message-interval",
+        "Message interval", "Post the results as an element message every "
+        "this many frames (0: never; the buffers always carry them)", 0,
+        G_MAXUINT, 1, GST_CO_PARAM_LIVE, SET (message_interval), FRAME),
+    [PROP_OVERLAY - 1] = GST_CO_ROW_BOOLEAN ("overlay", "Overlay",
+        "Draw the lenslet grid, the centroids and the slopes on the "
+        "frames", FALSE, GST_CO_PARAM_LIVE, SET (overlay), FRAME),
+    [PROP_OVERLAY_SCALE - 1] = GST_CO_ROW_DOUBLE ("overlay-scale",
+        "Overlay scale", "The overlay's slope lines are this many times the "
+        "slope (from each lenslet's reference point)", 0.0, 1000.0, 4.0,
+        GST_CO_PARAM_LIVE, SET (overlay_scale), FRAME),
   };
 
   gst_co_base_filter_class_install_settings (fc,
