@@ -431,9 +431,7 @@ gst_cuda_aberration_class_init (GstCudaAberrationClass * klass)
         roi_height),
   };
 
-  gst_co_base_filter_class_install_settings (fc,
-      G_STRUCT_OFFSET (GstCudaAberration, set),
-      sizeof (GstCoAberrationSettings), settings, G_N_ELEMENTS (settings));
+  GST_CO_BASE_FILTER_CLASS_INSTALL (fc, GstCudaAberration, set, settings);
   oc->finalize = gst_cuda_aberration_finalize;
 
   gst_co_element_class_set_metadata (ec, "CUDA aberration correction",

@@ -102,9 +102,8 @@ gst_cuda_clt_correlate_pad_class_init (GstCudaCltCorrelatePadClass * klass)
   };
 
   oc->finalize = gst_cuda_clt_correlate_pad_finalize;
-  gst_co_aggregator_pad_class_install_settings (GST_CO_AGGREGATOR_PAD_CLASS
-      (klass), G_STRUCT_OFFSET (GstCudaCltCorrelatePad, set),
-      sizeof (Settings), settings, G_N_ELEMENTS (settings));
+  GST_CO_AGGREGATOR_PAD_CLASS_INSTALL (GST_CO_AGGREGATOR_PAD_CLASS (klass),
+      GstCudaCltCorrelatePad, set, settings);
 }
 
 static void

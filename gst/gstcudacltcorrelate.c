@@ -593,9 +593,8 @@ gst_cuda_clt_correlate_class_init (GstCudaCltCorrelateClass * klass)
 
   GST_DEBUG_CATEGORY_INIT (gst_cuda_clt_correlate_debug, "cudacltcorrelate",
       0, "cudaoptics CLT phase correlation");
-  gst_co_base_aggregator_class_install_settings (bc,
-      G_STRUCT_OFFSET (GstCudaCltCorrelate, settings), sizeof (Settings),
-      settings, G_N_ELEMENTS (settings));
+  GST_CO_BASE_AGGREGATOR_CLASS_INSTALL (bc, GstCudaCltCorrelate, settings,
+      settings);
   oc->finalize = gst_cuda_clt_correlate_finalize;
 
   gst_co_element_class_set_metadata (ec, "CUDA CLT phase correlation",

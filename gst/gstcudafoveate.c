@@ -440,9 +440,7 @@ gst_cuda_foveate_class_init (GstCudaFoveateClass * klass)
         SET (show_map), REBUILD),
   };
 
-  gst_co_base_filter_class_install_settings (fc,
-      G_STRUCT_OFFSET (GstCudaFoveate, set), sizeof (GstCoFoveaSettings),
-      settings, G_N_ELEMENTS (settings));
+  GST_CO_BASE_FILTER_CLASS_INSTALL (fc, GstCudaFoveate, set, settings);
   fc->setting_changed = gst_cuda_foveate_setting_changed;
 
   gst_co_element_class_set_metadata (ec, "CUDA foveation",

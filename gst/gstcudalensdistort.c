@@ -513,9 +513,7 @@ gst_cuda_lens_distort_class_init (GstCudaLensDistortClass * klass)
         DEFAULT_SCALE, blue_scale),
   };
 
-  gst_co_base_filter_class_install_settings (fc,
-      G_STRUCT_OFFSET (GstCudaLensDistort, set), sizeof (Settings), settings,
-      G_N_ELEMENTS (settings));
+  GST_CO_BASE_FILTER_CLASS_INSTALL (fc, GstCudaLensDistort, set, settings);
   fc->setting_changed = gst_cuda_lens_distort_setting_changed;
   oc->finalize = gst_cuda_lens_distort_finalize;
 

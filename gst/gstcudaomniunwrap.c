@@ -638,9 +638,7 @@ gst_cuda_omni_unwrap_class_init (GstCudaOmniUnwrapClass * klass)
         SET (auto_center), REBUILD),
   };
 
-  gst_co_base_filter_class_install_settings (fc,
-      G_STRUCT_OFFSET (GstCudaOmniUnwrap, set), sizeof (GstCoOmniSettings),
-      settings, G_N_ELEMENTS (settings));
+  GST_CO_BASE_FILTER_CLASS_INSTALL (fc, GstCudaOmniUnwrap, set, settings);
   fc->setting_changed = gst_cuda_omni_unwrap_setting_changed;
 
   gst_co_element_class_set_metadata (ec, "CUDA omnidirectional unwrap",

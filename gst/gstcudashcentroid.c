@@ -1107,9 +1107,7 @@ gst_cuda_sh_centroid_class_init (GstCudaShCentroidClass * klass)
         GST_CO_PARAM_LIVE, SET (overlay_scale), FRAME),
   };
 
-  gst_co_base_filter_class_install_settings (fc,
-      G_STRUCT_OFFSET (GstCudaShCentroid, set), sizeof (GstCoShSettings),
-      settings, G_N_ELEMENTS (settings));
+  GST_CO_BASE_FILTER_CLASS_INSTALL (fc, GstCudaShCentroid, set, settings);
   fc->setting_changed = gst_cuda_sh_centroid_setting_changed;
   oc->finalize = gst_cuda_sh_centroid_finalize;
 

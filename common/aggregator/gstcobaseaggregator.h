@@ -161,6 +161,18 @@ void     gst_co_base_aggregator_class_install_settings (
 void     gst_co_aggregator_pad_class_install_settings (
     GstCoAggregatorPadClass * klass, gsize instance_offset, gsize size,
     const GstCoSetting * settings, guint n);
+/* The calls every element and pad make: the array @settings for the
+ * settings struct that is the member @member of the instance struct
+ * @type, whose offset and size follow from them (as
+ * GST_CO_BASE_FILTER_CLASS_INSTALL). */
+#define GST_CO_BASE_AGGREGATOR_CLASS_INSTALL(klass, type, member, settings) \
+  gst_co_base_aggregator_class_install_settings (klass,                     \
+      G_STRUCT_OFFSET (type, member), sizeof (((type *) 0)->member),        \
+      settings, G_N_ELEMENTS (settings))
+#define GST_CO_AGGREGATOR_PAD_CLASS_INSTALL(klass, type, member, settings)  \
+  gst_co_aggregator_pad_class_install_settings (klass,                      \
+      G_STRUCT_OFFSET (type, member), sizeof (((type *) 0)->member),        \
+      settings, G_N_ELEMENTS (settings))
 void     gst_co_base_aggregator_snapshot (GstCoBaseAggregator * self,
     gpointer dst);
 void     gst_co_base_aggregator_snapshot_clear (GstCoBaseAggregator * self,

@@ -147,6 +147,13 @@ GType gst_co_base_filter_get_type (void);
 void     gst_co_base_filter_class_install_settings (GstCoBaseFilterClass *
     klass, gsize instance_offset, gsize size, const GstCoSetting * settings,
     guint n);
+/* The call every element makes: the array @settings for the settings
+ * struct that is the member @member of its instance struct @type, whose
+ * offset and size follow from them. */
+#define GST_CO_BASE_FILTER_CLASS_INSTALL(klass, type, member, settings)     \
+  gst_co_base_filter_class_install_settings (klass,                         \
+      G_STRUCT_OFFSET (type, member), sizeof (((type *) 0)->member),        \
+      settings, G_N_ELEMENTS (settings))
 /* For an element's own set/get_property: TRUE when @prop_id is the
  * table's, and done. */
 gboolean gst_co_base_filter_set_setting (GObject * object, guint prop_id,
