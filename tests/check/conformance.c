@@ -173,9 +173,10 @@ static const Row rows[] = {
       "GstCoCltCorrelation", "video/x-raw,format=GRAY8,width=64,height=48", NULL},
 
   /* rigs of 2, 4 and 12 cameras: every input gets the same frames (a tee),
-   * so renegotiation goes pad by pad as a real rig's does */
+   * so renegotiation goes pad by pad as a real rig's does; the pair
+   * searches with max-shift */
   {"identity ! tee name=t t. ! c.sink_0 t. ! c.sink_1 cudacltcorrelate name=c",
-        "fat-zero=0.1 refine=1 post-messages=true", KIND_ANALYSE,
+        "fat-zero=0.1 refine=1 max-shift=20 post-messages=true", KIND_ANALYSE,
         {"video/x-raw,format=GRAY8", "video/x-raw,format=GRAY16_LE",
               "video/x-raw,format=NV12", "video/x-raw,format=RGBA",
               "video/x-raw,format=GRAY8", NULL},
@@ -206,7 +207,7 @@ static const Row rows[] = {
       "mode"},
   /* calibrated rigs of 2 and 4: the rig's geometry through every check
    * (a bad file on sink_1 replaces its good one: the last good rig must
-   * stay) */
+   * stay); the quad searches along its baseline (max-shift) */
   {"identity ! tee name=t t. ! c.sink_0 t. ! c.sink_1 cudacltcorrelate name=c",
         "sink_0::calibration-file=@rig-cam0.yml sink_1::calibration-file=@rig-cam1.yml refine=1 post-messages=true", KIND_ANALYSE,
         {"video/x-raw,format=GRAY8", "video/x-raw,format=GRAY16_LE",
@@ -218,7 +219,7 @@ static const Row rows[] = {
         "GstCoCltCorrelation", "video/x-raw,format=GRAY8,width=64,height=48",
       "mode"},
   {"identity ! tee name=t t. ! c.sink_0 t. ! c.sink_1 t. ! c.sink_2 t. ! c.sink_3 cudacltcorrelate name=c",
-        "sink_0::calibration-file=@rig-cam0.yml sink_1::calibration-file=@rig-cam1.yml sink_2::calibration-file=@rig-cam2.yml sink_3::calibration-file=@rig-cam3.yml refine=1 post-messages=true", KIND_ANALYSE,
+        "sink_0::calibration-file=@rig-cam0.yml sink_1::calibration-file=@rig-cam1.yml sink_2::calibration-file=@rig-cam2.yml sink_3::calibration-file=@rig-cam3.yml refine=1 max-shift=20 post-messages=true", KIND_ANALYSE,
         {"video/x-raw,format=GRAY8", "video/x-raw,format=GRAY16_LE",
               "video/x-raw,format=NV12", "video/x-raw,format=RGBA",
               "video/x-raw,format=GRAY8", NULL},
