@@ -102,18 +102,20 @@ forward (GstCudaCltCorrelate * self, const CoFrame * in, gint slot)
       clt_of (self, slot));
 }
 
-/* Tiles @a against tiles @b, @n of each */
+/* Tiles @a against tiles @b, @n of each (those whose @on is 0 left out;
+ * NULL: none) */
 gboolean
 gst_cuda_clt_correlate_tiles (GstCudaCltCorrelate * self, const gfloat * a,
-    const gfloat * b, gint n, CoCltPeak peak, gfloat * dx, gfloat * dy,
-    gfloat * strength)
+    const gfloat * b, gint n, CoCltPeak peak, const gfloat * on, gfloat * dx,
+    gfloat * dy, gfloat * strength)
 {
   if (!gst_co_element_on_cuda (self)) {
-    co_clt_correlate_cpu (a, b, n, &self->cp, peak, NULL, dx, dy, strength);
+    co_clt_correlate_some_cpu (a, b, n, &self->cp, peak, on, dx, dy,
+        strength);
     return TRUE;
   }
-  return gst_co_element_cuda_ok (self, co_clt_correlate_cuda (a, b, n,
-          &self->cp, peak, NULL, dx, dy, strength, stream_of (self)),
+  return gst_co_element_cuda_ok (self, co_clt_correlate_some_cuda (a, b, n,
+          &self->cp, peak, on, dx, dy, strength, stream_of (self)),
       "correlating tiles");
 }
 
@@ -160,8 +162,8 @@ correlate (GstCudaCltCorrelate * self, gint a, gint b, guint p,
     if (!gst_cuda_clt_correlate_search (self, a, b, line, dx, dy, strength))
       return FALSE;
   } else if (!gst_cuda_clt_correlate_tiles (self, clt_of (self, a),
-          clt_of (self, b), n,
-          (CoCltPeak) self->snap.peak, dx, dy, strength)) {
+          clt_of (self, b), n, (CoCltPeak) self->snap.peak, NULL, dx, dy,
+          strength)) {
     return FALSE;
   }
   for (k = 0; k < passes; k++) {
@@ -169,7 +171,7 @@ correlate (GstCudaCltCorrelate * self, gint a, gint b, guint p,
         CO_CLT_PEAK_CENTROID;
     if (!gst_cuda_clt_correlate_transform (self, b, dx, dy, moved) ||
         !gst_cuda_clt_correlate_tiles (self, clt_of (self, a), moved, n,
-            peak, rr, rr + n,
+            peak, NULL, rr, rr + n,
             rr + 2 * n))
       return FALSE;
     /* the secant counts the passes measured with the centroid */

@@ -192,12 +192,12 @@ GstFlowReturn gst_cuda_clt_correlate_process (GstCoBaseAggregator * base,
 
 /* gstcudacltcorrelate-frame.c, for the search: the CLT of @slot's frame
  * (its plane, or on the colour path its raw frame) moved by (@dx, @dy)
- * into @clt; tiles @a against @b */
+ * into @clt; tiles @a against @b (those whose @on is 0 left out) */
 gboolean gst_cuda_clt_correlate_transform (GstCudaCltCorrelate * self,
     gint slot, const gfloat * dx, const gfloat * dy, gfloat * clt);
 gboolean gst_cuda_clt_correlate_tiles (GstCudaCltCorrelate * self,
-    const gfloat * a, const gfloat * b, gint n, CoCltPeak peak, gfloat * dx,
-    gfloat * dy, gfloat * strength);
+    const gfloat * a, const gfloat * b, gint n, CoCltPeak peak,
+    const gfloat * on, gfloat * dx, gfloat * dy, gfloat * strength);
 
 /* gstcudacltcorrelate-search.c: max-shift's levels planned for the State
  * and their memory; @slot's pyramid (its plane halved, each level's

@@ -102,23 +102,6 @@ level_transform (GstCudaCltCorrelate * self, gint slot, gint l,
       "transforming a level");
 }
 
-/* Tiles @a against @b, @n of each, those whose @on is 0 left out */
-static gboolean
-correlate_some (GstCudaCltCorrelate * self, const gfloat * a,
-    const gfloat * b, gint n, const gfloat * on, gfloat * rr)
-{
-  const CoCltPeak peak = (CoCltPeak) self->snap.peak;
-
-  if (!gst_co_element_on_cuda (self)) {
-    co_clt_correlate_some_cpu (a, b, n, &self->cp, peak, on, rr, rr + n,
-        rr + 2 * n);
-    return TRUE;
-  }
-  return gst_co_element_cuda_ok (self, co_clt_correlate_some_cuda (a, b, n,
-          &self->cp, peak, on, rr, rr + n, rr + 2 * n, stream_of (self)),
-      "correlating tries");
-}
-
 gboolean
 gst_cuda_clt_correlate_pyramid (GstCudaCltCorrelate * self, gint slot)
 {
@@ -208,8 +191,9 @@ gst_cuda_clt_correlate_search (GstCudaCltCorrelate * self, gint a, gint b,
         ok = level_transform (self, b, l, sx, sy, live, moved);
       else
         ok = gst_cuda_clt_correlate_transform (self, b, sx, sy, moved);
-      if (!ok || !correlate_some (self, l ? level_clt (self, a, l) :
-              clt_of (self, a), moved, n, live, rr))
+      if (!ok || !gst_cuda_clt_correlate_tiles (self, l ? level_clt (self, a,
+                  l) : clt_of (self, a), moved, n,
+              (CoCltPeak) self->snap.peak, live, rr, rr + n, rr + 2 * n))
         return FALSE;
       if (!cuda)
         co_clt_search_keep_cpu (k == 0, n, sx, sy, live, rr, rr + n,

@@ -230,10 +230,12 @@ co_clt_corr_plane_cuda (const CoFrame * in, float *plane, void *stream)
   return (int) cudaGetLastError ();
 }
 
-extern "C" int
-co_clt_correlate_cuda (const float *clt_a, const float *clt_b, int n_tiles,
-    const CoCltCorrParams * cp, CoCltPeak method, float *corr, float *dx,
-    float *dy, float *strength, void *stream)
+/* both entry points: the tiles whose @on is not 0 (NULL: all), the
+ * correlation tiles into @corr when given */
+static int
+launch_correlate (const float *clt_a, const float *clt_b, int n_tiles,
+    const CoCltCorrParams * cp, CoCltPeak method, const float *on,
+    float *corr, float *dx, float *dy, float *strength, void *stream)
 {
   int blocks = (n_tiles + WARPS - 1) / WARPS;
 
@@ -241,8 +243,17 @@ co_clt_correlate_cuda (const float *clt_a, const float *clt_b, int n_tiles,
     return (int) cudaSuccess;
   correlate_kernel <<< blocks < MAX_BLOCKS ? blocks : MAX_BLOCKS,
       32 * WARPS, 0, (cudaStream_t) stream >>> (clt_a, clt_b, n_tiles,
-      *cp, (int) method, NULL, corr, dx, dy, strength);
+      *cp, (int) method, on, corr, dx, dy, strength);
   return (int) cudaGetLastError ();
+}
+
+extern "C" int
+co_clt_correlate_cuda (const float *clt_a, const float *clt_b, int n_tiles,
+    const CoCltCorrParams * cp, CoCltPeak method, float *corr, float *dx,
+    float *dy, float *strength, void *stream)
+{
+  return launch_correlate (clt_a, clt_b, n_tiles, cp, method, NULL, corr, dx,
+      dy, strength, stream);
 }
 
 extern "C" int
@@ -250,12 +261,6 @@ co_clt_correlate_some_cuda (const float *clt_a, const float *clt_b,
     int n_tiles, const CoCltCorrParams * cp, CoCltPeak method,
     const float *on, float *dx, float *dy, float *strength, void *stream)
 {
-  int blocks = (n_tiles + WARPS - 1) / WARPS;
-
-  if (n_tiles <= 0)
-    return (int) cudaSuccess;
-  correlate_kernel <<< blocks < MAX_BLOCKS ? blocks : MAX_BLOCKS,
-      32 * WARPS, 0, (cudaStream_t) stream >>> (clt_a, clt_b, n_tiles,
-      *cp, (int) method, on, NULL, dx, dy, strength);
-  return (int) cudaGetLastError ();
+  return launch_correlate (clt_a, clt_b, n_tiles, cp, method, on, NULL, dx,
+      dy, strength, stream);
 }

@@ -34,10 +34,12 @@ co_clt_corr_params_init (CoCltCorrParams * cp, float fat_zero,
         1.0f;
 }
 
-void
-co_clt_correlate_cpu (const float *clt_a, const float *clt_b, int n_tiles,
-    const CoCltCorrParams * cp, CoCltPeak method, float *corr, float *dx,
-    float *dy, float *strength)
+/* Both entry points: the tiles whose @on is not 0 (NULL: all), the
+ * correlation tiles into @corr when given */
+static void
+correlate_tiles (const float *clt_a, const float *clt_b, int n_tiles,
+    const CoCltCorrParams * cp, CoCltPeak method, const float *on,
+    float *corr, float *dx, float *dy, float *strength)
 {
   float cs[CO_CLT_BASIS], sn[CO_CLT_BASIS];
   int i;
@@ -48,6 +50,8 @@ co_clt_correlate_cpu (const float *clt_a, const float *clt_b, int n_tiles,
     float p[CO_CLT_COEFFS], c[CO_CLT_CORR * CO_CLT_CORR];
     float *out = corr ? corr + (size_t) i * CO_CLT_CORR * CO_CLT_CORR : c;
 
+    if (on && on[i] == 0.0f)
+      continue;
     co_clt_corr_cross (clt_a + (size_t) i * CO_CLT_COEFFS,
         clt_b + (size_t) i * CO_CLT_COEFFS, cp, p);
     co_clt_corr_pixels (p, cs, sn, out);
@@ -56,25 +60,21 @@ co_clt_correlate_cpu (const float *clt_a, const float *clt_b, int n_tiles,
 }
 
 void
+co_clt_correlate_cpu (const float *clt_a, const float *clt_b, int n_tiles,
+    const CoCltCorrParams * cp, CoCltPeak method, float *corr, float *dx,
+    float *dy, float *strength)
+{
+  correlate_tiles (clt_a, clt_b, n_tiles, cp, method, NULL, corr, dx, dy,
+      strength);
+}
+
+void
 co_clt_correlate_some_cpu (const float *clt_a, const float *clt_b,
     int n_tiles, const CoCltCorrParams * cp, CoCltPeak method,
     const float *on, float *dx, float *dy, float *strength)
 {
-  float cs[CO_CLT_BASIS], sn[CO_CLT_BASIS];
-  int i;
-
-  co_clt_corr_basis (cs, sn);
-#pragma omp parallel for schedule(static) if (n_tiles >= 1024)
-  for (i = 0; i < n_tiles; i++) {
-    float p[CO_CLT_COEFFS], c[CO_CLT_CORR * CO_CLT_CORR];
-
-    if (on && on[i] == 0.0f)
-      continue;
-    co_clt_corr_cross (clt_a + (size_t) i * CO_CLT_COEFFS,
-        clt_b + (size_t) i * CO_CLT_COEFFS, cp, p);
-    co_clt_corr_pixels (p, cs, sn, c);
-    co_clt_corr_peak (c, method, &dx[i], &dy[i], &strength[i]);
-  }
+  correlate_tiles (clt_a, clt_b, n_tiles, cp, method, on, NULL, dx, dy,
+      strength);
 }
 
 void
