@@ -95,6 +95,8 @@ import numpy as np  # noqa: E402
 import gi  # noqa: E402
 gi.require_version("Gst", "1.0")
 from gi.repository import Gst  # noqa: E402
+sys.path.insert(0, HERE)
+from corr_runner import correlate_pairs  # noqa: E402
 
 SMALL_FIRST = (0.3, -0.2)
 DEGRADATIONS = [
@@ -209,49 +211,8 @@ def degrade(img, which, rng, noise=0.0, blur=None):
 
 def element(pairs, backend, refine=0, fat_zero=0.0):
     """cudacltcorrelate on GRAY8 pairs: [(shift-x, shift-y, strength)]"""
-    h, w = pairs[0][0].shape
-    stride = (w + 3) & ~3
-    caps = f"video/x-raw,format=GRAY8,width={w},height={h},framerate=1/1"
-    pipe = Gst.parse_launch(
-        f"cudacltcorrelate name=c backend={backend} post-messages=true "
-        f"refine={refine} fat-zero={fat_zero} ! fakesink "
-        f"appsrc name=a caps={caps} format=time ! c.sink_0 "
-        f"appsrc name=b caps={caps} format=time ! c.sink_1")
-    bus = pipe.get_bus()
-    pipe.set_state(Gst.State.PLAYING)
-    for k, name in enumerate("ab"):
-        src = pipe.get_by_name(name)
-        for i, p in enumerate(pairs):
-            data = np.zeros((h, stride), np.uint8)
-            data[:, :w] = p[k]
-            buf = Gst.Buffer.new_wrapped(data.tobytes())
-            buf.pts, buf.duration = i * Gst.SECOND, Gst.SECOND
-            src.emit("push-buffer", buf)
-        src.emit("end-of-stream")
-    out = []
-    while True:
-        m = bus.timed_pop_filtered(120 * Gst.SECOND, Gst.MessageType.ELEMENT |
-                                   Gst.MessageType.EOS | Gst.MessageType.ERROR)
-        if m is None:
-            raise RuntimeError("cudacltcorrelate: no EOS in 120 s")
-        if m.type == Gst.MessageType.ERROR:
-            err, dbg = m.parse_error()
-            raise RuntimeError(f"cudacltcorrelate: {err.message} ({dbg})")
-        if m.type == Gst.MessageType.EOS:
-            break
-        s = m.get_structure()
-        if s.get_name() != "GstCoCltCorrelation":
-            continue
-        tx, ty = s.get_value("tiles-x"), s.get_value("tiles-y")
-
-        def arr(n):
-            return np.frombuffer(s.get_value(n).get_data(), "<f4").reshape(ty, tx)
-        out.append((arr("shift-x"), arr("shift-y"), arr("strength")))
-    pipe.set_state(Gst.State.NULL)
-    if len(out) != len(pairs):
-        raise RuntimeError(f"cudacltcorrelate: {len(out)} results for "
-                           f"{len(pairs)} pairs")
-    return out
+    return correlate_pairs(pairs, f"backend={backend} refine={refine} "
+                           f"fat-zero={fat_zero}", 120)[0]
 
 
 # ---------------------------------------------------------------- baselines

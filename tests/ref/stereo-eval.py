@@ -40,6 +40,8 @@ import numpy as np  # noqa: E402
 import gi  # noqa: E402
 gi.require_version("Gst", "1.0")
 from gi.repository import Gst  # noqa: E402
+sys.path.insert(0, os.path.join(ROOT, "tests", "ref"))
+from corr_runner import correlate_pairs  # noqa: E402
 
 DATA = os.environ.get("CO_TEST_DATA_DIR", os.path.join(ROOT, "tests", "data"))
 # the element's settings for a rectified pair; the strength threshold
@@ -73,48 +75,10 @@ def load(name):
 
 def element(a, b, backend, props):
     """(-shift-x, shift-y, strength) per tile, and seconds"""
-    h, w = a.shape
-    stride = (w + 3) & ~3
-    caps = f"video/x-raw,format=GRAY8,width={w},height={h},framerate=1/1"
-    pipe = Gst.parse_launch(
-        f"cudacltcorrelate name=c backend={backend} post-messages=true "
-        f"{props} ! fakesink "
-        f"appsrc name=a caps={caps} format=time ! c.sink_0 "
-        f"appsrc name=b caps={caps} format=time ! c.sink_1")
-    bus = pipe.get_bus()
-    pipe.set_state(Gst.State.PLAYING)
-    t0 = time.time()
-    for name, img in (("a", a), ("b", b)):
-        data = np.zeros((h, stride), np.uint8)
-        data[:, :w] = img
-        buf = Gst.Buffer.new_wrapped(data.tobytes())
-        buf.pts, buf.duration = 0, Gst.SECOND
-        src = pipe.get_by_name(name)
-        src.emit("push-buffer", buf)
-        src.emit("end-of-stream")
-    out = None
-    while True:
-        m = bus.timed_pop_filtered(600 * Gst.SECOND, Gst.MessageType.ELEMENT |
-                                   Gst.MessageType.EOS | Gst.MessageType.ERROR)
-        if m is None:
-            raise RuntimeError("cudacltcorrelate: no EOS")
-        if m.type == Gst.MessageType.ERROR:
-            raise RuntimeError(f"cudacltcorrelate: {m.parse_error()[0].message}")
-        if m.type == Gst.MessageType.EOS:
-            break
-        s = m.get_structure()
-        if s.get_name() != "GstCoCltCorrelation":
-            continue
-        tx, ty = s.get_value("tiles-x"), s.get_value("tiles-y")
-
-        def arr(n):
-            return np.frombuffer(s.get_value(n).get_data(), "<f4").reshape(ty, tx)
-        out = (-arr("shift-x"), arr("shift-y"), arr("strength"))
-    secs = time.time() - t0
-    pipe.set_state(Gst.State.NULL)
-    if out is None:
-        raise RuntimeError("cudacltcorrelate: no results")
-    return out, secs
+    ((sx, sy, strength),), secs = correlate_pairs([(a, b)],
+                                                  f"backend={backend} {props}",
+                                                  600)
+    return (-sx, sy, strength), secs
 
 
 def tiles(d, valid, shape, truth):
