@@ -390,7 +390,6 @@ gst_cuda_aberration_finalize (GObject * object)
 static void
 gst_cuda_aberration_class_init (GstCudaAberrationClass * klass)
 {
-  GObjectClass *oc = G_OBJECT_CLASS (klass);
   GstElementClass *ec = GST_ELEMENT_CLASS (klass);
   GstCoBaseFilterClass *fc = GST_CO_BASE_FILTER_CLASS (klass);
 
@@ -432,7 +431,7 @@ gst_cuda_aberration_class_init (GstCudaAberrationClass * klass)
   };
 
   GST_CO_BASE_FILTER_CLASS_INSTALL (fc, GstCudaAberration, set, settings);
-  oc->finalize = gst_cuda_aberration_finalize;
+  G_OBJECT_CLASS (klass)->finalize = gst_cuda_aberration_finalize;
 
   gst_co_element_class_set_metadata (ec, "CUDA aberration correction",
       "Filter/Converter/Video",

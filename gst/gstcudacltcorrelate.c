@@ -392,7 +392,6 @@ gst_cuda_clt_correlate_finalize (GObject * object)
 static void
 gst_cuda_clt_correlate_class_init (GstCudaCltCorrelateClass * klass)
 {
-  GObjectClass *oc = G_OBJECT_CLASS (klass);
   GstElementClass *ec = GST_ELEMENT_CLASS (klass);
   GstAggregatorClass *ac = GST_AGGREGATOR_CLASS (klass);
   GstCoBaseAggregatorClass *bc = GST_CO_BASE_AGGREGATOR_CLASS (klass);
@@ -595,7 +594,7 @@ gst_cuda_clt_correlate_class_init (GstCudaCltCorrelateClass * klass)
       0, "cudaoptics CLT phase correlation");
   GST_CO_BASE_AGGREGATOR_CLASS_INSTALL (bc, GstCudaCltCorrelate, settings,
       settings);
-  oc->finalize = gst_cuda_clt_correlate_finalize;
+  G_OBJECT_CLASS (klass)->finalize = gst_cuda_clt_correlate_finalize;
 
   gst_co_element_class_set_metadata (ec, "CUDA CLT phase correlation",
       "Filter/Analyzer/Video",

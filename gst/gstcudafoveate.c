@@ -382,7 +382,6 @@ gst_cuda_foveate_setting_changed (GstCoBaseFilter * base, guint prop_id)
 static void
 gst_cuda_foveate_class_init (GstCudaFoveateClass * klass)
 {
-  GstElementClass *ec = GST_ELEMENT_CLASS (klass);
   GstBaseTransformClass *bt = GST_BASE_TRANSFORM_CLASS (klass);
   GstCoBaseFilterClass *fc = GST_CO_BASE_FILTER_CLASS (klass);
 
@@ -443,10 +442,9 @@ gst_cuda_foveate_class_init (GstCudaFoveateClass * klass)
   GST_CO_BASE_FILTER_CLASS_INSTALL (fc, GstCudaFoveate, set, settings);
   fc->setting_changed = gst_cuda_foveate_setting_changed;
 
-  gst_co_element_class_set_metadata (ec, "CUDA foveation",
+  gst_co_base_filter_class_set_details (fc, "CUDA foveation",
       "Filter/Effect/Video",
-      "Space-variant Gaussian foveation on CUDA (CPU fallback)");
-  gst_co_base_filter_class_add_video_templates (ec, FORMATS,
+      "Space-variant Gaussian foveation on CUDA (CPU fallback)", FORMATS,
       GST_CO_MAX_SIZE);
 
   bt->src_event = GST_DEBUG_FUNCPTR (gst_cuda_foveate_src_event);

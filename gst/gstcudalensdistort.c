@@ -448,8 +448,6 @@ gst_cuda_lens_distort_finalize (GObject * object)
 static void
 gst_cuda_lens_distort_class_init (GstCudaLensDistortClass * klass)
 {
-  GObjectClass *oc = G_OBJECT_CLASS (klass);
-  GstElementClass *ec = GST_ELEMENT_CLASS (klass);
   GstBaseTransformClass *bc = GST_BASE_TRANSFORM_CLASS (klass);
   GstCoRemapFilterClass *rc = GST_CO_REMAP_FILTER_CLASS (klass);
   GstCoBaseFilterClass *fc = GST_CO_BASE_FILTER_CLASS (klass);
@@ -515,13 +513,12 @@ gst_cuda_lens_distort_class_init (GstCudaLensDistortClass * klass)
 
   GST_CO_BASE_FILTER_CLASS_INSTALL (fc, GstCudaLensDistort, set, settings);
   fc->setting_changed = gst_cuda_lens_distort_setting_changed;
-  oc->finalize = gst_cuda_lens_distort_finalize;
+  G_OBJECT_CLASS (klass)->finalize = gst_cuda_lens_distort_finalize;
 
-  gst_co_element_class_set_metadata (ec, "CUDA lens distortion",
+  gst_co_base_filter_class_set_details (fc, "CUDA lens distortion",
       "Filter/Effect/Video",
       "Lens (pre)distortion and camera undistortion by compressed LUT "
-      "backward mapping on CUDA or the CPU");
-  gst_co_base_filter_class_add_video_templates (ec, FORMATS, CO_REMAP_MAX_SIZE);
+      "backward mapping on CUDA or the CPU", FORMATS, CO_REMAP_MAX_SIZE);
 
   /* the input's size unless downstream asks for another: the output is
    * then the corrected image at that size */

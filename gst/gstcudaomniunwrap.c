@@ -559,7 +559,6 @@ gst_cuda_omni_unwrap_setting_changed (GstCoBaseFilter * base, guint prop_id)
 static void
 gst_cuda_omni_unwrap_class_init (GstCudaOmniUnwrapClass * klass)
 {
-  GstElementClass *ec = GST_ELEMENT_CLASS (klass);
   GstCoBaseFilterClass *fc = GST_CO_BASE_FILTER_CLASS (klass);
   GstCoRemapFilterClass *rc = GST_CO_REMAP_FILTER_CLASS (klass);
 
@@ -641,11 +640,10 @@ gst_cuda_omni_unwrap_class_init (GstCudaOmniUnwrapClass * klass)
   GST_CO_BASE_FILTER_CLASS_INSTALL (fc, GstCudaOmniUnwrap, set, settings);
   fc->setting_changed = gst_cuda_omni_unwrap_setting_changed;
 
-  gst_co_element_class_set_metadata (ec, "CUDA omnidirectional unwrap",
+  gst_co_base_filter_class_set_details (fc, "CUDA omnidirectional unwrap",
       "Filter/Effect/Video",
-      "Unwraps 360-degree frames into panoramas on CUDA (CPU fallback)");
-  gst_co_base_filter_class_add_video_templates (ec, FORMATS,
-      CO_REMAP_MAX_SIZE);
+      "Unwraps 360-degree frames into panoramas on CUDA (CPU fallback)",
+      FORMATS, CO_REMAP_MAX_SIZE);
 
   fc->mode = GST_CO_FILTER_RESIZE;
   fc->get_output_size =

@@ -1016,8 +1016,6 @@ gst_cuda_sh_centroid_finalize (GObject * object)
 static void
 gst_cuda_sh_centroid_class_init (GstCudaShCentroidClass * klass)
 {
-  GObjectClass *oc = G_OBJECT_CLASS (klass);
-  GstElementClass *ec = GST_ELEMENT_CLASS (klass);
   GstCoBaseFilterClass *fc = GST_CO_BASE_FILTER_CLASS (klass);
 
   const GstCoSetting settings[] = {
@@ -1109,7 +1107,7 @@ gst_cuda_sh_centroid_class_init (GstCudaShCentroidClass * klass)
 
   GST_CO_BASE_FILTER_CLASS_INSTALL (fc, GstCudaShCentroid, set, settings);
   fc->setting_changed = gst_cuda_sh_centroid_setting_changed;
-  oc->finalize = gst_cuda_sh_centroid_finalize;
+  G_OBJECT_CLASS (klass)->finalize = gst_cuda_sh_centroid_finalize;
 
   /**
    * GstCudaShCentroid::capture-reference:
@@ -1123,11 +1121,9 @@ gst_cuda_sh_centroid_class_init (GstCudaShCentroidClass * klass)
       G_SIGNAL_RUN_LAST | G_SIGNAL_ACTION, G_CALLBACK (capture_reference),
       NULL, NULL, NULL, G_TYPE_NONE, 0);
 
-  gst_co_element_class_set_metadata (ec, "Shack-Hartmann centroids",
-      "Filter/Analyzer/Video",
-      "Centroids and slopes of a Shack-Hartmann wavefront sensor's frames");
-  gst_co_base_filter_class_add_video_templates (ec, FORMATS,
-      GST_CO_MAX_SIZE);
+  gst_co_base_filter_class_set_details (fc, "Shack-Hartmann centroids",
+      "Filter/Analyzer/Video", "Centroids and slopes of a Shack-Hartmann "
+      "wavefront sensor's frames", FORMATS, GST_CO_MAX_SIZE);
 
   fc->mode = GST_CO_FILTER_ANALYSE;
   fc->process = GST_DEBUG_FUNCPTR (gst_cuda_sh_centroid_process);

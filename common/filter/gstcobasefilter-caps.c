@@ -50,6 +50,18 @@ gst_co_base_filter_class_add_video_templates (GstElementClass * klass,
       formats, max_size);
 }
 
+void
+gst_co_base_filter_class_set_details (GstCoBaseFilterClass * klass,
+    const gchar * longname, const gchar * classification,
+    const gchar * description, const gchar * formats, gint max_size)
+{
+  GstElementClass *ec = GST_ELEMENT_CLASS (klass);
+
+  gst_co_element_class_set_metadata (ec, longname, classification,
+      description);
+  gst_co_base_filter_class_add_video_templates (ec, formats, max_size);
+}
+
 gboolean
 co_caps_is_cuda (GstCaps * caps, guint i)
 {

@@ -172,6 +172,14 @@ void     gst_co_base_filter_snapshot_clear (GstCoBaseFilter * self,
 void     gst_co_base_filter_class_add_video_templates (GstElementClass * klass,
                                                        const gchar * formats,
                                                        gint max_size);
+/* A filter whose two pads take the same formats, in one call: the family's
+ * metadata (gst_co_element_class_set_metadata) and those templates. */
+void     gst_co_base_filter_class_set_details (GstCoBaseFilterClass * klass,
+                                               const gchar * longname,
+                                               const gchar * classification,
+                                               const gchar * description,
+                                               const gchar * formats,
+                                               gint max_size);
 /* One pad's template (CONVERT): @media_type "video/x-raw" or
  * "video/x-bayer", @formats a caps format list, e.g. "{ RGBA, BGRx }". */
 void     gst_co_base_filter_class_add_template (GstElementClass * klass,
