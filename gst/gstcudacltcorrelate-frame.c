@@ -205,7 +205,8 @@ download_fields (GstCudaCltCorrelate * self, const Output * o, gfloat * host)
   gsize from = 0, to = 0;
   gboolean ok = TRUE;
 
-  if (o->map_out)
+  /* the picture and the messages' summary read these */
+  if (o->out != OUTPUT_FRAMES || o->post)
     want |= o->rig ? RESULTS_RIG : RESULTS_SHIFT | RESULTS_STRENGTH;
   if (!o->rig)
     want &= RESULTS_SHIFT | RESULTS_STRENGTH;
@@ -225,6 +226,43 @@ download_fields (GstCudaCltCorrelate * self, const Output * o, gfloat * host)
   return ok;
 }
 
+/* pre-shift-x and -y as a pre-shift block (NULL: both 0): a rig's one
+ * disparity a tile, the reference pair's shift along its baseline, or
+ * every tile's x then every tile's y */
+static gboolean
+global_prior (GstCudaCltCorrelate * self, const gfloat ** prior)
+{
+  State *st = self->state;
+  const gsize n = st->n_tiles, floats = n * (st->have_rig ? 1 : 2);
+  const gfloat x = self->snap.pre_shift_x, y = self->snap.pre_shift_y;
+  gfloat *block;
+  gsize i;
+  gboolean ok;
+
+  if (x == 0 && y == 0)
+    return TRUE;
+  block = g_new (gfloat, floats);
+  if (st->have_rig) {
+    const CoCltCorrBaseline *bl = &st->rig.pair[0];
+    const CoCltSearchLine line = { 1, bl->ux, bl->uy };
+    co_clt_search_along_at (0, &x, &y, line, bl->scale, block);
+    for (i = 1; i < n; i++)
+      block[i] = block[0];
+  } else {
+    for (i = 0; i < n; i++) {
+      block[i] = x;
+      block[n + i] = y;
+    }
+  }
+  /* a plain copy on the CPU backend */
+  ok = gst_co_element_ensure (self, &st->mem.prior, &st->mem.prior_size,
+      sizeof (gfloat) * floats) && gst_co_element_upload (self,
+      st->mem.prior, block, sizeof (gfloat) * floats, "pre-shift");
+  g_free (block);
+  *prior = ok ? st->mem.prior : NULL;
+  return ok;
+}
+
 /* The frame's pre-shift where the backend reads it, or NULL: none set,
  * or a block of the wrong size (one warning a block) */
 static gboolean
@@ -239,8 +277,10 @@ prior_of (GstCudaCltCorrelate * self, const gfloat ** prior)
   gboolean ok;
 
   *prior = NULL;
-  if (!bytes || (st->mode == CORR_PAIRS && st->n_pairs == 0))
+  if (st->mode == CORR_PAIRS && st->n_pairs == 0)
     return TRUE;
+  if (!bytes)
+    return global_prior (self, prior);
   data = g_bytes_get_data (bytes, &size);
   if (size != want) {
     if (self->warned_prior != bytes) {
@@ -321,7 +361,7 @@ gst_cuda_clt_correlate_process (GstCoBaseAggregator * base,
   gst_co_base_aggregator_snapshot (base, &self->snap);
   co_clt_corr_params_init (&self->cp, self->snap.fat_zero,
       self->snap.lpf_sigma);
-  if (!self->map_out) {
+  if (self->out == OUTPUT_FRAMES) {
     *outbuf = gst_buffer_ref (inbufs[0]);
   } else {
     GstFlowReturn ret = gst_co_base_aggregator_alloc (base, outbuf);
@@ -348,7 +388,9 @@ gst_cuda_clt_correlate_process (GstCoBaseAggregator * base,
   o->rig = st->have_rig;
   o->ref_baseline = st->ref_baseline;
   o->pairs_text = g_strdup (st->pairs_text);
-  o->map_out = self->map_out;
+  o->out = self->out;
+  o->out_be = self->out_be;
+  o->min_strength = self->snap.min_strength;
   o->post = self->snap.post_messages;
   o->map_range = self->snap.map_range;
   o->fields = self->snap.results;

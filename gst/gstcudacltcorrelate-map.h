@@ -22,5 +22,20 @@ void gst_co_corr_map_render (guint8 * rgba, gint w, gint h, gint stride,
     gint tiles_x, gint tiles_y, const gfloat * disparity, const gfloat * dx,
     const gfloat * dy, const gfloat * weight, gdouble range);
 
+/* output=disparity: a 16-bit picture @w x @h (@stride bytes a row) in
+ * KITTI's convention, value = 256 x disparity, 0 = no answer: @sign x @d
+ * of each tile (tiles as the map's) where @weight >= @min_weight and that
+ * disparity is above 0 (at most 255.996 px); little-endian, or
+ * @big_endian. */
+void gst_co_corr_disparity_render (guint8 * pix, gint w, gint h, gint stride,
+    gint tiles_x, gint tiles_y, const gfloat * d, gfloat sign,
+    const gfloat * weight, gfloat min_weight, gboolean big_endian);
+
+/* The median of the @n values of @v whose @weight is at least
+ * @min_weight (NaN when none), and how many those are.  @scratch holds
+ * @n floats. */
+gfloat gst_co_corr_median (const gfloat * v, const gfloat * weight, gint n,
+    gfloat min_weight, gfloat * scratch, gint * count);
+
 G_END_DECLS
 #endif

@@ -34,6 +34,7 @@ typedef enum
 {
   OUTPUT_FRAMES = 0,
   OUTPUT_MAP = 1,
+  OUTPUT_DISPARITY = 2,
 } CorrOutput;
 
 /* where max-shift's search looks */
@@ -77,6 +78,8 @@ typedef struct
   guint results;
   guint max_shift;
   gint search;
+  gdouble pre_shift_x, pre_shift_y;
+  gfloat min_strength;
 } Settings;
 
 /* What the backend reads, device (CUDA) or host (CPU) memory.  It moves
@@ -160,8 +163,10 @@ struct _GstCudaCltCorrelate
   gboolean have_ref;
   GBytes *warned_prior;         /* the last pre-shift warned about */
 
-  /* output=map as negotiated (src_caps) */
-  gboolean map_out;
+  /* the output as negotiated (src_caps): a CorrOutput, and for
+   * output=disparity whether its 16 bits are big-endian */
+  gint out;
+  gboolean out_be;
 
   guint64 frames;               /* outputs finished since start */
 };
@@ -172,9 +177,12 @@ typedef struct
 {
   GstMemory *results;           /* NULL: none (pairs mode, one input) */
   guint pairs;
-  gboolean temporal, rig, map_out, post;
+  gboolean temporal, rig, post;
+  gint out;                     /* CorrOutput */
+  gboolean out_be;
   guint fields;                 /* CorrResults attached */
   gdouble ref_baseline, map_range;
+  gfloat min_strength;
   gchar *pairs_text;
   gint w, h, tiles_x, tiles_y, n_tiles;
 } Output;

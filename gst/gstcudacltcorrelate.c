@@ -95,6 +95,9 @@ enum
   PROP_RESULTS,
   PROP_MAX_SHIFT,
   PROP_SEARCH,
+  PROP_PRE_SHIFT_X,
+  PROP_PRE_SHIFT_Y,
+  PROP_MIN_STRENGTH,
 };
 
 #define GST_TYPE_CO_CORR_MODE (co_corr_mode_get_type ())
@@ -123,7 +126,9 @@ static GST_CO_ENUM_TYPE (co_corr_output_get_type, "GstCoCorrOutput",
     {OUTPUT_FRAMES, "sink_0's frames, unchanged, with the results",
         "frames"},
     {OUTPUT_MAP, "A false-coloured map of the disparity or flow (RGBA), "
-          "with the results", "map"})
+          "with the results", "map"},
+    {OUTPUT_DISPARITY, "The disparity as 16-bit grey (KITTI: value / 256 "
+          "= pixels, 0 = no answer), with the results", "disparity"})
 
 #define GST_TYPE_CO_CORR_SEARCH (co_corr_search_get_type ())
 static GST_CO_ENUM_TYPE (co_corr_search_get_type, "GstCoCorrSearch",
@@ -168,8 +173,9 @@ gst_cuda_clt_correlate_check_info (GstCoBaseAggregator * base,
   return TRUE;
 }
 
-/* Output: sink_0's frames, as they came, or (output=map) RGBA pictures
- * of their size and rate in system memory */
+/* Output: sink_0's frames, as they came, or pictures of their size and
+ * rate in system memory: RGBA (output=map), GRAY16 in either byte order
+ * (output=disparity: the first downstream takes) */
 static GstCaps *
 gst_cuda_clt_correlate_src_caps (GstCoBaseAggregator * base,
     GstCaps * downstream)
@@ -179,10 +185,10 @@ gst_cuda_clt_correlate_src_caps (GstCoBaseAggregator * base,
   GList *l;
   GstCoAggregatorPad *first = NULL;
   guint best = G_MAXUINT;
-  gboolean map;
+  gint out;
 
   GST_OBJECT_LOCK (base);
-  map = self->settings.output == OUTPUT_MAP;
+  out = self->settings.output;
   for (l = GST_ELEMENT (base)->sinkpads; l; l = l->next)
     if (GST_CO_AGGREGATOR_PAD (l->data)->index < best) {
       best = GST_CO_AGGREGATOR_PAD (l->data)->index;
@@ -193,17 +199,24 @@ gst_cuda_clt_correlate_src_caps (GstCoBaseAggregator * base,
   GST_OBJECT_UNLOCK (base);
   if (!first)
     return NULL;
-  if (map) {
-    GstVideoInfo info;
+  if (out != OUTPUT_FRAMES && first->configured) {
+    const GstVideoFormat formats[3] = { GST_VIDEO_FORMAT_RGBA,
+      GST_VIDEO_FORMAT_GRAY16_LE, GST_VIDEO_FORMAT_GRAY16_BE
+    };
     const GstVideoInfo *in = &first->in.info;
-    gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA,
-        GST_VIDEO_INFO_WIDTH (in), GST_VIDEO_INFO_HEIGHT (in));
-    GST_VIDEO_INFO_FPS_N (&info) = GST_VIDEO_INFO_FPS_N (in);
-    GST_VIDEO_INFO_FPS_D (&info) = GST_VIDEO_INFO_FPS_D (in);
-    GST_VIDEO_INFO_PAR_N (&info) = GST_VIDEO_INFO_PAR_N (in);
-    GST_VIDEO_INFO_PAR_D (&info) = GST_VIDEO_INFO_PAR_D (in);
-    caps = first->configured ? gst_video_info_to_caps (&info) : NULL;
-  } else {
+    gint k;
+    caps = gst_caps_new_empty ();
+    for (k = out == OUTPUT_MAP ? 0 : 1; k < (out == OUTPUT_MAP ? 1 : 3); k++) {
+      GstVideoInfo info;
+      gst_video_info_set_format (&info, formats[k],
+          GST_VIDEO_INFO_WIDTH (in), GST_VIDEO_INFO_HEIGHT (in));
+      GST_VIDEO_INFO_FPS_N (&info) = GST_VIDEO_INFO_FPS_N (in);
+      GST_VIDEO_INFO_FPS_D (&info) = GST_VIDEO_INFO_FPS_D (in);
+      GST_VIDEO_INFO_PAR_N (&info) = GST_VIDEO_INFO_PAR_N (in);
+      GST_VIDEO_INFO_PAR_D (&info) = GST_VIDEO_INFO_PAR_D (in);
+      gst_caps_append (caps, gst_video_info_to_caps (&info));
+    }
+  } else if (out == OUTPUT_FRAMES) {
     caps = gst_pad_get_current_caps (GST_PAD (first));
   }
   gst_object_unref (first);
@@ -213,39 +226,55 @@ gst_cuda_clt_correlate_src_caps (GstCoBaseAggregator * base,
       gst_caps_ref (caps);
   gst_caps_unref (caps);
   /* process follows what was negotiated, not a later setting */
-  if (!gst_caps_is_empty (ret))
-    self->map_out = map;
+  if (!gst_caps_is_empty (ret)) {
+    ret = gst_caps_truncate (ret);
+    self->out = out;
+    self->out_be = out == OUTPUT_DISPARITY &&
+        !g_strcmp0 (gst_structure_get_string (gst_caps_get_structure (ret,
+                0), "format"), "GRAY16_BE");
+  }
   return ret;
 }
 
-/* output=map: the frame's results as a picture into @outbuf (black
- * without results: pairs mode with one input) */
+/* output=map or disparity: the frame's results as a picture into
+ * @outbuf (black, or no answer, without results: pairs mode with one
+ * input) */
 static void
-draw_map (const Output * o, GstBuffer * outbuf)
+draw_picture (const Output * o, GstBuffer * outbuf)
 {
   GstVideoInfo info;
   GstVideoFrame out;
   GstMapInfo res;
   const gsize n = o->n_tiles;
   const guint np = o->pairs;
+  const gboolean map = o->out == OUTPUT_MAP;
   guint8 *pix;
   gint stride, y;
 
   /* a pool downstream may pad the rows: its video meta says how */
-  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA, o->w, o->h);
+  gst_video_info_set_format (&info, map ? GST_VIDEO_FORMAT_RGBA :
+      o->out_be ? GST_VIDEO_FORMAT_GRAY16_BE : GST_VIDEO_FORMAT_GRAY16_LE,
+      o->w, o->h);
   if (!gst_video_frame_map (&out, &info, outbuf, GST_MAP_WRITE))
     return;
   pix = GST_VIDEO_FRAME_PLANE_DATA (&out, 0);
   stride = GST_VIDEO_FRAME_PLANE_STRIDE (&out, 0);
   if (!o->results || !gst_memory_map (o->results, &res, GST_MAP_READ)) {
     for (y = 0; y < o->h; y++)
-      memset (pix + (gsize) y * stride, 0, (gsize) o->w * 4);
+      memset (pix + (gsize) y * stride, 0, (gsize) o->w * (map ? 4 : 2));
   } else {
     const gfloat *r = (const gfloat *) res.data;
     /* a rig: its disparity and confidence; else the first pair's shift */
     const gfloat *rig = o->rig ? r + 4 * np * n : NULL;
-    gst_co_corr_map_render (pix, o->w, o->h, stride, o->tiles_x, o->tiles_y,
-        rig, r, r + np * n, rig ? rig + n : r + 2 * np * n, o->map_range);
+    const gfloat *weight = rig ? rig + n : r + 2 * np * n;
+    if (map)
+      gst_co_corr_map_render (pix, o->w, o->h, stride, o->tiles_x,
+          o->tiles_y, rig, r, r + np * n, weight, o->map_range);
+    else
+      /* a rectified pair's disparity is the content's move to the left */
+      gst_co_corr_disparity_render (pix, o->w, o->h, stride, o->tiles_x,
+          o->tiles_y, rig ? rig : r, rig ? 1.0f : -1.0f, weight,
+          o->min_strength, o->out_be);
     gst_memory_unmap (o->results, &res);
   }
   gst_video_frame_unmap (&out);
@@ -262,6 +291,54 @@ set_slice (GstStructure * s, const gchar * name, GBytes * whole, gsize at,
   g_bytes_unref (b);
 }
 
+/* post-messages: a line a reader takes in at a glance (gst-launch-1.0 -m
+ * prints it among the arrays): each pair's median shift over its
+ * confident tiles and their share, or the rig's median disparity */
+static gchar *
+summary_of (const Output * o)
+{
+  const gsize n = o->n_tiles, np = o->pairs;
+  const gfloat *r;
+  GstMapInfo res;
+  gfloat *scratch = g_new (gfloat, n);
+  GString *line = g_string_new (NULL);
+  gchar **names = g_strsplit (o->pairs_text ? o->pairs_text : "", ",", -1);
+  gint count = 0;
+  guint p;
+
+  if (!gst_memory_map (o->results, &res, GST_MAP_READ)) {
+    g_strfreev (names);
+    g_string_free (line, TRUE);
+    return NULL;
+  }
+  r = (const gfloat *) res.data;
+  if (o->rig) {
+    const gfloat *d = r + 4 * np * n;
+    const gfloat m = gst_co_corr_median (d, d + n, n, o->min_strength,
+        scratch, &count);
+    g_string_append_printf (line, "rig-disparity median %.3f px over "
+        "%.1f%% of tiles (confidence >= %.2f)", m, 100.0 * count / n,
+        o->min_strength);
+  } else {
+    g_string_append_printf (line, "median shift (x, y) px over the tiles "
+        "with strength >= %.2f:", o->min_strength);
+    for (p = 0; p < np; p++) {
+      const gfloat *w = r + (2 * np + p) * n;
+      const gfloat mx = gst_co_corr_median (r + p * n, w, n,
+          o->min_strength, scratch, &count);
+      const gfloat my = gst_co_corr_median (r + (np + p) * n, w, n,
+          o->min_strength, scratch, &count);
+      g_string_append_printf (line, "%s %s (%.3f, %.3f) %.1f%%",
+          p ? ";" : "", p < g_strv_length (names) ? names[p] : "?", mx, my,
+          100.0 * count / n);
+    }
+  }
+  gst_memory_unmap (o->results, &res);
+  g_strfreev (names);
+  g_free (scratch);
+  return g_string_free (line, FALSE);
+}
+
 static GstFlowReturn
 gst_cuda_clt_correlate_finish (GstCoBaseAggregator * base, GstBuffer * outbuf,
     gpointer output)
@@ -272,14 +349,17 @@ gst_cuda_clt_correlate_finish (GstCoBaseAggregator * base, GstBuffer * outbuf,
   const gsize t = sizeof (gfloat) * o->n_tiles;
   GBytes *whole;
   GstStructure *s;
+  gchar *summary;
 
-  if (o->map_out)
-    draw_map (o, outbuf);
+  if (o->out != OUTPUT_FRAMES)
+    draw_picture (o, outbuf);
   if (!o->results) {
     self->frames++;
     output_free (o);
     return GST_FLOW_OK;
   }
+  /* read before the block turns little-endian */
+  summary = o->post ? summary_of (o) : NULL;
   if (G_BYTE_ORDER == G_BIG_ENDIAN) {
     GstMapInfo map;
     if (gst_memory_map (o->results, &map, GST_MAP_READWRITE)) {
@@ -295,6 +375,7 @@ gst_cuda_clt_correlate_finish (GstCoBaseAggregator * base, GstBuffer * outbuf,
   o->results = NULL;
   if (!whole) {
     output_free (o);
+    g_free (summary);
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("Could not map the results' "
             "memory"), (NULL));
     return GST_FLOW_ERROR;
@@ -323,11 +404,14 @@ gst_cuda_clt_correlate_finish (GstCoBaseAggregator * base, GstBuffer * outbuf,
     if (o->rig)
       gst_structure_set (s, "reference-baseline", G_TYPE_DOUBLE,
           o->ref_baseline, NULL);
+    if (summary)
+      gst_structure_set (s, "summary", G_TYPE_STRING, summary, NULL);
     if (o->post)
       gst_element_post_message (GST_ELEMENT (self),
           gst_message_new_element (GST_OBJECT (self), gst_structure_copy (s)));
   }
   g_bytes_unref (whole);
+  g_free (summary);
   self->frames++;
   output_free (o);
   return GST_FLOW_OK;
@@ -505,13 +589,18 @@ gst_cuda_clt_correlate_class_init (GstCudaCltCorrelateClass * klass)
      * rig, the rig's disparity on a colour scale (blue -map-range, green
      * 0, red +map-range); otherwise the first pair's shift (or the flow) on
      * a colour wheel (hue the direction, saturation the length, full at
-     * map-range); tiles dimmed where the strength is below 0.5.  The
-     * results are attached to either.  Changing it renegotiates.
+     * map-range); tiles dimmed where the strength is below 0.5.
+     * `disparity` gives GRAY16 (either byte order: pngenc takes it) in
+     * KITTI's convention, value / 256 = disparity in pixels, 0 = no
+     * answer (below #GstCudaCltCorrelate:min-strength): a rig's, else the
+     * first pair's content moving left (-shift-x).  The results are
+     * attached to each.  Changing it renegotiates.
      */
     [PROP_OUTPUT - 1] =
         GST_CO_ROW_ENUM ("output", "Output", "frames: sink_0's frames "
         "with the results; map: a false-coloured picture of the disparity "
-        "or flow (RGBA)", GST_TYPE_CO_CORR_OUTPUT, OUTPUT_FRAMES,
+        "or flow (RGBA); disparity: 16-bit grey, value / 256 = pixels, 0 = "
+        "no answer", GST_TYPE_CO_CORR_OUTPUT, OUTPUT_FRAMES,
         GST_CO_PARAM_LIVE, SET (output), GST_CO_SETTING_RESIZE),
     /**
      * GstCudaCltCorrelate:map-range:
@@ -588,6 +677,36 @@ gst_cuda_clt_correlate_class_init (GstCudaCltCorrelateClass * klass)
         "direction, or along rows or columns (a rectified pair)",
         GST_TYPE_CO_CORR_SEARCH, SEARCH_AUTO, GST_CO_PARAM_LIVE,
         SET (search), GST_CO_SETTING_FRAME),
+    /**
+     * GstCudaCltCorrelate:pre-shift-x:
+     *
+     * Where every tile's search starts, from a launch line: the shift of
+     * the second input's content against the first's (pixels), as
+     * `shift-x` gives; with #GstCudaCltCorrelate:pre-shift-y, a global
+     * #GstCudaCltCorrelate:pre-shift (which wins when set).  With a rig,
+     * the reference pair's shift, taken along its baseline as the rig's
+     * disparity.  A rectified pair whose nearest object is 60 px apart
+     * takes pre-shift-x=-60 max-shift=60 search=horizontal.
+     */
+    [PROP_PRE_SHIFT_X - 1] = GST_CO_ROW_DOUBLE ("pre-shift-x",
+        "Pre-shift x", "Every tile's starting shift across, pixels (the "
+        "second input's content against the first's)", -4096.0, 4096.0,
+        0.0, GST_CO_PARAM_ANIM, SET (pre_shift_x), GST_CO_SETTING_FRAME),
+    [PROP_PRE_SHIFT_Y - 1] = GST_CO_ROW_DOUBLE ("pre-shift-y",
+        "Pre-shift y", "Every tile's starting shift down, pixels",
+        -4096.0, 4096.0, 0.0, GST_CO_PARAM_ANIM, SET (pre_shift_y),
+        GST_CO_SETTING_FRAME),
+    /**
+     * GstCudaCltCorrelate:min-strength:
+     *
+     * The strength (with a rig, the confidence) below which a tile has no
+     * answer in output=disparity's picture and the messages' `summary`.
+     * The results themselves keep every tile with its strength.
+     */
+    [PROP_MIN_STRENGTH - 1] = GST_CO_ROW_DOUBLE ("min-strength",
+        "Minimum strength", "Tiles weaker than this have no answer in "
+        "output=disparity and the summary", 0.0, 1.0, 0.3,
+        GST_CO_PARAM_ANIM, SET (min_strength), FLOAT),
   };
 
   GST_DEBUG_CATEGORY_INIT (gst_cuda_clt_correlate_debug, "cudacltcorrelate",
@@ -609,6 +728,12 @@ gst_cuda_clt_correlate_class_init (GstCudaCltCorrelateClass * klass)
         MIN_SIZE, MAX_SIZE, NULL);
   gst_co_base_aggregator_class_add_sink_template (ec, caps,
       GST_TYPE_CUDA_CLT_CORRELATE_PAD);
+  /* output=disparity in the byte order pngenc takes, too */
+  caps = gst_caps_make_writable (caps);
+  gst_caps_append (caps, gst_caps_from_string ("video/x-raw, format=(string)"
+          "GRAY16_BE, framerate=(fraction)[ 0/1, 2147483647/1 ]"));
+  gst_caps_set_simple (caps, "width", GST_TYPE_INT_RANGE, MIN_SIZE, MAX_SIZE,
+      "height", GST_TYPE_INT_RANGE, MIN_SIZE, MAX_SIZE, NULL);
   gst_element_class_add_pad_template (ec,
       gst_pad_template_new_with_gtype ("src", GST_PAD_SRC, GST_PAD_ALWAYS,
           caps, GST_TYPE_AGGREGATOR_PAD));

@@ -422,7 +422,9 @@ gst_co_base_aggregator_update_src_caps (GstAggregator * agg, GstCaps * caps,
     return GST_AGGREGATOR_FLOW_NEED_DATA;
   if (gst_caps_is_empty (*ret)) {
     gchar *down = caps ? gst_caps_to_string (caps) : g_strdup ("none");
-    GST_ELEMENT_WARNING (agg, CORE, NEGOTIATION, ("Downstream takes none of "
+    /* GstAggregator would wait for a reconfigure that never comes: an
+     * error, as a filter's not-negotiated is */
+    GST_ELEMENT_ERROR (agg, CORE, NEGOTIATION, ("Downstream takes none of "
             "the output caps the inputs give (downstream: %s)", down),
         (NULL));
     g_free (down);

@@ -1238,6 +1238,10 @@ cuda_caps_on_cpu (const Row * row)
     } else if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS) {
       eos = TRUE;               /* a usable device: CUDA memory it is */
     } else {
+      /* an aggregator's not-negotiated is its error, which says why */
+      gst_message_parse_error (m, &e, NULL);
+      said = strstr (e->message, "memory:CUDAMemory") != NULL;
+      g_error_free (e);
       failed = TRUE;
     }
     gst_message_unref (m);

@@ -754,6 +754,9 @@ assert_same (const GstStructure * a, const GstStructure * b,
   guint i;
 
   fail_unless (a && b, "%s: no results", what);
+  /* post-messages: its line from the same numbers */
+  fail_unless_equals_string (gst_structure_get_string (a, "summary"),
+      gst_structure_get_string (b, "summary"));
   for (i = 0; i < G_N_ELEMENTS (f); i++) {
     const GValue *va = gst_structure_get_value (a, f[i]);
     const GValue *vb = gst_structure_get_value (b, f[i]);
@@ -908,6 +911,118 @@ GST_START_TEST (test_map_output)
   rig_stop (&r);
   gst_buffer_unref (img[0]);
   gst_buffer_unref (img[1]);
+}
+
+GST_END_TEST;
+
+/* The centre pixel of a GRAY16 sample, in the byte order of its caps,
+ * and the share of its pixels with an answer (not 0) */
+static guint
+gray16_centre (GstSample * sample, gdouble * answered)
+{
+  const gchar *format = gst_structure_get_string (gst_caps_get_structure
+      (gst_sample_get_caps (sample), 0), "format");
+  const gboolean be = !g_strcmp0 (format, "GRAY16_BE");
+  GstMapInfo m;
+  gsize i, some = 0;
+  guint v;
+
+  fail_unless (be || !g_strcmp0 (format, "GRAY16_LE"), "%s", format);
+  gst_buffer_map (gst_sample_get_buffer (sample), &m, GST_MAP_READ);
+  fail_unless_equals_int (m.size, W * H * 2);
+  for (i = 0; i < m.size; i += 2)
+    some += m.data[i] || m.data[i + 1];
+  i = 2 * ((gsize) (H / 2) * W + W / 2);
+  v = be ? GST_READ_UINT16_BE (m.data + i) : GST_READ_UINT16_LE (m.data + i);
+  gst_buffer_unmap (gst_sample_get_buffer (sample), &m);
+  *answered = (gdouble) some / (W * H);
+  return v;
+}
+
+/* output=disparity: KITTI's 16 bits (256 x the second view's move to the
+ * left, 0 = no answer) in the byte order downstream takes; the results
+ * carry a summary line with post-messages; a move to the right has no
+ * answer. */
+GST_START_TEST (test_disparity_output)
+{
+  Texture t;
+  GstBuffer *img[3];
+  gint k;
+
+  texture_init (&t, 73);
+  img[0] = render (&t, 0, 0);
+  img[1] = render (&t, -2.5, 0.25);
+  img[2] = render (&t, 2.5, 0);
+  for (k = 0; k < 3; k++) {
+    Rig r;
+    GstSample *sample;
+    const GstStructure *res;
+    const gchar *summary;
+    gdouble answered;
+    guint v;
+    rig_start (&r, 2, "backend=cpu refine=1 output=disparity "
+        "post-messages=true", "GRAY16_LE", W, H, FALSE);
+    if (k == 1) {
+      /* pngenc's order */
+      GstCaps *be = gst_caps_from_string ("video/x-raw,format=GRAY16_BE");
+      g_object_set (r.sink, "caps", be, NULL);
+      gst_caps_unref (be);
+    }
+    rig_push (&r, 0, img[0], 0);
+    rig_push (&r, 1, img[k == 2 ? 2 : 1], 0);
+    sample = gst_app_sink_try_pull_sample (GST_APP_SINK (r.sink),
+        10 * GST_SECOND);
+    fail_unless (sample != NULL);
+    v = gray16_centre (sample, &answered);
+    res = gst_co_buffer_get_results (gst_sample_get_buffer (sample),
+        "GstCoCltCorrelation");
+    fail_unless (res != NULL);
+    summary = gst_structure_get_string (res, "summary");
+    GST_INFO ("output %d: centre %u (%.3f px), %.0f%% answered; %s", k, v,
+        v / 256.0, 100 * answered, GST_STR_NULL (summary));
+    fail_unless (summary && strstr (summary, "0-1 ("), "%s",
+        GST_STR_NULL (summary));
+    if (k < 2) {
+      fail_unless (fabs (v / 256.0 - 2.5) < 0.1, "%u", v);
+      fail_unless (answered > 0.8, "%.2f", answered);
+      fail_unless (strstr (summary, "0-1 (-2.5") || strstr (summary,
+              "0-1 (-2.4"), "%s", summary);
+    } else {
+      fail_unless (v == 0 && answered < 0.05, "%u, %.2f", v, answered);
+    }
+    gst_sample_unref (sample);
+    rig_eos (&r);
+    rig_stop (&r);
+  }
+  for (k = 0; k < 3; k++)
+    gst_buffer_unref (img[k]);
+}
+
+GST_END_TEST;
+
+/* Downstream that takes no output caps: an error, not a wait for ever */
+GST_START_TEST (test_not_negotiated)
+{
+  Texture t;
+  GstBuffer *img;
+  GstCaps *gray;
+  gchar *text;
+  Rig r;
+
+  texture_init (&t, 74);
+  img = render (&t, 0, 0);
+  rig_start (&r, 2, "backend=cpu output=map", "GRAY16_LE", W, H, FALSE);
+  gray = gst_caps_from_string ("video/x-raw,format=GRAY8");
+  g_object_set (r.sink, "caps", gray, NULL);
+  gst_caps_unref (gray);
+  rig_push (&r, 0, img, 0);
+  rig_push (&r, 1, img, 0);
+  text = rig_message (&r, GST_MESSAGE_ERROR);
+  fail_unless (text && strstr (text, "Downstream takes none"), "%s",
+      GST_STR_NULL (text));
+  g_free (text);
+  rig_stop (&r);
+  gst_buffer_unref (img);
 }
 
 GST_END_TEST;
@@ -1278,6 +1393,30 @@ GST_START_TEST (test_rig_geometry)
 
 GST_END_TEST;
 
+static gint
+cmp_double (gconstpointer a, gconstpointer b)
+{
+  const gdouble x = *(const gdouble *) a, y = *(const gdouble *) b;
+
+  return x < y ? -1 : x > y;
+}
+
+/* The median of pair @p's @name over every tile */
+static gdouble
+median_field (const GstStructure * s, const gchar * name, gint p)
+{
+  gint n, i;
+  const gfloat *f = field (s, name, p, &n);
+  gdouble *v = g_new (gdouble, n), med;
+
+  for (i = 0; i < n; i++)
+    v[i] = f[i];
+  qsort (v, n, sizeof (gdouble), cmp_double);
+  med = v[n / 2];
+  g_free (v);
+  return med;
+}
+
 /* Beyond the +-7 pixels of one correlation: a pre-shift starts each
  * tile's search near it (a rig's disparity; or shifts, in temporal mode). */
 GST_START_TEST (test_pre_shift)
@@ -1308,6 +1447,19 @@ GST_START_TEST (test_pre_shift)
   GST_INFO ("disparity %.1f px from a pre-shift of 9: RMS error %.4f px", d,
       e);
   fail_unless (e < 0.05, "RMS error %.3f px", e);
+  {
+    /* the same start from a launch line: the reference pair's shift,
+     * whole pixels, taken along its baseline */
+    GstStructure *g;
+    gchar *q = g_strdup_printf ("%s pre-shift-x=%.0f pre-shift-y=%.0f", props,
+        median_field (s, "shift-x", 0), median_field (s, "shift-y", 0));
+    g = one_frame (q, 4, img, "GRAY16_LE", FALSE);
+    e = field_rms (g, "rig-disparity", 0, d);
+    GST_INFO ("%s: RMS error %.4f px", q, e);
+    fail_unless (e < 0.05, "pre-shift-x/y: RMS error %.3f px", e);
+    gst_structure_free (g);
+    g_free (q);
+  }
   gst_structure_free (s);
   g_bytes_unref (pre);
 
@@ -1349,20 +1501,20 @@ GST_START_TEST (test_pre_shift)
   GST_INFO ("temporal (9.3, -0.4) px from (9, 0): RMS error %.4f px", e);
   fail_unless (e < 0.1, "temporal: RMS error %.3f px", e);
   gst_structure_free (s);
+  /* the same from a launch line */
+  s = two_frames ("backend=cpu mode=temporal refine=1 pre-shift-x=9", frames,
+      "GRAY16_LE");
+  e = rms_error (s, 0, 9.3, -0.4, NULL);
+  GST_INFO ("temporal (9.3, -0.4) px from pre-shift-x=9: RMS error %.4f px",
+      e);
+  fail_unless (e < 0.1, "temporal, pre-shift-x: RMS error %.3f px", e);
+  gst_structure_free (s);
   gst_buffer_unref (frames[0]);
   gst_buffer_unref (frames[1]);
   quad_free (dir, img);
 }
 
 GST_END_TEST;
-
-static gint
-cmp_double (gconstpointer a, gconstpointer b)
-{
-  const gdouble x = *(const gdouble *) a, y = *(const gdouble *) b;
-
-  return x < y ? -1 : x > y;
-}
 
 /* Of pair @p's tiles whose window and its match both lie inside the frame
  * (the content moved by (ex, ey)): the median error, and the share off
@@ -1619,7 +1771,8 @@ GST_START_TEST (test_cuda_equals_cpu)
   const gchar *props[] = { "", "peak=parabola fat-zero=0.3",
     "peak=centroid pairs=2-0,1-2", "refine=2 pairs=0-2,1-0",
     "refine=1 max-shift=40 pairs=0-1,2-0",
-    "refine=1 max-shift=40 search=horizontal pairs=1-0"
+    "refine=1 max-shift=40 search=horizontal pairs=1-0",
+    "refine=1 pre-shift-x=-3.5 pre-shift-y=1 post-messages=true pairs=0-1,2-0"
   };
   Texture t;
   GstBuffer *img[3][3];
@@ -1814,13 +1967,26 @@ GST_START_TEST (test_cuda_equals_cpu)
     }
     /* max-shift on the rig: its reference pair searched, every pair
      * started from it */
-    p = quad_props (dir, 4, "refine=1 max-shift=24");
+    p = quad_props (dir, 4, "refine=1 max-shift=24 post-messages=true");
     cpu = g_strdup_printf ("backend=cpu %s", p);
     cuda = g_strdup_printf ("backend=cuda %s", p);
     a = one_frame (cpu, 4, quadv, "GRAY16_LE", FALSE);
     b = one_frame (cuda, 4, quadv, "GRAY16_LE", FALSE);
     GST_INFO ("rig, max-shift=24: CUDA = CPU");
     assert_same (a, b, "rig, max-shift=24");
+    gst_structure_free (a);
+    gst_structure_free (b);
+    g_free (cpu);
+    g_free (cuda);
+    g_free (p);
+    /* a launch line's start on the rig: along the reference baseline */
+    p = quad_props (dir, 4, "refine=1 pre-shift-x=-10 pre-shift-y=0.5");
+    cpu = g_strdup_printf ("backend=cpu %s", p);
+    cuda = g_strdup_printf ("backend=cuda %s", p);
+    a = one_frame (cpu, 4, quadv, "GRAY16_LE", FALSE);
+    b = one_frame (cuda, 4, quadv, "GRAY16_LE", FALSE);
+    GST_INFO ("rig, pre-shift-x/y: CUDA = CPU");
+    assert_same (a, b, "rig, pre-shift-x/y");
     gst_structure_free (a);
     gst_structure_free (b);
     g_free (cpu);
@@ -1885,6 +2051,8 @@ cudacltcorrelate_suite (gboolean cuda)
   tcase_add_test (tc, test_renegotiation);
   tcase_add_test (tc, test_live_properties);
   tcase_add_test (tc, test_map_output);
+  tcase_add_test (tc, test_disparity_output);
+  tcase_add_test (tc, test_not_negotiated);
   tcase_add_test (tc, test_bayer);
   tcase_add_test (tc, test_colour_path);
   tcase_add_test (tc, test_rig_geometry);
