@@ -206,6 +206,7 @@ state_free (GstCudaCltCorrelate * self, State * st)
   gst_co_element_free (self, m->pclt);
   gst_co_element_free (self, m->found);
   gst_co_element_free (self, m->starts);
+  gst_co_element_free (self, m->lr);
   g_free (st->pairs);
   g_free (st->pairs_text);
   g_free (st);

@@ -119,9 +119,9 @@ gst_cuda_clt_correlate_tiles (GstCudaCltCorrelate * self, const gfloat * a,
       "correlating tiles");
 }
 
-/* Slot @b against slot @a as pair @p of the frame, into the results
- * (CPU: @host) or the device's (CUDA), laid out as all pairs' shift-x,
- * then shift-y, then strength.  The first measurement (from no shift, or
+/* Slot @b against slot @a into (@dx, @dy, @strength), device memory on
+ * the CUDA backend (@bl: the pair's baseline with a rig).  The first
+ * measurement (from no shift, or
  * from b's tiles moved by a @prior, the pre-shift where the backend reads
  * it) uses the `peak` estimator; each refinement moves b's tiles by the
  * estimate so far and adds the residual, measured with the centroid: the
@@ -130,17 +130,15 @@ gst_cuda_clt_correlate_tiles (GstCudaCltCorrelate * self, const gfloat * a,
  * for a clean peak, picks a side (tests/ref/corr-baselines.py measures
  * both). */
 static gboolean
-correlate (GstCudaCltCorrelate * self, gint a, gint b, guint p,
-    guint n_pairs, const gfloat * prior, gfloat * host)
+correlate_into (GstCudaCltCorrelate * self, gint a, gint b,
+    const CoCltCorrBaseline * bl, const gfloat * prior, gfloat * dx,
+    gfloat * dy, gfloat * strength)
 {
   State *st = self->state;
   const gsize n = st->n_tiles;
   const gboolean cuda = gst_co_element_on_cuda (self);
-  gfloat *r = cuda ? st->mem.res : host, *rr = st->mem.rres;
-  gfloat *dx = r + p * n, *dy = r + (n_pairs + p) * n,
-      *strength = r + (2 * n_pairs + p) * n;
+  gfloat *rr = st->mem.rres;
   gfloat *moved = clt_of (self, st->n_slots);
-  const CoCltCorrBaseline *bl = st->have_rig ? &st->rig.pair[p] : NULL;
   guint k, passes = self->snap.refine;
 
   if (prior) {
@@ -185,6 +183,69 @@ correlate (GstCudaCltCorrelate * self, gint a, gint b, guint p,
       return FALSE;
   }
   return TRUE;
+}
+
+/* lr-check: pair (@a, @b)'s answers kept where (@b, @a), measured on its
+ * own (searched, or started from the rig's pre-shift along the reversed
+ * baseline), lands back within the limit; elsewhere strength 0.  A pairs'
+ * pre-shift has no reversed form on b's tiles: the check is left out
+ * then, with one warning. */
+static gboolean
+check_lr (GstCudaCltCorrelate * self, gint a, gint b,
+    const CoCltCorrBaseline * bl, const gfloat * prior, gfloat * dx,
+    gfloat * dy, gfloat * strength)
+{
+  State *st = self->state;
+  const gsize n = st->n_tiles;
+  CoCltCorrBaseline back;
+  gfloat *l;
+
+  if (prior && !bl) {
+    if (!self->warned_lr)
+      GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS, ("lr-check left out: "
+              "a pre-shift without a rig has no reversed form"), (NULL));
+    self->warned_lr = TRUE;
+    return TRUE;
+  }
+  if (!gst_co_element_ensure (self, &st->mem.lr, &st->mem.lr_size,
+          sizeof (gfloat) * 3 * n))
+    return FALSE;
+  l = st->mem.lr;
+  if (bl) {
+    back = *bl;
+    back.ux = -bl->ux;
+    back.uy = -bl->uy;
+  }
+  if (!correlate_into (self, b, a, bl ? &back : NULL, prior, l, l + n,
+          l + 2 * n))
+    return FALSE;
+  if (!gst_co_element_on_cuda (self))
+    co_clt_corr_lr_cpu (st->tiles_x, st->tiles_y, dx, dy, l, l + n,
+        self->snap.lr_check, strength);
+  else if (!gst_co_element_cuda_ok (self, co_clt_corr_lr_cuda (st->tiles_x,
+              st->tiles_y, dx, dy, l, l + n, self->snap.lr_check, strength,
+              stream_of (self)), "checking left against right"))
+    return FALSE;
+  return TRUE;
+}
+
+/* Slot @b against slot @a as pair @p of @n_pairs, into the results (CPU:
+ * @host) or the device's (CUDA), laid out as all pairs' shift-x, then
+ * shift-y, then strength; lr-check after */
+static gboolean
+correlate (GstCudaCltCorrelate * self, gint a, gint b, guint p,
+    guint n_pairs, const gfloat * prior, gfloat * host)
+{
+  State *st = self->state;
+  const gsize n = st->n_tiles;
+  gfloat *r = gst_co_element_on_cuda (self) ? st->mem.res : host;
+  gfloat *dx = r + p * n, *dy = r + (n_pairs + p) * n,
+      *strength = r + (2 * n_pairs + p) * n;
+  const CoCltCorrBaseline *bl = st->have_rig ? &st->rig.pair[p] : NULL;
+
+  return correlate_into (self, a, b, bl, prior, dx, dy, strength) &&
+      (self->snap.lr_check <= 0 || check_lr (self, a, b, bl, prior, dx, dy,
+          strength));
 }
 
 

@@ -80,6 +80,7 @@ typedef struct
   gint search;
   gdouble pre_shift_x, pre_shift_y;
   gfloat min_strength;
+  gfloat lr_check;
 } Settings;
 
 /* What the backend reads, device (CUDA) or host (CPU) memory.  It moves
@@ -106,6 +107,9 @@ typedef struct
    * tries' start shifts */
   gpointer pyr, pclt, found, starts;
   gsize pyr_size, pclt_size, found_size, starts_size;
+  /* lr-check: the reversed pair's shift-x, shift-y, strength */
+  gpointer lr;
+  gsize lr_size;
 } Memory;
 
 /* A level of max-shift's pyramid: its plane's size and tiles, and where a
@@ -162,6 +166,7 @@ struct _GstCudaCltCorrelate
   gint ref_slot;
   gboolean have_ref;
   GBytes *warned_prior;         /* the last pre-shift warned about */
+  gboolean warned_lr;           /* lr-check beside a pairs' pre-shift */
 
   /* the output as negotiated (src_caps): a CorrOutput, and for
    * output=disparity whether its 16 bits are big-endian */

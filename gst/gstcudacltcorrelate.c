@@ -98,6 +98,7 @@ enum
   PROP_PRE_SHIFT_X,
   PROP_PRE_SHIFT_Y,
   PROP_MIN_STRENGTH,
+  PROP_LR_CHECK,
 };
 
 #define GST_TYPE_CO_CORR_MODE (co_corr_mode_get_type ())
@@ -441,6 +442,7 @@ gst_cuda_clt_correlate_start (GstAggregator * agg)
 
   self->frames = 0;
   self->have_ref = FALSE;
+  self->warned_lr = FALSE;
   return GST_AGGREGATOR_CLASS (parent_class)->start (agg);
 }
 
@@ -707,6 +709,21 @@ gst_cuda_clt_correlate_class_init (GstCudaCltCorrelateClass * klass)
         "Minimum strength", "Tiles weaker than this have no answer in "
         "output=disparity and the summary", 0.0, 1.0, 0.3,
         GST_CO_PARAM_ANIM, SET (min_strength), FLOAT),
+    /**
+     * GstCudaCltCorrelate:lr-check:
+     *
+     * Left-right consistency, as stereo matchers check it: each pair is
+     * measured the other way round too (b against a, searched on its own),
+     * and a tile whose two answers do not cancel within this many pixels
+     * (or whose match leaves the frame) gets strength 0: no answer in
+     * output=disparity, the summary or a rig's combination.  Its shift is
+     * kept.  0: off.  It doubles the pairs' cost; beside a pre-shift
+     * without a rig it is left out (a warning).
+     */
+    [PROP_LR_CHECK - 1] = GST_CO_ROW_DOUBLE ("lr-check", "Left-right check",
+        "Pixels within which a pair measured both ways must agree, else "
+        "the tile's strength is 0 (0: no check)", 0.0, 64.0, 0.0,
+        GST_CO_PARAM_ANIM, SET (lr_check), FLOAT),
   };
 
   GST_DEBUG_CATEGORY_INIT (gst_cuda_clt_correlate_debug, "cudacltcorrelate",

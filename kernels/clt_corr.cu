@@ -208,6 +208,29 @@ co_clt_corr_shifts_cuda (const float *bdx, const float *bdy, const float *dx,
   return (int) cudaGetLastError ();
 }
 
+__global__ static void
+lr_kernel (int tiles_x, int tiles_y, const float *dx, const float *dy,
+    const float *rdx, const float *rdy, float limit, float *strength)
+{
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < tiles_x * tiles_y)
+    co_clt_corr_lr_at (i, tiles_x, tiles_y, dx, dy, rdx, rdy, limit,
+        strength);
+}
+
+extern "C" int
+co_clt_corr_lr_cuda (int tiles_x, int tiles_y, const float *dx,
+    const float *dy, const float *rdx, const float *rdy, float limit,
+    float *strength, void *stream)
+{
+  const int n = tiles_x * tiles_y;
+  if (n <= 0)
+    return (int) cudaSuccess;
+  lr_kernel <<< (n + 255) / 256, 256, 0, (cudaStream_t) stream >>> (tiles_x,
+      tiles_y, dx, dy, rdx, rdy, limit, strength);
+  return (int) cudaGetLastError ();
+}
+
 extern "C" int
 co_clt_corr_refine_cuda (float *dx, float *dy, float *strength,
     const float *rdx, const float *rdy, const float *rs, float *hist, int n,

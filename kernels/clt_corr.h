@@ -58,6 +58,14 @@ int co_clt_corr_refine_cuda (float *dx, float *dy, float *strength,
     const float *rdx, const float *rdy, const float *rs, float *hist, int n,
     int pass, void *stream);
 
+/* co_clt_corr_lr_at for every tile of the grid */
+void co_clt_corr_lr_cpu (int tiles_x, int tiles_y, const float *dx,
+    const float *dy, const float *rdx, const float *rdy, float limit,
+    float *strength);
+int co_clt_corr_lr_cuda (int tiles_x, int tiles_y, const float *dx,
+    const float *dy, const float *rdx, const float *rdy, float limit,
+    float *strength, void *stream);
+
 /* co_clt_corr_rig_at for @n tiles of results @res of @rig's pairs */
 void co_clt_corr_rig_cpu (const CoCltCorrRig * rig, const float *res, int n,
     float *disp, float *comb, float *conf);

@@ -92,6 +92,18 @@ co_clt_corr_plane_cpu (const CoFrame * in, float *plane)
 }
 
 void
+co_clt_corr_lr_cpu (int tiles_x, int tiles_y, const float *dx,
+    const float *dy, const float *rdx, const float *rdy, float limit,
+    float *strength)
+{
+  int i;
+
+  for (i = 0; i < tiles_x * tiles_y; i++)
+    co_clt_corr_lr_at (i, tiles_x, tiles_y, dx, dy, rdx, rdy, limit,
+        strength);
+}
+
+void
 co_clt_corr_refine_cpu (float *dx, float *dy, float *strength,
     const float *rdx, const float *rdy, const float *rs, float *hist, int n,
     int pass)

@@ -455,6 +455,36 @@ co_clt_corr_refine_at (int i, int n, int pass, float *dx, float *dy,
   strength[i] = rs[i];
 }
 
+/* Left-right consistency of tile @i of a @tiles_x x @tiles_y grid (tile
+ * (tx, ty) centred on pixel corner (8 tx, 8 ty)): pair (a, b) measured
+ * (@dx, @dy) there, and (b, a) measured (@rdx, @rdy) at the tile nearest
+ * where the content went.  A match leaving the grid, or whose two
+ * answers do not cancel within @limit pixels (NaN included), gets
+ * strength 0: no answer.  The shift itself stays. */
+CO_HD void
+co_clt_corr_lr_at (int i, int tiles_x, int tiles_y, const float *dx,
+    const float *dy, const float *rdx, const float *rdy, float limit,
+    float *strength)
+{
+  const int tx = i % tiles_x, ty = i / tiles_x;
+  /* tiles are 8 px apart: exact */
+  const float fx = (float) tx + dx[i] * 0.125f;
+  const float fy = (float) ty + dy[i] * 0.125f;
+  int j;
+  float ex, ey;
+
+  if (!(fx > -0.5f && fx < (float) tiles_x - 0.5f && fy > -0.5f &&
+          fy < (float) tiles_y - 0.5f)) {
+    strength[i] = 0.0f;
+    return;
+  }
+  j = (int) floorf (fy + 0.5f) * tiles_x + (int) floorf (fx + 0.5f);
+  ex = dx[i] + rdx[j];
+  ey = dy[i] + rdy[j];
+  if (!(ex * ex + ey * ey <= limit * limit))
+    strength[i] = 0.0f;
+}
+
 /* A rig: each pair's baseline as it shows in the images.  Camera k of a
  * rectified rig sees a point at depth z moved by o_k / z (o_k: the fourth
  * column of its projection P, pixels times the calibration's unit), so

@@ -109,6 +109,14 @@ co_clt_corr_plane_cuda (const CoFrame * in, float *plane, void *stream)
 }
 
 int
+co_clt_corr_lr_cuda (int tiles_x, int tiles_y, const float *dx,
+    const float *dy, const float *rdx, const float *rdy, float limit,
+    float *strength, void *stream)
+{
+  return NO_CUDA;
+}
+
+int
 co_clt_corr_refine_cuda (float *dx, float *dy, float *strength,
     const float *rdx, const float *rdy, const float *rs, float *hist, int n,
     int pass, void *stream)

@@ -1000,6 +1000,69 @@ GST_START_TEST (test_disparity_output)
 
 GST_END_TEST;
 
+/* lr-check: where the second view shows something else (an occlusion),
+ * the pair measured both ways disagrees and the wrong answers there lose
+ * their strength; elsewhere the answers stand */
+GST_START_TEST (test_lr_check)
+{
+  Texture t, other;
+  GstBuffer *img[2], *patch;
+  GstMapInfo m, pm;
+  GstStructure *s[2];
+  gint k, y, i, n, tx = 0, in_total = 0, in_zero = 0, out_total = 0,
+      out_kept = 0;
+  const gfloat *st, *sx;
+
+  texture_init (&t, 75);
+  texture_init (&other, 76);
+  img[0] = render (&t, 0, 0);
+  img[1] = render (&t, -3.0, 0);
+  /* columns 24..55, every row: another scene */
+  patch = render (&other, 0, 0);
+  gst_buffer_map (img[1], &m, GST_MAP_WRITE);
+  gst_buffer_map (patch, &pm, GST_MAP_READ);
+  for (y = 0; y < H; y++)
+    memcpy (m.data + 2 * (y * W + 24), pm.data + 2 * (y * W + 24), 2 * 32);
+  gst_buffer_unmap (patch, &pm);
+  gst_buffer_unmap (img[1], &m);
+  gst_buffer_unref (patch);
+  for (k = 0; k < 2; k++)
+    s[k] = one_frame (k ? "backend=cpu refine=1 lr-check=1" :
+        "backend=cpu refine=1", 2, img, "GRAY16_LE", FALSE);
+  st = field (s[1], "strength", 0, &n);
+  sx = field (s[0], "shift-x", 0, &n);
+  gst_structure_get_int (s[1], "tiles-x", &tx);
+  for (i = 0; i < n; i++) {
+    const gint cx = 8 * (i % tx), cy = 8 * (i / tx);
+    if (cy < 16 || cy > H - 16)
+      continue;
+    if (cx >= 32 && cx <= 48 && fabs (sx[i] + 3.0) > 1.0) {
+      in_total++;
+      in_zero += st[i] == 0;
+    } else if (cx >= 8 && cx <= 16) {
+      out_total++;
+      out_kept += st[i] > 0;
+    }
+  }
+  GST_INFO ("lr-check=1: %d of %d wrong occluded tiles without an answer, "
+      "%d of %d others kept", in_zero, in_total, out_kept, out_total);
+  /* (unrelated content tends to read near 0 both ways, which cancels:
+   * about a quarter pass) */
+  fail_unless (in_total > 0 && in_zero >= 0.65 * in_total, "%d of %d",
+      in_zero, in_total);
+  fail_unless (out_total > 0 && out_kept >= 0.9 * out_total, "%d of %d",
+      out_kept, out_total);
+  /* the shifts themselves stay */
+  fail_unless (memcmp (field (s[0], "shift-x", 0, &n), field (s[1],
+              "shift-x", 0, &n), n * sizeof (gfloat)) == 0);
+  for (k = 0; k < 2; k++) {
+    gst_structure_free (s[k]);
+    gst_buffer_unref (img[k]);
+  }
+}
+
+GST_END_TEST;
+
 /* Downstream that takes no output caps: an error, not a wait for ever */
 GST_START_TEST (test_not_negotiated)
 {
@@ -1772,7 +1835,8 @@ GST_START_TEST (test_cuda_equals_cpu)
     "peak=centroid pairs=2-0,1-2", "refine=2 pairs=0-2,1-0",
     "refine=1 max-shift=40 pairs=0-1,2-0",
     "refine=1 max-shift=40 search=horizontal pairs=1-0",
-    "refine=1 pre-shift-x=-3.5 pre-shift-y=1 post-messages=true pairs=0-1,2-0"
+    "refine=1 pre-shift-x=-3.5 pre-shift-y=1 post-messages=true pairs=0-1,2-0",
+    "refine=1 max-shift=20 lr-check=1 pairs=0-1,2-0"
   };
   Texture t;
   GstBuffer *img[3][3];
@@ -1967,7 +2031,8 @@ GST_START_TEST (test_cuda_equals_cpu)
     }
     /* max-shift on the rig: its reference pair searched, every pair
      * started from it */
-    p = quad_props (dir, 4, "refine=1 max-shift=24 post-messages=true");
+    p = quad_props (dir, 4, "refine=1 max-shift=24 lr-check=0.5 "
+        "post-messages=true");
     cpu = g_strdup_printf ("backend=cpu %s", p);
     cuda = g_strdup_printf ("backend=cuda %s", p);
     a = one_frame (cpu, 4, quadv, "GRAY16_LE", FALSE);
@@ -2053,6 +2118,7 @@ cudacltcorrelate_suite (gboolean cuda)
   tcase_add_test (tc, test_map_output);
   tcase_add_test (tc, test_disparity_output);
   tcase_add_test (tc, test_not_negotiated);
+  tcase_add_test (tc, test_lr_check);
   tcase_add_test (tc, test_bayer);
   tcase_add_test (tc, test_colour_path);
   tcase_add_test (tc, test_rig_geometry);

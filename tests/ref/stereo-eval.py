@@ -44,9 +44,12 @@ sys.path.insert(0, os.path.join(ROOT, "tests", "ref"))
 from corr_runner import correlate_pairs  # noqa: E402
 
 DATA = os.environ.get("CO_TEST_DATA_DIR", os.path.join(ROOT, "tests", "data"))
-# the element's settings for a rectified pair; the strength threshold
+# the element's settings for a rectified pair; the strength threshold;
+# the left-right check's limit (a second run: its tiles that fail have
+# strength 0, so "strength>0" is the check alone)
 PROPS = "max-shift={ms} search=horizontal refine=2"
 THRESHOLD = 0.2
+LR = "lr-check=1"
 
 
 def read_pfm(path):
@@ -137,6 +140,11 @@ def run(args):
             rows.append((name, f"cudacltcorrelate {PROPS.format(ms=ms)}"
                          f" strength>{thr:g} ({args.backend})",
                          score(ans, truth), secs))
+        (disp, dy, strength), secs = element(a, b, args.backend,
+                                             PROPS.format(ms=ms) + " " + LR)
+        ans = np.where(strength > 0, disp, np.nan)
+        rows.append((name, f"cudacltcorrelate {PROPS.format(ms=ms)} {LR}"
+                     f" strength>0 ({args.backend})", score(ans, truth), secs))
         for mname, (d, t) in matchers(a, b, ms).items():
             ans = tiles(d, d >= 0, disp.shape, False)
             rows.append((name, f"{mname} numDisparities={ms}", score(ans, truth), t))
@@ -152,7 +160,8 @@ def check(rows):
     """the figures of this tree (2026-11-29) with a little slack: a
     regression guard, not the goal"""
     el = {n: s for n, m, s, _ in rows
-          if m.startswith("cudacltcorrelate") and "strength>0 " in m}
+          if m.startswith("cudacltcorrelate") and "strength>0 " in m and
+          LR not in m}
     # (bad tiles, median error) at most
     limits = {"art": (0.46, 0.75), "motorcycle-q": (0.23, 0.21)}
     fails = []
