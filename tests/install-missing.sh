@@ -10,8 +10,10 @@ co_install_missing() {
   [ ${#missing[@]} = 0 ] && return 0
   echo "installing: ${missing[*]}"
   [ "$(id -u)" = 0 ] || sudo=sudo
-  $sudo apt-get update -q &&
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q \
-      --no-install-recommends "${missing[@]}" ||
+  # a fresh VM's unattended upgrades may hold dpkg's lock: wait for it
+  # (up to 10 minutes) rather than fail at once
+  $sudo apt-get -o DPkg::Lock::Timeout=600 update -q &&
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get -o DPkg::Lock::Timeout=600 \
+      install -y -q --no-install-recommends "${missing[@]}" ||
     { echo "could not install ${missing[*]}" >&2; return 1; }
 }
