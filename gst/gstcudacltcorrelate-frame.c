@@ -195,9 +195,10 @@ check_lr (GstCudaCltCorrelate * self, gint a, gint b,
     const CoCltCorrBaseline * bl, const gfloat * prior, gfloat * dx,
     gfloat * dy, gfloat * strength)
 {
+  /* the pair seen from b: its baseline turned round */
+  CoCltCorrBaseline back;
   State *st = self->state;
   const gsize n = st->n_tiles;
-  CoCltCorrBaseline back;
   gfloat *l;
 
   if (prior && !bl) {
