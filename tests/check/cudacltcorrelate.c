@@ -2030,33 +2030,24 @@ GST_START_TEST (test_cuda_equals_cpu)
       g_bytes_unref (pre[k]);
     }
     /* max-shift on the rig: its reference pair searched, every pair
-     * started from it */
-    p = quad_props (dir, 4, "refine=1 max-shift=24 lr-check=0.5 "
-        "post-messages=true");
-    cpu = g_strdup_printf ("backend=cpu %s", p);
-    cuda = g_strdup_printf ("backend=cuda %s", p);
-    a = one_frame (cpu, 4, quadv, "GRAY16_LE", FALSE);
-    b = one_frame (cuda, 4, quadv, "GRAY16_LE", FALSE);
-    GST_INFO ("rig, max-shift=24: CUDA = CPU");
-    assert_same (a, b, "rig, max-shift=24");
-    gst_structure_free (a);
-    gst_structure_free (b);
-    g_free (cpu);
-    g_free (cuda);
-    g_free (p);
-    /* a launch line's start on the rig: along the reference baseline */
-    p = quad_props (dir, 4, "refine=1 pre-shift-x=-10 pre-shift-y=0.5");
-    cpu = g_strdup_printf ("backend=cpu %s", p);
-    cuda = g_strdup_printf ("backend=cuda %s", p);
-    a = one_frame (cpu, 4, quadv, "GRAY16_LE", FALSE);
-    b = one_frame (cuda, 4, quadv, "GRAY16_LE", FALSE);
-    GST_INFO ("rig, pre-shift-x/y: CUDA = CPU");
-    assert_same (a, b, "rig, pre-shift-x/y");
-    gst_structure_free (a);
-    gst_structure_free (b);
-    g_free (cpu);
-    g_free (cuda);
-    g_free (p);
+     * started from it (with the left-right check); a launch line's start
+     * on the rig, along the reference baseline */
+    for (k = 0; k < 2; k++) {
+      const gchar *extra = k ? "refine=1 pre-shift-x=-10 pre-shift-y=0.5" :
+          "refine=1 max-shift=24 lr-check=0.5 post-messages=true";
+      p = quad_props (dir, 4, extra);
+      cpu = g_strdup_printf ("backend=cpu %s", p);
+      cuda = g_strdup_printf ("backend=cuda %s", p);
+      a = one_frame (cpu, 4, quadv, "GRAY16_LE", FALSE);
+      b = one_frame (cuda, 4, quadv, "GRAY16_LE", FALSE);
+      GST_INFO ("rig, %s: CUDA = CPU", extra);
+      assert_same (a, b, extra);
+      gst_structure_free (a);
+      gst_structure_free (b);
+      g_free (cpu);
+      g_free (cuda);
+      g_free (p);
+    }
     quad_free (dir, quadv);
   }
 }
