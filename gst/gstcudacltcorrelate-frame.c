@@ -124,11 +124,14 @@ gst_cuda_clt_correlate_tiles (GstCudaCltCorrelate * self, const gfloat * a,
  * measurement (from no shift, or
  * from b's tiles moved by a @prior, the pre-shift where the backend reads
  * it) uses the `peak` estimator; each refinement moves b's tiles by the
- * estimate so far and adds the residual, measured with the centroid: the
- * residual is near zero, where a symmetric estimator is unbiased whatever
- * the peak's shape (noise, blur, fat zero), while the Dirichlet fit, made
- * for a clean peak, picks a side (tests/ref/corr-baselines.py measures
- * both). */
+ * estimate so far and adds the residual.  The residual is near zero,
+ * where the centroid is unbiased whatever the peak's shape while the
+ * Dirichlet fit, made for a clean peak, picks a side
+ * (tests/ref/corr-baselines.py measures both); but the centroid of a
+ * weighted (broad) peak reads only part of the residual, which Newton's
+ * step on the continuous correlation reads whole: the centroid with
+ * frequencies weighed alike, Newton's step with a low-pass, a fat zero
+ * or a mosaic's weight (tests/ref/bayer-bias.py). */
 static gboolean
 correlate_into (GstCudaCltCorrelate * self, gint a, gint b,
     const CoCltCorrBaseline * bl, const gfloat * prior, gfloat * dx,
@@ -166,7 +169,7 @@ correlate_into (GstCudaCltCorrelate * self, gint a, gint b,
   }
   for (k = 0; k < passes; k++) {
     const CoCltPeak peak = prior && k == 0 ? (CoCltPeak) self->snap.peak :
-        CO_CLT_PEAK_CENTROID;
+        self->cp.weighted ? CO_CLT_PEAK_NEWTON : CO_CLT_PEAK_CENTROID;
     if (!gst_cuda_clt_correlate_transform (self, b, dx, dy, moved) ||
         !gst_cuda_clt_correlate_tiles (self, clt_of (self, a), moved, n,
             peak, NULL, rr, rr + n,
@@ -422,7 +425,7 @@ gst_cuda_clt_correlate_process (GstCoBaseAggregator * base,
   gst_co_base_aggregator_snapshot_clear (base, &self->snap);
   gst_co_base_aggregator_snapshot (base, &self->snap);
   co_clt_corr_params_init (&self->cp, self->snap.fat_zero,
-      self->snap.lpf_sigma);
+      self->snap.lpf_sigma, frames[0].bayer != CO_BAYER_NONE);
   if (self->out == OUTPUT_FRAMES) {
     *outbuf = gst_buffer_ref (inbufs[0]);
   } else {

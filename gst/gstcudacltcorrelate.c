@@ -114,7 +114,9 @@ static GST_CO_ENUM_TYPE (co_corr_peak_get_type, "GstCoCorrPeak",
     {CO_CLT_PEAK_PARABOLA, "A parabola per axis through three samples",
         "parabola"},
     {CO_CLT_PEAK_CENTROID, "Centroid of the positive 3x3 around the peak",
-        "centroid"})
+        "centroid"},
+    {CO_CLT_PEAK_NEWTON, "Newton's step to the peak of the continuous "
+          "correlation from its best sample (any weighting)", "newton"})
 
 #define GST_TYPE_CO_CORR_REFERENCE (co_corr_reference_get_type ())
 static GST_CO_ENUM_TYPE (co_corr_reference_get_type, "GstCoCorrReference",
@@ -526,7 +528,9 @@ gst_cuda_clt_correlate_class_init (GstCudaCltCorrelateClass * klass)
      * none).  It damps the high frequencies where noise, blur and the
      * colours' aliasing leave little of the phase; the peak widens, so the
      * first pass's fit leans towards whole pixels: use it with refine >= 1,
-     * whose centroid is unbiased near zero.
+     * whose Newton step reads the residual whole whatever the weights.
+     * Raw Bayer input is always weighted away from the mosaic's colour
+     * carriers too (docs: the raw Bayer section).
      */
     [PROP_LPF_SIGMA - 1] =
         GST_CO_ROW_DOUBLE ("lpf-sigma", "Low-pass sigma", "Gaussian "
@@ -535,9 +539,13 @@ gst_cuda_clt_correlate_class_init (GstCudaCltCorrelateClass * klass)
     /**
      * GstCudaCltCorrelate:peak:
      *
-     * How the sub-pixel peak is found: `dirichlet` fits the correlation's
-     * own kernel (a few hundredths of a pixel on textured tiles);
-     * `parabola` and `centroid` are the usual estimators, for comparison.
+     * How the first pass finds the sub-pixel peak: `dirichlet` fits the
+     * correlation's own kernel (a few hundredths of a pixel on textured
+     * tiles, with frequencies weighed alike); `newton` takes Newton's step
+     * to the peak of the correlation as a continuous function, from its
+     * best sample (exact for any weighting, but it weighs the high
+     * frequencies by their square: use it with a low-pass); `parabola` and
+     * `centroid` are the usual estimators, for comparison.
      */
     [PROP_PEAK - 1] =
         GST_CO_ROW_ENUM ("peak", "Peak", "Sub-pixel peak estimator",
@@ -560,15 +568,17 @@ gst_cuda_clt_correlate_class_init (GstCudaCltCorrelateClass * klass)
      *
      * Passes after the first: the second input's tiles are transformed
      * again, moved by the shift measured so far, and what is left is
-     * measured (with the centroid, unbiased near zero whatever the peak's
-     * shape) and added.  The window pulls shifts beyond half a pixel
-     * towards zero, and noise and blur bias the first pass's fit: one
-     * refinement corrects both (0.03-0.05 px on noisy or blurred textures
-     * where one pass gives 0.1-0.2).  A blurred tile's broad peak makes
-     * the centroid read only part of the residual: from the third
-     * refinement on, the step is scaled by the gain the last one showed
-     * (a secant), so 4-6 passes converge where plain steps would not.
-     * Each costs a transform and a correlation per pair.
+     * measured and added: with the centroid (unbiased near zero whatever
+     * the peak's shape) where every frequency weighs alike, with Newton's
+     * step where lpf-sigma, fat-zero or a raw mosaic weigh them (the
+     * centroid of a weighted, broad peak reads only part of the residual).
+     * The window pulls shifts beyond half a pixel towards zero, and noise
+     * and blur bias the first pass's fit: one refinement corrects both
+     * (0.03-0.05 px on noisy or blurred textures where one pass gives
+     * 0.1-0.2).  From the third refinement on, the step is scaled by the
+     * gain the last one showed (a secant), so 4-6 passes converge where
+     * plain steps would not.  Each costs a transform and a correlation per
+     * pair.
      */
     [PROP_REFINE - 1] =
         GST_CO_ROW_UINT ("refine", "Refine", "Refinement passes: tiles "

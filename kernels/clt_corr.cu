@@ -91,8 +91,22 @@ correlate_kernel (const float *clt_a, const float *clt_b, int n_tiles,
     if (corr)
       for (int j = lane; j < CO_CLT_CORR * CO_CLT_CORR; j += 32)
         corr[(size_t) i * CO_CLT_CORR * CO_CLT_CORR + j] = c[j];
+    /* Newton's sums in co_clt_sum64's order, as the mean's */
+    float g[CO_CLT_NEWTON];
+    if (method == CO_CLT_PEAK_NEWTON) {
+      float t0[CO_CLT_NEWTON], t1[CO_CLT_NEWTON];
+      co_clt_corr_newton_at (p, cs, sn, best, lane, t0);
+      co_clt_corr_newton_at (p, cs, sn, best, lane + 32, t1);
+      for (int j = 0; j < CO_CLT_NEWTON; j++) {
+        float v = t0[j] + t1[j];
+        for (int s = 16; s >= 1; s /= 2)
+          v += __shfl_down_sync (all, v, s);
+        g[j] = v;
+      }
+    }
     if (lane == 0)
-      co_clt_corr_fit (c, best, (CoCltPeak) method, &dx[i], &dy[i],
+      co_clt_corr_fit (c, best, (CoCltPeak) method,
+          method == CO_CLT_PEAK_NEWTON ? g : NULL, &dx[i], &dy[i],
           &strength[i]);
     __syncwarp ();              /* p, a, b, c are the next tile's */
   }

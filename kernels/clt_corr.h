@@ -13,9 +13,10 @@ extern "C" {
 #endif
 
 /* @cp for @fat_zero and a Gaussian low-pass of the correlation of
- * @lpf_sigma pixels (0: none). */
+ * @lpf_sigma pixels (0: none), with the weight of a raw mosaic's tiles
+ * where @mosaic is not 0. */
 void co_clt_corr_params_init (CoCltCorrParams * cp, float fat_zero,
-    float lpf_sigma);
+    float lpf_sigma, int mosaic);
 
 /* Tile i of @clt_a against tile i of @clt_b (CO_CLT_COEFFS floats each, as
  * co_clt_forward_cpu writes them), for @n_tiles tiles: the sub-pixel shift

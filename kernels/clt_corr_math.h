@@ -43,6 +43,7 @@ typedef enum
   CO_CLT_PEAK_DIRICHLET = 0,    /* the correlation's own kernel fitted */
   CO_CLT_PEAK_PARABOLA = 1,     /* a parabola per axis through 3 samples */
   CO_CLT_PEAK_CENTROID = 2,     /* centroid of the 3x3 positive part */
+  CO_CLT_PEAK_NEWTON = 3,       /* Newton's step on the continuous correlation */
 } CoCltPeak;
 
 /* Raw sample (x, y) of a GRAY8 or GRAY16_LE mosaic, 0..1, mirrored about
@@ -130,11 +131,14 @@ co_clt_cos16 (int n)
 /* How a cross-power is normalised (co_clt_corr_params_init fills one):
  * @fat_zero as co_clt_corr_norm_at; @lpf a weight per frequency
  * ([kv][kh]) applied to the normalised cross-power: a Gaussian low-pass
- * of the correlation, scaled so that identical tiles still peak at 1 (1
- * everywhere: none). */
+ * of the correlation, times a raw mosaic's weight, scaled so that
+ * identical tiles still peak at 1 (1 everywhere: none); @weighted not 0
+ * where the frequencies are not all weighed alike (a low-pass, a mosaic's
+ * weight or a fat zero). */
 typedef struct
 {
   float fat_zero;
+  int32_t weighted;
   float lpf[CO_CLT_LAYER];
 } CoCltCorrParams;
 
@@ -358,6 +362,80 @@ co_clt_peak_1d (float cm, float c0, float cp, CoCltPeak method)
   }
 }
 
+/* Newton's step to the peak of the correlation as the continuous
+ * function the cross-power @p defines (co_clt_corr_across and _down at
+ * any real shift), from its best sample @best: the gradient and Hessian
+ * there are sums over the 64 frequencies, whose terms for frequency @n
+ * this gives in @t (CO_CLT_NEWTON floats; gx, gy, hxx, hyy, hxy, in
+ * units of pi / 16 per pixel and without the 1 / 64).  For a pure shift
+ * of whitened tiles the continuous correlation is symmetric about the
+ * shift whatever the weights (lpf-sigma, a mosaic's, a fat zero), so the
+ * step reads the shift itself, where the centroid of a broad peak reads
+ * only a part of it and the Dirichlet fit assumes flat weights. */
+#define CO_CLT_NEWTON 5
+
+CO_HD void
+co_clt_corr_newton_at (const float *p, const float *cs, const float *sn,
+    int best, int n, float *t)
+{
+  const int ix = best % CO_CLT_CORR, iy = best / CO_CLT_CORR;
+  const int kh = n % CO_CLT_N, kv = n / CO_CLT_N;
+  const float qh = (float) (2 * kh + 1), qv = (float) (2 * kv + 1);
+  const float ch = cs[ix * CO_CLT_N + kh], sh = sn[ix * CO_CLT_N + kh];
+  const float cv = cs[iy * CO_CLT_N + kv], sv = sn[iy * CO_CLT_N + kv];
+  const float pr = p[n], pi = p[64 + n], pj = p[128 + n], pij = p[192 + n];
+  /* the correlation across (A, B) and its derivative over qh (A1, B1) */
+  const float a = pr * ch - pi * sh, b = pj * ch - pij * sh;
+  const float a1 = -(pr * sh + pi * ch), b1 = -(pj * sh + pij * ch);
+  const float v = a * cv - b * sv;
+
+  t[0] = qh * (a1 * cv - b1 * sv);
+  t[1] = -qv * (a * sv + b * cv);
+  t[2] = -qh * qh * v;
+  t[3] = -qv * qv * v;
+  t[4] = -qh * qv * (a1 * sv + b1 * cv);
+}
+
+/* The step from sample @best given the summed terms @g: 0 with no
+ * maximum there (the Hessian not negative definite) or a step of a pixel
+ * or more (the sample was not the peak's), where the caller keeps its
+ * other estimate */
+CO_HD int
+co_clt_corr_newton_step (const float *g, float *sx, float *sy)
+{
+  const float u = 1.963495408e-01f;     /* pi / 16 */
+  const float det = g[2] * g[3] - g[4] * g[4];
+  float x, y;
+
+  if (!(g[2] < 0.0f && det > 0.0f))
+    return 0;
+  x = -(g[3] * g[0] - g[4] * g[1]) / (det * u);
+  y = -(g[2] * g[1] - g[4] * g[0]) / (det * u);
+  if (!(fabsf (x) < 1.0f && fabsf (y) < 1.0f))
+    return 0;
+  *sx = x;
+  *sy = y;
+  return 1;
+}
+
+/* The summed terms of co_clt_corr_newton_at into @g, each in
+ * co_clt_sum64's order (the device's shuffles) */
+CO_HD void
+co_clt_corr_newton (const float *p, const float *cs, const float *sn,
+    int best, float *g)
+{
+  float t[CO_CLT_LAYER][CO_CLT_NEWTON], m[CO_CLT_LAYER];
+  int n, j;
+
+  for (n = 0; n < CO_CLT_LAYER; n++)
+    co_clt_corr_newton_at (p, cs, sn, best, n, t[n]);
+  for (j = 0; j < CO_CLT_NEWTON; j++) {
+    for (n = 0; n < CO_CLT_LAYER; n++)
+      m[n] = t[n][j];
+    g[j] = co_clt_sum64 (m);
+  }
+}
+
 /* The largest sample of correlation @c, the first of equal ones */
 CO_HD int
 co_clt_corr_argmax (const float *c)
@@ -376,8 +454,8 @@ co_clt_corr_argmax (const float *c)
  * border: every sample 0) says nothing: shift 0, strength 0, rather than
  * the first sample's -7 px, which refinements would add up. */
 CO_HD void
-co_clt_corr_fit (const float *c, int best, CoCltPeak method, float *dx,
-    float *dy, float *strength)
+co_clt_corr_fit (const float *c, int best, CoCltPeak method,
+    const float *newton, float *dx, float *dy, float *strength)
 {
   const int ix = best % CO_CLT_CORR, iy = best / CO_CLT_CORR;
   float fx = 0.0f, fy = 0.0f;
@@ -387,7 +465,10 @@ co_clt_corr_fit (const float *c, int best, CoCltPeak method, float *dx,
     return;
   }
 
-  if (method == CO_CLT_PEAK_CENTROID) {
+  if (method == CO_CLT_PEAK_NEWTON && newton &&
+      co_clt_corr_newton_step (newton, &fx, &fy)) {
+    /* fx, fy set */
+  } else if (method == CO_CLT_PEAK_CENTROID || method == CO_CLT_PEAK_NEWTON) {
     float m = 0.0f, mx = 0.0f, my = 0.0f;
     int x, y;
     for (y = iy - 1; y <= iy + 1; y++)
@@ -576,7 +657,8 @@ CO_HD void
 co_clt_corr_peak (const float *c, CoCltPeak method, float *dx, float *dy,
     float *strength)
 {
-  co_clt_corr_fit (c, co_clt_corr_argmax (c), method, dx, dy, strength);
+  co_clt_corr_fit (c, co_clt_corr_argmax (c), method, NULL, dx, dy,
+      strength);
 }
 
 #ifdef __cplusplus

@@ -1122,9 +1122,12 @@ render_bayer (const Texture * t, double dx, double dy, gboolean independent)
 }
 
 /* Raw Bayer inputs: the mosaic's luma is correlated (the colour carriers
- * filtered out at the site), refined once: about 0.05 px on a tinted
- * scene; colour detail up to the band limit aliases into the luma and
- * does not move with the scene (about 0.25 px): a limit, measured. */
+ * filtered out at the site, the cross-power weighted away from them),
+ * refined once: about 0.06 px on a tinted scene.  Three unrelated
+ * textures put as much colour as grey detail at every frequency, so the
+ * carriers' sidebands cover the whole band and do not move with the
+ * scene (about 0.46 px; 0.26 before the weight, which natural colour
+ * pictures need: tests/ref/bayer-bias.py): a limit, measured. */
 GST_START_TEST (test_bayer)
 {
   const gdouble off[2] = { 0.37, -0.23 };
@@ -1142,7 +1145,7 @@ GST_START_TEST (test_bayer)
     gdouble e = rms_error (s, 0, off[0], off[1], NULL);
     GST_INFO ("Bayer, %s: RMS error %.4f px", k ? "independent colours" :
         "tinted", e);
-    fail_unless (e < (k ? 0.35 : 0.08), "%s: RMS error %.3f px",
+    fail_unless (e < (k ? 0.55 : 0.08), "%s: RMS error %.3f px",
         k ? "independent colours" : "tinted", e);
     gst_structure_free (s);
     gst_buffer_unref (img[0]);
@@ -1624,7 +1627,7 @@ GST_START_TEST (test_max_shift)
   img[0] = render (&t, 0, 0);
   for (k = 0; k < G_N_ELEMENTS (shifts); k++) {
     img[1] = render (&t, shifts[k][0], shifts[k][1]);
-    s = one_frame ("backend=cpu refine=2", 2, img, "GRAY16_LE", FALSE);
+    s = one_frame ("backend=cpu refine=1", 2, img, "GRAY16_LE", FALSE);
     med = median_error (s, 0, shifts[k][0], shifts[k][1], 1.0, &bad);
     GST_INFO ("(%.1f, %.1f) px without max-shift: median error %.3f px",
         shifts[k][0], shifts[k][1], med);
@@ -1836,7 +1839,8 @@ GST_START_TEST (test_cuda_equals_cpu)
     "refine=1 max-shift=40 pairs=0-1,2-0",
     "refine=1 max-shift=40 search=horizontal pairs=1-0",
     "refine=1 pre-shift-x=-3.5 pre-shift-y=1 post-messages=true pairs=0-1,2-0",
-    "refine=1 max-shift=20 lr-check=1 pairs=0-1,2-0"
+    "refine=1 max-shift=20 lr-check=1 pairs=0-1,2-0",
+    "peak=newton lpf-sigma=1 refine=2 pairs=1-2"
   };
   Texture t;
   GstBuffer *img[3][3];

@@ -8,18 +8,24 @@ import numpy as np
 from gi.repository import Gst
 
 
-def correlate_pairs(pairs, props, timeout):
-    """cudacltcorrelate @props on @pairs ((a, b) 8-bit arrays of one size),
-    one output a pair: [(shift-x, shift-y, strength) tiles_y x tiles_x],
-    and the seconds from the first push to end of stream; an error after
-    @timeout seconds without a message"""
+def correlate_pairs(pairs, props, timeout, bayer=None, pad_props=None):
+    """cudacltcorrelate @props on @pairs ((a, b) 8-bit arrays of one size,
+    GRAY8, or raw mosaics of pattern @bayer, e.g. "rggb"; @pad_props: each
+    input pad's properties, dicts), one output a pair: [(shift-x, shift-y,
+    strength) tiles_y x tiles_x], and the seconds from the first push to
+    end of stream; an error after @timeout seconds without a message"""
     h, w = pairs[0][0].shape
     stride = (w + 3) & ~3
-    caps = f"video/x-raw,format=GRAY8,width={w},height={h},framerate=1/1"
+    caps = (f"video/x-bayer,format={bayer}" if bayer else
+            "video/x-raw,format=GRAY8") + f",width={w},height={h},framerate=1/1"
     pipe = Gst.parse_launch(
         f"cudacltcorrelate name=c post-messages=true {props} ! fakesink "
         f"appsrc name=a caps={caps} format=time ! c.sink_0 "
         f"appsrc name=b caps={caps} format=time ! c.sink_1")
+    for k, pp in enumerate(pad_props or ()):
+        pad = pipe.get_by_name("c").get_static_pad(f"sink_{k}")
+        for name, value in pp.items():
+            pad.set_property(name, value)
     bus = pipe.get_bus()
     pipe.set_state(Gst.State.PLAYING)
     t0 = time.time()

@@ -130,7 +130,7 @@ plain (void)
 {
   static CoCltCorrParams cp;
 
-  co_clt_corr_params_init (&cp, 0.0f, 0.0f);
+  co_clt_corr_params_init (&cp, 0.0f, 0.0f, 0);
   return &cp;
 }
 
@@ -201,7 +201,7 @@ test_lowpass (void)
   shifts_init (&e, p.n);
   for (k = 0; k < 3; k++) {
     CoCltCorrParams cp;
-    co_clt_corr_params_init (&cp, 0.0f, sigmas[k]);
+    co_clt_corr_params_init (&cp, 0.0f, sigmas[k], 0);
     co_clt_correlate_cpu (p.za, p.za, p.n, &cp, CO_CLT_PEAK_CENTROID, NULL,
         e.x, e.y, e.s);
     assert_identical (&e, p.n);
@@ -438,11 +438,14 @@ test_cuda_equals_c (void)
     d_b = to_device (zb, nc);
     d_corr = to_device (NULL, ncorr);
     d_res = to_device (NULL, 3 * n);
-    for (m = 0; m < 3; m++)
-      for (f = 0; f < 3; f++) {
+    /* methods: dirichlet, parabola, centroid, newton; weights: flat, a
+     * fat zero, a fat zero with a low-pass, a mosaic's */
+    for (m = 0; m < 4; m++)
+      for (f = 0; f < 4; f++) {
         const gboolean with_corr = (m + f) % 2 == 0;
         CoCltCorrParams cp;
-        co_clt_corr_params_init (&cp, fats[f], f == 2 ? 0.7f : 0.0f);
+        co_clt_corr_params_init (&cp, f < 3 ? fats[f] : 0.0f,
+            f == 2 ? 0.7f : 0.0f, f == 3);
         co_clt_correlate_cpu (za, zb, n, &cp, (CoCltPeak) m, corr_c,
             res_c, res_c + n, res_c + 2 * n);
         check_cuda (cudaMemset (d_res, 0xff, 3 * n * sizeof (float)),
@@ -460,8 +463,8 @@ test_cuda_equals_c (void)
               ncorr * sizeof (float));
         }
       }
-    g_print ("set %d (%d tiles): CUDA = C, 3 methods x 3 fat zeros\n", set,
-        n);
+    g_print ("set %d (%d tiles): CUDA = C, 4 methods x 4 weightings\n",
+        set, n);
     cudaFree (d_a);
     cudaFree (d_b);
     cudaFree (d_corr);
