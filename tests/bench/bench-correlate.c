@@ -711,6 +711,11 @@ main (int argc, char **argv)
         quick ? 20 : 50, quick ? 100 : 550);
     printf ("element, Middlebury Art 1390x1110, max-shift=256 search=any "
         "refine=2 lpf-sigma=0.7: %.4f ms an output\n", ms);
+    ms = element_ms (2, "max-shift=256 search=horizontal refine=2 "
+        "lpf-sigma=0.7 lr-check=1", quick ? 20 : 50, quick ? 100 : 550);
+    printf ("element, Middlebury Art 1390x1110, max-shift=256 "
+        "search=horizontal refine=2 lpf-sigma=0.7 lr-check=1 (each way): "
+        "%.4f ms an output\n", ms);
     ms = element_ms (2, "refine=2", quick ? 20 : 50, quick ? 100 : 550);
     printf ("element, Middlebury Art 1390x1110, no search, refine=2: %.4f ms "
         "an output\n", ms);
