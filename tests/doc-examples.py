@@ -3,9 +3,11 @@
 """Runs the examples of the user's manual as written.
 
 Every ```sh block of README.md and docs/*.md, and every |[ ]| block of the
-elements' doc comments (gst/*.c), is an example.  A block runs here as
-written, from the source tree's root with the plugin on GST_PLUGIN_PATH,
-unless its first line says what it needs:
+elements' doc comments (gst/*.c), is an example.  A block runs here as a
+user pastes it: from the source tree's root, after the README's own set-up
+lines (the `export` lines of its first block that sets GST_PLUGIN_PATH) and
+nothing else (no GST_PLUGIN_PATH or PATH of this script's), unless its first
+line says what it needs:
 
     # needs: gpu            (an NVIDIA GPU: run by --gpu on a GPU machine)
     # needs: camera | display | jetson | build
@@ -65,6 +67,21 @@ def c_blocks(path):
     return blocks
 
 
+def readme_setup(path):
+    """the export lines of README.md's first block that sets GST_PLUGIN_PATH"""
+    for _, text in md_blocks(path):
+        lines = [l for l in text.split("\n") if l.startswith("export ")]
+        if any(l.startswith("export GST_PLUGIN_PATH=") for l in lines):
+            return "\n".join(lines)
+    return None
+
+
+# build folders other than the user's build/ (CI's, the GPU machine's
+# packs) and staged runtimes: only the contributor page may name them
+CONTRIB_ONLY = re.compile(r"\bbuild-[\w-]+|\.gpu-runtime")
+CONTRIB_PAGE = os.path.join("docs", "testing.md")
+
+
 def needs(text):
     first = text.strip().split("\n", 1)[0]
     m = NEEDS.match(first.strip())
@@ -92,10 +109,13 @@ def main():
                 os.symlink(os.path.join(root, name), os.path.join(cwd, name))
         os.symlink(build, os.path.join(cwd, "build"))
     env = dict(os.environ)
-    env["GST_PLUGIN_PATH"] = os.path.join(build, "gst")
-    # the installed tools' names, from the build tree
-    env["PATH"] = os.path.join(build, "tools") + os.pathsep + env["PATH"]
-    env.pop("GST_DEBUG", None)
+    # what the README's set-up gives, and nothing of the test harness's
+    for k in ("GST_PLUGIN_PATH", "GST_PLUGIN_PATH_1_0", "GST_DEBUG", "PWD"):
+        env.pop(k, None)
+    setup = readme_setup(os.path.join(root, "README.md"))
+    if not setup:
+        print("PROBLEM README.md: no set-up block (export GST_PLUGIN_PATH=...)")
+        return 1
 
     if gpu:
         probe = subprocess.run(["gst-launch-1.0", "-q", "videotestsrc",
@@ -114,6 +134,11 @@ def main():
         for line, text in blocks:
             need = needs(text)
             where = "%s:%d" % (rel, line)
+            if rel != CONTRIB_PAGE and CONTRIB_ONLY.search(text):
+                problems.append("%s: names %s, which users do not have (keep "
+                                "it in %s)" % (where,
+                                               CONTRIB_ONLY.search(text).group(0),
+                                               CONTRIB_PAGE))
             if need - KNOWN:
                 problems.append("%s: unknown needs %s" % (where,
                                 ", ".join(sorted(need - KNOWN))))
@@ -134,7 +159,8 @@ def main():
             ran += 1
             t0 = time.time()
             try:
-                r = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", text],
+                r = subprocess.run(["bash", "-e", "-o", "pipefail", "-c",
+                                    setup + "\n" + text],
                                    cwd=cwd, env=env, timeout=300,
                                    stdout=subprocess.PIPE,
                                    stderr=subprocess.STDOUT)
