@@ -62,14 +62,14 @@ gst_cuda_clt_correlate_pad_class_init (GstCudaCltCorrelatePadClass * klass)
      * GstCudaCltCorrelatePad:calibration-file:
      *
      * This input's camera: an OpenCV FileStorage (YAML/XML), ROS
-     * camera_info or Kalibr camchain file, as cudalensdistort reads.  For
+     * camera_info, Kalibr camchain or JSON file, as cudalensdistort reads.  For
      * a rig, each camera's rectified projection P: its fourth column
      * places the camera in the rig.
      */
     [PROP_CALIBRATION_FILE - 1] =
         FILE_ROW ("calibration-file", "Calibration file", "This input's "
         "camera calibration (OpenCV YAML/XML, ROS camera_info, Kalibr "
-        "camchain)", calibration_file, calibration_gen),
+        "camchain, JSON)", calibration_file, calibration_gen),
     /**
      * GstCudaCltCorrelatePad:camera:
      *

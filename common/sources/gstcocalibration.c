@@ -3,9 +3,10 @@
 /* Reads a camera's calibration from the files people already have:
  * OpenCV FileStorage YAML or XML (one camera, a fisheye, or a stereo pair's
  * M1 D1 R1 P1 / M2 D2 R2 P2), ROS camera_info YAML and Kalibr camchain
- * YAML.  YAML goes through libyaml and XML through libxml2, both into one
- * tree (a yaml_document_t), which the same code then reads whatever the
- * syntax was. */
+ * YAML, and the same names in JSON (numpy's and json.dump's nested lists
+ * of rows included).  YAML and JSON go through libyaml (JSON is YAML's flow
+ * syntax) and XML through libxml2, all into one tree (a yaml_document_t),
+ * which the same code then reads whatever the syntax was. */
 
 #include "gstcocalibration.h"
 #include "gstcofile.h"
@@ -31,6 +32,9 @@ typedef struct
   yaml_document_t doc;
   yaml_node_t *scope;           /* the camera's mapping */
   const gchar *suffix;          /* "1"/"2" in a stereo FileStorage, else "" */
+  /* a .json file: its syntax errors name JSON, which its author wrote,
+   * not the YAML libyaml reads it as */
+  gboolean json;
   GError **error;
 } Ctx;
 
@@ -135,9 +139,94 @@ integer (Ctx * c, yaml_node_t * n, const gchar * name, gint lo, gint hi,
   return TRUE;
 }
 
+/* One row of numbers of @name from the items of @seq into v[*count...];
+ * @row is -1 for a flat list, else the row's index (for the message). */
+static gboolean
+row_numbers (Ctx * c, yaml_node_t * seq, const gchar * name, gint row,
+    gdouble * v, gint * count)
+{
+  yaml_node_item_t *i;
+  gint col = 0;
+
+  for (i = seq->data.sequence.items.start; i < seq->data.sequence.items.top;
+      i++, col++) {
+    yaml_node_t *item = yaml_document_get_node (&c->doc, *i);
+    const gchar *s = scalar (item);
+    if (*count == MAX_VALUES)
+      return fail (c->error, ERR_PARSE, "%s has more than %d values", name,
+          MAX_VALUES);
+    if (item && item->type == YAML_SEQUENCE_NODE)
+      return fail (c->error, ERR_PARSE, "%s mixes numbers and lists: a "
+          "matrix is a list of numbers or a list of rows of numbers", name);
+    if (!s || !number (s, &v[*count])) {
+      if (row < 0)
+        return fail (c->error, ERR_PARSE, "%s: value %d is not a finite "
+            "number", name, *count);
+      return fail (c->error, ERR_PARSE, "%s: row %d, value %d is not a "
+          "finite number", name, row, col);
+    }
+    (*count)++;
+  }
+  return TRUE;
+}
+
+/* A list of rows (JSON's and numpy's tolist()'s matrices): the rows read
+ * one after the other, as OpenCV's flat data is; *rows and *cols its
+ * shape.  Rows of different lengths are a mistake to name, not to guess
+ * around. */
+static gboolean
+nested_numbers (Ctx * c, yaml_node_t * data, const gchar * name,
+    gdouble * v, gint * count, gint * rows, gint * cols)
+{
+  yaml_node_item_t *i;
+  gint n = 0, len[MAX_VALUES] = { 0 };
+  gboolean ragged = FALSE;
+
+  for (i = data->data.sequence.items.start;
+      i < data->data.sequence.items.top; i++, n++) {
+    yaml_node_t *row = yaml_document_get_node (&c->doc, *i);
+    gint before = *count;
+    if (n == MAX_VALUES)
+      return fail (c->error, ERR_PARSE, "%s has more than %d rows", name,
+          MAX_VALUES);
+    if (!row || row->type != YAML_SEQUENCE_NODE)
+      return fail (c->error, ERR_PARSE, "%s mixes numbers and lists: a "
+          "matrix is a list of numbers or a list of rows of numbers", name);
+    if (!row_numbers (c, row, name, n, v, count))
+      return FALSE;
+    len[n] = *count - before;
+    ragged |= len[n] != len[0];
+  }
+  if (ragged) {
+    GString *s = g_string_new (NULL);
+    gint r;
+    for (r = 0; r < n; r++)
+      g_string_append_printf (s, "%s%d", r == 0 ? "" : r == n - 1 ?
+          " and " : ", ", len[r]);
+    fail (c->error, ERR_PARSE, "%s: its rows have %s values; the rows of a "
+        "matrix must all be the same length", name, s->str);
+    g_string_free (s, TRUE);
+    return FALSE;
+  }
+  if ((*rows >= 0 && *rows != n) || (*cols >= 0 && *cols != len[0])) {
+    gchar *r = *rows >= 0 ? g_strdup_printf ("rows: %d", *rows) : NULL;
+    gchar *k = *cols >= 0 ? g_strdup_printf ("cols: %d", *cols) : NULL;
+    fail (c->error, ERR_PARSE, "%s has %s%s%s but its data is %d row%s of %d",
+        name, r ? r : "", r && k ? ", " : "", k ? k : "", n, n == 1 ? "" : "s",
+        len[0]);
+    g_free (r);
+    g_free (k);
+    return FALSE;
+  }
+  *rows = n;
+  *cols = len[0];
+  return TRUE;
+}
+
 /* The numbers of @n: an OpenCV or ROS matrix (a mapping with data, and
- * rows and cols that must agree with it), a YAML list, or blank-separated
- * text (XML's <data>).  At most MAX_VALUES. */
+ * rows and cols that must agree with it), a YAML or JSON list, a list of
+ * rows, or blank-separated text (XML's <data>).  At most MAX_VALUES.
+ * *rows and *cols are -1 where neither the file nor the rows say. */
 static gboolean
 numbers (Ctx * c, yaml_node_t * n, const gchar * name, gdouble * v,
     gint * count, gint * rows, gint * cols)
@@ -165,18 +254,13 @@ numbers (Ctx * c, yaml_node_t * n, const gchar * name, gdouble * v,
       return FALSE;
   }
   if (data->type == YAML_SEQUENCE_NODE) {
-    yaml_node_item_t *i;
-    for (i = data->data.sequence.items.start;
-        i < data->data.sequence.items.top; i++) {
-      const gchar *s = scalar (yaml_document_get_node (&c->doc, *i));
-      if (*count == MAX_VALUES)
-        return fail (c->error, ERR_PARSE, "%s has more than %d values", name,
-            MAX_VALUES);
-      if (!s || !number (s, &v[*count]))
-        return fail (c->error, ERR_PARSE, "%s: value %d is not a finite "
-            "number", name, *count);
-      (*count)++;
-    }
+    yaml_node_t *first = data->data.sequence.items.start <
+        data->data.sequence.items.top ? yaml_document_get_node (&c->doc,
+        *data->data.sequence.items.start) : NULL;
+    if (first && first->type == YAML_SEQUENCE_NODE)
+      return nested_numbers (c, data, name, v, count, rows, cols);
+    if (!row_numbers (c, data, name, -1, v, count))
+      return FALSE;
   } else if (data->type == YAML_SCALAR_NODE) {
     gchar **w = g_strsplit_set (scalar (data), " \t\r\n", -1), **p;
     gboolean ok = TRUE;
@@ -229,8 +313,8 @@ load_yaml (Ctx * c, const gchar * text, gsize len)
         "not readable", -1);
     gchar *context = g_utf8_make_valid (parser.context ? parser.context : "",
         -1);
-    fail (c->error, ERR_PARSE, "YAML, line %lu, column %lu: %s%s%s",
-        (gulong) parser.problem_mark.line + 1,
+    fail (c->error, ERR_PARSE, "%s, line %lu, column %lu: %s%s%s",
+        c->json ? "JSON" : "YAML", (gulong) parser.problem_mark.line + 1,
         (gulong) parser.problem_mark.column + 1, problem, *context ? " " : "",
         context);
     g_free (problem);
@@ -453,6 +537,9 @@ read_k (Ctx * c, gdouble k[4])
         "cameraMatrix, K, intrinsics)");
   if (!numbers (c, n, name, v, &count, &rows, &cols))
     return FALSE;
+  if (rows >= 0 && cols >= 0 && (rows != 3 || cols != 3))
+    return fail (c->error, ERR_PARSE, "%s is %dx%d; it must be 3x3", name,
+        rows, cols);
   if (count != 9 || (rows >= 0 && rows != 3))
     return fail (c->error, ERR_PARSE, "%s must have 9 values (3x3), got %d",
         name, count);
@@ -533,6 +620,9 @@ read_dist (Ctx * c, gint model, gdouble dist[CO_CAMERA_N_DIST])
         "dist_coeffs, distCoeffs, D, distortion_coeffs)");
   if (!numbers (c, n, name, v, &count, &rows, &cols))
     return FALSE;
+  if (rows > 1 && cols > 1)
+    return fail (c->error, ERR_PARSE, "%s is %dx%d; it must be one row or "
+        "one column", name, rows, cols);
   for (i = 0; i < count; i++)
     if (fabs (v[i]) > GST_CO_CALIBRATION_MAX_COEFF)
       return fail (c->error, ERR_PARSE, "%s: coefficient %d is %g; it must "
@@ -574,6 +664,9 @@ read_rectification (Ctx * c, CoCamera * cam)
   if (r) {
     if (!numbers (c, r, rn, v, &count, &rows, &cols))
       return FALSE;
+    if (rows >= 0 && cols >= 0 && (rows != 3 || cols != 3))
+      return fail (c->error, ERR_PARSE, "%s is %dx%d; it must be 3x3", rn,
+          rows, cols);
     if (count != 9)
       return fail (c->error, ERR_PARSE, "%s must have 9 values (3x3), got %d",
           rn, count);
@@ -592,6 +685,10 @@ read_rectification (Ctx * c, CoCamera * cam)
     gdouble k[4];
     if (!numbers (c, p, pn, v, &count, &rows, &cols))
       return FALSE;
+    /* read row by row below: 4x3 has the count of 3x4, not its layout */
+    if (rows >= 0 && cols >= 0 && (rows != 3 || (cols != 3 && cols != 4)))
+      return fail (c->error, ERR_PARSE, "%s is %dx%d; it must be 3x3 or 3x4",
+          pn, rows, cols);
     if (count != 9 && count != 12)
       return fail (c->error, ERR_PARSE, "%s must have 9 or 12 values (3x3 "
           "or 3x4), got %d", pn, count);
@@ -661,7 +758,7 @@ read_camera (Ctx * c, const gchar * camera, CoCamera * out)
   return TRUE;
 }
 
-/* Loads @text (YAML or XML) into c->doc. */
+/* Loads @text (YAML, JSON or XML) into c->doc. */
 static gboolean
 load_tree (Ctx * c, const gchar * text, gsize len)
 {
@@ -675,7 +772,7 @@ load_tree (Ctx * c, const gchar * text, gsize len)
     return fail (c->error, ERR_PARSE, "empty calibration data");
   if (memchr (text, '\0', len))
     return fail (c->error, ERR_PARSE, "a NUL byte in the calibration data");
-  return *s == '<' ? load_xml (c, s, end - s) : load_yaml (c, s, end - s);
+  return *s == '<' && !c->json ? load_xml (c, s, end - s) : load_yaml (c, s, end - s);
 }
 
 /* The rectification of @camera from the tree in @c into @calib's camera */
@@ -704,10 +801,12 @@ read_rectification_only (Ctx * c, const gchar * camera, CoCamera * calib)
   return TRUE;
 }
 
-/* A whole camera, or (@rect_only) the rectification of @calib's. */
+/* A whole camera, or (@rect_only) the rectification of @calib's; @json
+ * for the text of a .json file. */
 static gboolean
 parse (const gchar * text, gsize len, const gchar * camera,
-    GstCoCalibration * calib, gboolean rect_only, GError ** error)
+    GstCoCalibration * calib, gboolean rect_only, gboolean json,
+    GError ** error)
 {
   gboolean ok;
   Ctx c;
@@ -718,6 +817,7 @@ parse (const gchar * text, gsize len, const gchar * camera,
 
   memset (&c, 0, sizeof (c));
   c.error = error;
+  c.json = json;
   if (!load_tree (&c, text, len))
     return FALSE;
   ok = rect_only ? read_rectification_only (&c, camera, calib) :
@@ -732,8 +832,8 @@ load (const gchar * path, const gchar * camera, GstCoCalibration * calib,
 {
   GError *err = NULL;
   gchar *name, *buf = NULL;
-  gsize n = 0;
-  gboolean ok;
+  gsize n = 0, plen;
+  gboolean ok, json;
 
   g_return_val_if_fail (path != NULL, FALSE);
   g_return_val_if_fail (calib != NULL, FALSE);
@@ -745,8 +845,10 @@ load (const gchar * path, const gchar * camera, GstCoCalibration * calib,
     g_error_free (err);
     return FALSE;
   }
+  plen = strlen (path);
+  json = plen >= 5 && g_ascii_strcasecmp (path + plen - 5, ".json") == 0;
   name = g_filename_display_name (path);
-  if (!(ok = parse (buf, n, camera, calib, rect_only, error)))
+  if (!(ok = parse (buf, n, camera, calib, rect_only, json, error)))
     g_prefix_error (error, "%s: ", name);
   g_free (buf);
   g_free (name);
@@ -757,14 +859,14 @@ gboolean
 gst_co_calibration_parse (const gchar * text, gsize len, const gchar * camera,
     GstCoCalibration * calib, GError ** error)
 {
-  return parse (text, len, camera, calib, FALSE, error);
+  return parse (text, len, camera, calib, FALSE, FALSE, error);
 }
 
 gboolean
 gst_co_calibration_parse_rectification (const gchar * text, gsize len,
     const gchar * camera, GstCoCalibration * calib, GError ** error)
 {
-  return parse (text, len, camera, calib, TRUE, error);
+  return parse (text, len, camera, calib, TRUE, FALSE, error);
 }
 
 gboolean

@@ -17,11 +17,12 @@ G_BEGIN_DECLS
 #define GST_CO_CALIBRATION_MAX_SIZE 65536     /* image_width, image_height */
 
 /* A calibration is the camera model of kernels/co_camera.h, read from
- * OpenCV FileStorage YAML/XML, ROS camera_info YAML or a Kalibr camchain:
- * the model (pinhole, or fisheye where the file says so), K, the
- * distortion vector in OpenCV's order (fisheye: k1..k4 in the K1 K2 K3 K4
- * slots), R and P where the file gives them (else the identity and
- * [K | 0]); image_width/image_height 0 when the file does not give them.
+ * OpenCV FileStorage YAML/XML, ROS camera_info YAML, a Kalibr camchain or
+ * JSON with the same names (any matrix flat or a list of rows): the model
+ * (pinhole, or fisheye where the file says so), K, the distortion vector
+ * in OpenCV's order (fisheye: k1..k4 in the K1 K2 K3 K4 slots), R and P
+ * where the file gives them (else the identity and [K | 0]);
+ * image_width/image_height 0 when the file does not give them.
  * @camera picks one of several: NULL, "" or "left" the first, "right" the
  * second, "camN" Kalibr's camN (a stereo FileStorage's M1 D1 R1 P1 are
  * left, M2 D2 R2 P2 right). */

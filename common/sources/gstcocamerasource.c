@@ -214,7 +214,8 @@ static const struct
   [GST_CO_CAMERA_CALIBRATION_FILE] = {"calibration-file", "Calibration file",
         "A calibration: OpenCV FileStorage YAML or XML (one camera, "
         "fisheye, or a stereo pair's M1 D1 R1 P1 / M2 D2 R2 P2), ROS "
-        "camera_info YAML or a Kalibr camchain; it replaces the camera "
+        "camera_info YAML, a Kalibr camchain, or JSON with the same names "
+        "(any matrix flat or a list of rows); it replaces the camera "
         "properties and its model (pinhole or fisheye) wins over "
         "model=camera; setting it again reads it again", 0, 0, 0,
       CAM (calibration_file)},

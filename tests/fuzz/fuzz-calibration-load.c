@@ -7,7 +7,7 @@
 
 // Read by .ci/fuzz.sh (paths from the project root; seeds are globs):
 // fuzz-sources: common/sources/gstcocalibration.c common/sources/gstcofile.c kernels/co_camera.c
-// fuzz-seeds: tests/data/*.yml tests/data/*.xml pipelines/samples/*.yml tests/data/fuzz/calibration/*
+// fuzz-seeds: tests/data/*.yml tests/data/*.xml tests/data/*.json pipelines/samples/*.yml tests/data/fuzz/calibration/*
 // fuzz-dict: tests/fuzz/calibration.dict
 
 #include <errno.h>

@@ -12,8 +12,10 @@
 
 static const gchar *data_dir;
 
+/* the same camera in each: FileStorage YAML and XML, and its matrices as
+ * lists of rows in YAML and JSON */
 static const gchar *const good_files[] = { "calib-opencv.yml",
-  "calib-opencv.xml"
+  "calib-opencv.xml", "calib-nested.yml", "calib-nested.json"
 };
 
 static const struct
@@ -699,6 +701,122 @@ test_xml_structure (void)
   edit_ok (xml_alias_old, "<image_height>", "<empty/><image_height>");
 }
 
+/* the issue's example: JSON as json.dumps writes it, no blanks, the
+ * coefficients flat */
+static const gchar json_compact[] =
+    "{\"camera_matrix\":[[500.5,0,320],[0,501,240],[0,0,1]],"
+    "\"distortion_coefficients\":[-0.2,0.05,0.001,-0.002,0.01],"
+    "\"image_width\":640,\"image_height\":480}";
+
+/* a camera_info with every matrix a list of rows, R and P included */
+static const gchar ros_nested[] =
+    "image_width: 640\nimage_height: 480\n"
+    "camera_matrix:\n  rows: 3\n  cols: 3\n"
+    "  data: [[520.1, 0, 321.5], [0, 519.8, 244.2], [0, 0, 1]]\n"
+    "distortion_model: plumb_bob\n"
+    "distortion_coefficients: [[-0.21], [0.05], [0.001], [-0.002], [0]]\n"
+    "rectification_matrix: [[0, -1, 0], [1, 0, 0], [0, 0, 1]]\n"
+    "projection_matrix: [[500, 0, 330, -35], [0, 500, 240, 0], [0, 0, 1, 0]]\n";
+
+/* Matrices as lists of rows read as their rows one after the other, the
+ * same numbers as a flat list; what is wrong with a list that is not a
+ * matrix is named. */
+static void
+test_nested (void)
+{
+  GstCoCalibration c;
+  gchar *path;
+  GError *err = NULL;
+  gint fd;
+
+  parse_ok (json_compact, &c);
+  g_assert_cmpfloat (c.fx, ==, 500.5);
+  g_assert_cmpfloat (c.fy, ==, 501.0);
+  g_assert_cmpfloat (c.cx, ==, 320.0);
+  g_assert_cmpfloat (c.cy, ==, 240.0);
+  g_assert_cmpfloat (c.dist[CO_DIST_K1], ==, -0.2);
+  g_assert_cmpfloat (c.dist[CO_DIST_K3], ==, 0.01);
+  g_assert_cmpint (c.image_width, ==, 640);
+  assert_camera_defaults (&c);
+
+  parse_ok (ros_nested, &c);
+  g_assert_cmpfloat (c.fx, ==, 520.1);
+  g_assert_cmpfloat (c.cy, ==, 244.2);
+  g_assert_cmpfloat (c.dist[CO_DIST_K2], ==, 0.05);
+  g_assert_cmpfloat (c.dist[CO_DIST_P2], ==, -0.002);
+  g_assert_cmpfloat (c.r[1], ==, -1.0);
+  g_assert_cmpfloat (c.r[3], ==, 1.0);
+  g_assert_cmpfloat (c.p[2], ==, 330.0);
+  g_assert_cmpfloat (c.p[3], ==, -35.0);
+  g_assert_cmpfloat (c.p[10], ==, 1.0);
+  edit_ok (ros_nested, "[[-0.21], [0.05], [0.001], [-0.002], [0]]",
+      "[[-0.21, 0.05, 0.001, -0.002, 0]]");
+  edit_ok (ros_nested, "[[500, 0, 330, -35], [0, 500, 240, 0], [0, 0, 1, 0]]",
+      "[[500, 0, 330], [0, 500, 240], [0, 0, 1]]");
+
+  /* ragged: the field and each row's length */
+  edit_fails (json_compact, "[0,501,240]", "[0,501]",
+      GST_CO_CALIBRATION_ERROR_PARSE,
+      "camera_matrix: its rows have 3, 2 and 3 values");
+  edit_fails (ros_nested, "[0, 500, 240, 0]", "[0, 500, 240]",
+      GST_CO_CALIBRATION_ERROR_PARSE,
+      "projection_matrix: its rows have 4, 3 and 4 values");
+  edit_fails (ros_nested, "[[-0.21], [0.05]", "[[-0.21, 0.05]",
+      GST_CO_CALIBRATION_ERROR_PARSE,
+      "distortion_coefficients: its rows have 2, 1, 1 and 1 values");
+  /* rows and numbers mixed, a list too deep, a number that is not one */
+  edit_fails (json_compact, "[0,0,1]]", "0,0,1]",
+      GST_CO_CALIBRATION_ERROR_PARSE, "camera_matrix mixes numbers and lists");
+  edit_fails (json_compact, "[[500.5,0,320]", "[500.5,0,320",
+      GST_CO_CALIBRATION_ERROR_PARSE, "camera_matrix mixes numbers and lists");
+  edit_fails (json_compact, "[0,0,1]]", "[0,0,[1]]]",
+      GST_CO_CALIBRATION_ERROR_PARSE, "camera_matrix mixes numbers and lists");
+  edit_fails (json_compact, "501", "\"x\"", GST_CO_CALIBRATION_ERROR_PARSE,
+      "camera_matrix: row 1, value 1 is not a finite number");
+  /* the right count in the wrong shape */
+  edit_fails (json_compact, "[[500.5,0,320],[0,501,240],[0,0,1]]",
+      "[[500.5,0,320,0,501,240,0,0,1]]", GST_CO_CALIBRATION_ERROR_PARSE,
+      "camera_matrix is 1x9; it must be 3x3");
+  edit_fails (ros_nested, "[[0, -1, 0], [1, 0, 0], [0, 0, 1]]",
+      "[[0, -1, 0, 1, 0, 0, 0, 0, 1]]", GST_CO_CALIBRATION_ERROR_PARSE,
+      "rectification_matrix is 1x9; it must be 3x3");
+  edit_fails (ros_nested, "[[500, 0, 330, -35], [0, 500, 240, 0], [0, 0, 1, 0]]",
+      "[[500, 0, 330], [-35, 0, 500], [240, 0, 0], [0, 1, 0]]",
+      GST_CO_CALIBRATION_ERROR_PARSE,
+      "projection_matrix is 4x3; it must be 3x3 or 3x4");
+  edit_fails (ros_nested, "[[-0.21], [0.05], [0.001], [-0.002], [0]]",
+      "[[-0.21, 0.05], [0.001, -0.002]]", GST_CO_CALIBRATION_ERROR_PARSE,
+      "distortion_coefficients is 2x2; it must be one row or one column");
+  /* rows and cols beside a list of rows must agree with it */
+  edit_fails (ros_nested, "rows: 3\n  cols: 3\n  data: [[520.1, 0, 321.5], ",
+      "rows: 3\n  cols: 3\n  data: [[520.1, 0, 321.5, 0], ",
+      GST_CO_CALIBRATION_ERROR_PARSE, "camera_matrix: its rows have 4, 3");
+  edit_fails (ros_nested, "rows: 3\n  cols: 3", "rows: 1\n  cols: 9",
+      GST_CO_CALIBRATION_ERROR_PARSE,
+      "camera_matrix has rows: 1, cols: 9 but its data is 3 rows of 3");
+  edit_fails (ros_nested, "rows: 3\n  cols: 3", "rows: 9",
+      GST_CO_CALIBRATION_ERROR_PARSE,
+      "camera_matrix has rows: 9 but its data is 3 rows of 3");
+
+  /* a .json file's syntax errors say JSON */
+  fd = g_file_open_tmp ("co-calib-XXXXXX.json", &path, NULL);
+  g_assert_cmpint (fd, >=, 0);
+  g_close (fd, NULL);
+  g_assert_true (g_file_set_contents (path, json_compact,
+          sizeof json_compact - 2, NULL));
+  g_assert_false (gst_co_calibration_load (path, NULL, &c, &err));
+  g_assert_error (err, GST_CO_CALIBRATION_ERROR, GST_CO_CALIBRATION_ERROR_PARSE);
+  if (!strstr (err->message, "JSON, line"))
+    g_error ("message '%s' lacks 'JSON, line'", err->message);
+  g_clear_error (&err);
+  g_assert_true (g_file_set_contents (path, json_compact, -1, NULL));
+  g_assert_true (gst_co_calibration_load (path, NULL, &c, &err));
+  g_assert_no_error (err);
+  g_assert_cmpfloat (c.fx, ==, 500.5);
+  g_unlink (path);
+  g_free (path);
+}
+
 /* A FIFO would block the state change forever: refused without a reader. */
 static void
 test_not_regular (void)
@@ -749,5 +867,6 @@ main (int argc, char **argv)
   g_test_add_func ("/calibration/rectification-file",
       test_rectification_file);
   g_test_add_func ("/calibration/not-regular", test_not_regular);
+  g_test_add_func ("/calibration/nested", test_nested);
   return g_test_run ();
 }
