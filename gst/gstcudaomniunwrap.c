@@ -206,7 +206,9 @@ mirror_window (const GstCoOmniSettings * s, const CoOmniView * v,
   w->ys = D;
   if (!(m->h > m->R)) {
     *why = g_strdup_printf ("mirror-distance (%g) must be larger than "
-        "mirror-radius (%g): the camera sits outside the sphere", m->h, m->R);
+        "mirror-radius (%g): the model expects the camera outside the "
+        "mirror's sphere, looking at the mirror, and this mirror-distance "
+        "puts it %s the sphere", m->h, m->R, m->h == m->R ? "on" : "inside");
     return FALSE;
   }
   if (!(D > m->R)) {

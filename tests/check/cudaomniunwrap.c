@@ -471,7 +471,11 @@ GST_END_TEST;
 GST_START_TEST (test_cylinder_bad_geometry)
 {
   const gchar *cases[][2] = {
-    {"mirror-radius=30 mirror-distance=20", "mirror-distance"},
+    {"mirror-radius=30 mirror-distance=20", "mirror-distance (20) must be "
+          "larger than mirror-radius (30): the model expects the camera "
+          "outside the mirror's sphere, looking at the mirror, and this "
+          "mirror-distance puts it inside the sphere"},
+    {"mirror-radius=30 mirror-distance=30", "puts it on the sphere"},
     {"outer-radius=400", "beyond the mirror"},
     {"plane-distance=10", "plane-distance"},
     {"projection=ground plane-distance=300 outer-radius=140", "horizon"},
