@@ -27,4 +27,10 @@ out=$(env -u GST_PLUGIN_PATH -u GST_PLUGIN_PATH_1_0 GST_REGISTRY="$dest/registry
 for e in cudalensdistort cudaomniunwrap cudafoveate cudashcentroid cudaaberration; do
   grep -q "$e:" <<<"$out" || { echo "gst-inspect-1.0 cudaoptics lacks $e:"; echo "$out"; exit 1; }
 done
+# gst-inspect shows users the origin: the package-origin a packager set
+origin=$(meson introspect "$build" --buildoptions |
+  python3 -c 'import json,sys; print([o["value"] for o in json.load(sys.stdin) if o["name"]=="package-origin"][0])')
+got=$(sed -n 's/^ *Origin URL  *//p' <<<"$out")
+[ "$got" = "$origin" ] ||
+  { echo "gst-inspect-1.0 cudaoptics: origin '$got', package-origin '$origin'"; exit 1; }
 echo "installed: $want/libgstcudaoptics.so (GStreamer's pluginsdir: $(pkg-config --variable=pluginsdir gstreamer-1.0)), $prefix/bin/co-clt-kernels"
