@@ -65,10 +65,18 @@ gst_co_engine_settings (GstCoSetting * rows, gssize engine_offset)
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY),
       engine_offset + G_STRUCT_OFFSET (GstCoEngine, device_id));
+  /**
+   * GstCoBaseFilter:active-backend:
+   *
+   * The backend the element chose when it started, `cuda` or `cpu`; `auto`
+   * while it has not chosen (before it first starts, or when a start
+   * failed), so that a read before PLAYING never passes for the CPU.
+   */
   /* read-only: start writes it (under the object lock) */
   rows[2] = engine_row (g_param_spec_enum ("active-backend",
-          "Active backend", "The backend in use once started (cuda or cpu)",
-          GST_TYPE_CO_BACKEND, GST_CO_BACKEND_CPU,
+          "Active backend", "The backend the element chose when it "
+          "started: cuda or cpu (auto until it has chosen)",
+          GST_TYPE_CO_BACKEND, GST_CO_BACKEND_AUTO,
           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS),
       engine_offset + G_STRUCT_OFFSET (GstCoEngine, active_backend));
 }
@@ -87,7 +95,7 @@ gst_co_engine_init (GstCoEngine * e, GstElement * element)
   e->element = element;
   e->backend = DEFAULT_BACKEND;
   e->device_id = DEFAULT_DEVICE_ID;
-  e->active_backend = GST_CO_BACKEND_CPU;
+  e->active_backend = GST_CO_BACKEND_AUTO;
 }
 
 void
@@ -149,14 +157,16 @@ fault_hit (GstCoEngine * e, const gchar * step)
 gboolean
 gst_co_engine_start (GstCoEngine * e, gboolean host_only)
 {
-  GstCoBackend backend;
+  GstCoBackend backend, chosen = GST_CO_BACKEND_CPU;
   gint device_id;
   gchar *why = NULL;
 
+  /* undecided until this start has chosen: a start that fails chose
+   * nothing, whatever the last one did */
   GST_OBJECT_LOCK (e->element);
   backend = e->backend;
   device_id = e->device_id;
-  e->active_backend = GST_CO_BACKEND_CPU;
+  e->active_backend = GST_CO_BACKEND_AUTO;
   GST_OBJECT_UNLOCK (e->element);
   fault_arm (e);
   e->unusable = FALSE;
@@ -174,9 +184,7 @@ gst_co_engine_start (GstCoEngine * e, gboolean host_only)
   }
   if (backend != GST_CO_BACKEND_CPU) {
     if (gst_co_engine_open (e, device_id, &why)) {
-      GST_OBJECT_LOCK (e->element);
-      e->active_backend = GST_CO_BACKEND_CUDA;
-      GST_OBJECT_UNLOCK (e->element);
+      chosen = GST_CO_BACKEND_CUDA;
       GST_INFO_OBJECT (e->element, "CUDA backend on device %d (%s)",
           e->device->device_id, GST_STR_NULL (e->device->name));
     } else if (backend == GST_CO_BACKEND_CUDA) {
@@ -193,6 +201,9 @@ gst_co_engine_start (GstCoEngine * e, gboolean host_only)
     }
     g_free (why);
   }
+  GST_OBJECT_LOCK (e->element);
+  e->active_backend = chosen;
+  GST_OBJECT_UNLOCK (e->element);
   g_object_notify (G_OBJECT (e->element), "active-backend");
   return TRUE;
 }

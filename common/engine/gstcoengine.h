@@ -33,7 +33,7 @@ GType gst_co_backend_get_type (void);
 typedef struct
 {
   /*< public: read-only, valid while streaming >*/
-  GstCoBackend active_backend;  /* CUDA or CPU once started */
+  GstCoBackend active_backend;  /* CUDA or CPU once started; AUTO before */
   GstCoDevice *device;          /* NULL on the CPU backend */
   gpointer stream;              /* cudaStream_t of this element */
 

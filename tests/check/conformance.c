@@ -18,6 +18,8 @@
  * - tiny and very wide frames: an output or a clear error, never a crash,
  *   and the element works again after them;
  * - 500 state cycles;
+ * - active-backend auto before the element starts, the backend asked for
+ *   once it has;
  * - every file property, missing, a directory, a FIFO, empty, not of its
  *   kind, and (where the row names one) a file that parses but cannot be
  *   used: set before PLAYING a prompt error, set while PLAYING a warning
@@ -1256,6 +1258,41 @@ cuda_caps_on_cpu (const Row * row)
   g_free (props);
 }
 
+/* ---- the backend it reports ---- */
+
+/* active-backend is auto until the element has chosen, so that a read
+ * before it starts is not taken for the CPU; once started, the backend
+ * this run asked for. */
+static void
+active_backend (const Row * row)
+{
+  gchar *props = describe (row, NULL);
+  gchar *bin = g_strdup_printf ("videotestsrc num-buffers=1 ! %s ! %s ! "
+      "fakesink", row->src_caps, props);
+  GstElement *p = gst_parse_launch (bin, NULL), *e;
+  gint active = -1, want = strcmp (backend, "cuda") ? GST_CO_BACKEND_CPU :
+      GST_CO_BACKEND_CUDA;
+
+  fail_unless (p != NULL, "%s", bin);
+  e = co_family_element (p);
+  g_object_get (e, "active-backend", &active, NULL);
+  fail_unless (active == GST_CO_BACKEND_AUTO, "%s: active-backend %d "
+      "before it started", bin, active);
+  fail_unless (gst_element_set_state (p, GST_STATE_PAUSED) !=
+      GST_STATE_CHANGE_FAILURE, "%s", bin);
+  fail_unless (gst_element_get_state (p, NULL, NULL, 10 * GST_SECOND) ==
+      GST_STATE_CHANGE_SUCCESS, "%s: no preroll", bin);
+  g_object_get (e, "active-backend", &active, NULL);
+  fail_unless (active == want, "%s: active-backend %d once started, not %d",
+      bin, active, want);
+  fail_unless (gst_element_set_state (p, GST_STATE_NULL) ==
+      GST_STATE_CHANGE_SUCCESS);
+  gst_object_unref (e);
+  gst_object_unref (p);
+  g_free (bin);
+  g_free (props);
+}
+
 /* ---- the suite: every check for every row ---- */
 
 #define ROW_TESTS(fn) \
@@ -1273,6 +1310,7 @@ ROW_TESTS (extreme_sizes);
 ROW_TESTS (state_cycles);
 ROW_TESTS (bad_files);
 ROW_TESTS (cuda_caps_on_cpu);
+ROW_TESTS (active_backend);
 
 static Suite *
 conformance_suite (void)
@@ -1289,6 +1327,7 @@ conformance_suite (void)
   tcase_add_loop_test (tc, test_bad_files, 0, G_N_ELEMENTS (rows));
   tcase_add_loop_test (tc, test_state_cycles, 0, G_N_ELEMENTS (rows));
   tcase_add_loop_test (tc, test_cuda_caps_on_cpu, 0, G_N_ELEMENTS (rows));
+  tcase_add_loop_test (tc, test_active_backend, 0, G_N_ELEMENTS (rows));
   return s;
 }
 

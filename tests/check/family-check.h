@@ -158,12 +158,11 @@ check_renegotiation (const gchar * desc, const gchar * ref_desc)
   g_rand_free (rand);
 }
 
-/* The family's element inside @h (a reference, unref it) */
+/* The family's element @e is, or the first inside the bin @e (a
+ * reference, unref it) */
 static inline GstElement *
-co_harness_element (GstHarness * h)
+co_family_element (GstElement * e)
 {
-  GstElement *e = h->element;
-
   if (GST_IS_BIN (e)) {
     GstIterator *it = gst_bin_iterate_elements (GST_BIN (e));
     GValue v = G_VALUE_INIT;
@@ -180,10 +179,17 @@ co_harness_element (GstHarness * h)
     }
     g_value_unset (&v);
     gst_iterator_free (it);
-    fail_unless (e != NULL, "no element of the family in the harness");
+    fail_unless (e != NULL, "no element of the family in the bin");
     return e;
   }
   return gst_object_ref (e);
+}
+
+/* The family's element inside @h (a reference, unref it) */
+static inline GstElement *
+co_harness_element (GstHarness * h)
+{
+  return co_family_element (h->element);
 }
 
 /* "name=value name=value" onto the element inside @h */
