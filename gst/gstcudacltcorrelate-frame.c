@@ -102,6 +102,16 @@ forward (GstCudaCltCorrelate * self, const CoFrame * in, gint slot)
       clt_of (self, slot));
 }
 
+/* The first pass's estimator: `peak`, auto resolved by the frame's
+ * weights (self->cp) */
+CoCltPeak
+gst_cuda_clt_correlate_peak (GstCudaCltCorrelate * self)
+{
+  if (self->snap.peak != CORR_PEAK_AUTO)
+    return (CoCltPeak) self->snap.peak;
+  return self->cp.weighted ? CO_CLT_PEAK_NEWTON : CO_CLT_PEAK_DIRICHLET;
+}
+
 /* Tiles @a against tiles @b, @n of each (those whose @on is 0 left out;
  * NULL: none) */
 gboolean
@@ -163,12 +173,13 @@ correlate_into (GstCudaCltCorrelate * self, gint a, gint b,
     if (!gst_cuda_clt_correlate_search (self, a, b, line, dx, dy, strength))
       return FALSE;
   } else if (!gst_cuda_clt_correlate_tiles (self, clt_of (self, a),
-          clt_of (self, b), n, (CoCltPeak) self->snap.peak, NULL, dx, dy,
+          clt_of (self, b), n, gst_cuda_clt_correlate_peak (self), NULL, dx,
+          dy,
           strength)) {
     return FALSE;
   }
   for (k = 0; k < passes; k++) {
-    const CoCltPeak peak = prior && k == 0 ? (CoCltPeak) self->snap.peak :
+    const CoCltPeak peak = prior && k == 0 ? gst_cuda_clt_correlate_peak (self) :
         self->cp.weighted ? CO_CLT_PEAK_NEWTON : CO_CLT_PEAK_CENTROID;
     if (!gst_cuda_clt_correlate_transform (self, b, dx, dy, moved) ||
         !gst_cuda_clt_correlate_tiles (self, clt_of (self, a), moved, n,

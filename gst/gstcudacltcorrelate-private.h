@@ -30,6 +30,10 @@ typedef enum
   REF_KEEP = 1,
 } CorrReference;
 
+/* `peak`: the kernels' CoCltPeak values, and auto (resolved per frame by
+ * gst_cuda_clt_correlate_peak) */
+#define CORR_PEAK_AUTO 4
+
 typedef enum
 {
   OUTPUT_FRAMES = 0,
@@ -211,6 +215,7 @@ gboolean gst_cuda_clt_correlate_transform (GstCudaCltCorrelate * self,
 gboolean gst_cuda_clt_correlate_tiles (GstCudaCltCorrelate * self,
     const gfloat * a, const gfloat * b, gint n, CoCltPeak peak,
     const gfloat * on, gfloat * dx, gfloat * dy, gfloat * strength);
+CoCltPeak gst_cuda_clt_correlate_peak (GstCudaCltCorrelate * self);
 
 /* gstcudacltcorrelate-search.c: max-shift's levels planned for the State
  * and their memory; @slot's pyramid (its plane halved, each level's

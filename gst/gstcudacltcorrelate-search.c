@@ -193,7 +193,8 @@ gst_cuda_clt_correlate_search (GstCudaCltCorrelate * self, gint a, gint b,
         ok = gst_cuda_clt_correlate_transform (self, b, sx, sy, moved);
       if (!ok || !gst_cuda_clt_correlate_tiles (self, l ? level_clt (self, a,
                   l) : clt_of (self, a), moved, n,
-              (CoCltPeak) self->snap.peak, live, rr, rr + n, rr + 2 * n))
+              gst_cuda_clt_correlate_peak (self), live, rr, rr + n,
+              rr + 2 * n))
         return FALSE;
       if (!cuda)
         co_clt_search_keep_cpu (k == 0, n, sx, sy, live, rr, rr + n,

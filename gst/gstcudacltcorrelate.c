@@ -109,8 +109,11 @@ static GST_CO_ENUM_TYPE (co_corr_mode_get_type, "GstCoCorrMode",
 
 #define GST_TYPE_CO_CORR_PEAK (co_corr_peak_get_type ())
 static GST_CO_ENUM_TYPE (co_corr_peak_get_type, "GstCoCorrPeak",
+    {CORR_PEAK_AUTO, "dirichlet where every frequency weighs alike, newton "
+          "where lpf-sigma, fat-zero or a raw mosaic weigh them", "auto"},
     {CO_CLT_PEAK_DIRICHLET, "The correlation's own kernel fitted to the "
-          "peak and its larger neighbour (most accurate)", "dirichlet"},
+          "peak and its larger neighbour (most accurate with flat weights)",
+        "dirichlet"},
     {CO_CLT_PEAK_PARABOLA, "A parabola per axis through three samples",
         "parabola"},
     {CO_CLT_PEAK_CENTROID, "Centroid of the positive 3x3 around the peak",
@@ -541,15 +544,18 @@ gst_cuda_clt_correlate_class_init (GstCudaCltCorrelateClass * klass)
      *
      * How the first pass finds the sub-pixel peak: `dirichlet` fits the
      * correlation's own kernel (a few hundredths of a pixel on textured
-     * tiles, with frequencies weighed alike); `newton` takes Newton's step
-     * to the peak of the correlation as a continuous function, from its
-     * best sample (exact for any weighting, but it weighs the high
-     * frequencies by their square: use it with a low-pass); `parabola` and
+     * tiles, with frequencies weighed alike; a weighted, wider peak makes
+     * it read a centred peak a quarter of a pixel off); `newton` takes
+     * Newton's step to the peak of the correlation as a continuous
+     * function, from its best sample (exact for any weighting, but it
+     * weighs the high frequencies by their square: use it with a
+     * low-pass); `auto` is `newton` where lpf-sigma, fat-zero or raw Bayer
+     * input weigh the frequencies, `dirichlet` elsewhere; `parabola` and
      * `centroid` are the usual estimators, for comparison.
      */
     [PROP_PEAK - 1] =
         GST_CO_ROW_ENUM ("peak", "Peak", "Sub-pixel peak estimator",
-        GST_TYPE_CO_CORR_PEAK, CO_CLT_PEAK_DIRICHLET, GST_CO_PARAM_LIVE,
+        GST_TYPE_CO_CORR_PEAK, CORR_PEAK_AUTO, GST_CO_PARAM_LIVE,
         SET (peak), GST_CO_SETTING_FRAME),
     /**
      * GstCudaCltCorrelate:reference:
