@@ -71,6 +71,11 @@ c_tests=(); py_tests=()
 # the manual's and the install's checks (tests step): they run the
 # uninstrumented gst-launch-1.0, gst-inspect-1.0 and python3 on the plugin
 surface_tests="install demo-pictures python-venv doc-examples doc-examples-cuda docs-properties"
+# tests/ref scripts whose time is numpy's (baselines, bias curves, flow
+# statistics: 10 minutes under ASan); their numbers are checked in the tests
+# step, and the element code they drive is the code ref-stereo-eval and
+# check-cudacltcorrelate run here
+surface_tests="$surface_tests ref-corr-baselines ref-bayer-bias ref-flow-eval"
 for t in "${all[@]}"; do
   case " $surface_tests " in *" $t "*) continue ;; esac
   case " $python_tests " in *" $t "*) py_tests+=("$t") ;; *) c_tests+=("$t") ;; esac
