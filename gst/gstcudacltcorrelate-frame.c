@@ -113,20 +113,29 @@ gst_cuda_clt_correlate_peak (GstCudaCltCorrelate * self)
 }
 
 /* Tiles @a against tiles @b, @n of each (those whose @on is 0 left out;
- * NULL: none) */
+ * NULL: none), normalised as @cp says */
+static gboolean
+correlate_with (GstCudaCltCorrelate * self, const CoCltCorrParams * cp,
+    const gfloat * a, const gfloat * b, gint n, CoCltPeak peak,
+    const gfloat * on, gfloat * dx, gfloat * dy, gfloat * strength)
+{
+  if (!gst_co_element_on_cuda (self)) {
+    co_clt_correlate_some_cpu (a, b, n, cp, peak, on, dx, dy, strength);
+    return TRUE;
+  }
+  return gst_co_element_cuda_ok (self, co_clt_correlate_some_cuda (a, b, n,
+          cp, peak, on, dx, dy, strength, stream_of (self)),
+      "correlating tiles");
+}
+
+/* The first measurement's correlation (self->cp) */
 gboolean
 gst_cuda_clt_correlate_tiles (GstCudaCltCorrelate * self, const gfloat * a,
     const gfloat * b, gint n, CoCltPeak peak, const gfloat * on, gfloat * dx,
     gfloat * dy, gfloat * strength)
 {
-  if (!gst_co_element_on_cuda (self)) {
-    co_clt_correlate_some_cpu (a, b, n, &self->cp, peak, on, dx, dy,
-        strength);
-    return TRUE;
-  }
-  return gst_co_element_cuda_ok (self, co_clt_correlate_some_cuda (a, b, n,
-          &self->cp, peak, on, dx, dy, strength, stream_of (self)),
-      "correlating tiles");
+  return correlate_with (self, &self->cp, a, b, n, peak, on, dx, dy,
+      strength);
 }
 
 /* Slot @b against slot @a into (@dx, @dy, @strength), device memory on
@@ -179,12 +188,14 @@ correlate_into (GstCudaCltCorrelate * self, gint a, gint b,
     return FALSE;
   }
   for (k = 0; k < passes; k++) {
-    const CoCltPeak peak = prior && k == 0 ? gst_cuda_clt_correlate_peak (self) :
-        self->cp.weighted ? CO_CLT_PEAK_NEWTON : CO_CLT_PEAK_CENTROID;
+    /* a pre-shift's pass is the first measurement; the others refine */
+    const gboolean first = prior && k == 0;
+    const CoCltCorrParams *cp = first ? &self->cp : &self->cp_refine;
+    const CoCltPeak peak = first ? gst_cuda_clt_correlate_peak (self) :
+        cp->weighted ? CO_CLT_PEAK_NEWTON : CO_CLT_PEAK_CENTROID;
     if (!gst_cuda_clt_correlate_transform (self, b, dx, dy, moved) ||
-        !gst_cuda_clt_correlate_tiles (self, clt_of (self, a), moved, n,
-            peak, NULL, rr, rr + n,
-            rr + 2 * n))
+        !correlate_with (self, cp, clt_of (self, a), moved, n, peak, NULL,
+            rr, rr + n, rr + 2 * n))
       return FALSE;
     /* the secant counts the passes measured with the centroid */
     const gint pass = prior ? (gint) k - 1 : (gint) k;
@@ -437,6 +448,9 @@ gst_cuda_clt_correlate_process (GstCoBaseAggregator * base,
   gst_co_base_aggregator_snapshot (base, &self->snap);
   co_clt_corr_params_init (&self->cp, self->snap.fat_zero,
       self->snap.lpf_sigma, frames[0].bayer != CO_BAYER_NONE);
+  co_clt_corr_params_init (&self->cp_refine, self->snap.refine_fat_zero > 0.0f ?
+      self->snap.refine_fat_zero : self->snap.fat_zero, self->snap.lpf_sigma,
+      frames[0].bayer != CO_BAYER_NONE);
   if (self->out == OUTPUT_FRAMES) {
     *outbuf = gst_buffer_ref (inbufs[0]);
   } else {

@@ -74,6 +74,7 @@ typedef struct
   gint peak;
   gint reference;
   guint refine;
+  gfloat refine_fat_zero;
   gboolean post_messages;
   GBytes *pre_shift;
   gint output;
@@ -165,6 +166,7 @@ struct _GstCudaCltCorrelate
   State *state;                 /* NULL until a rebuild succeeds */
   Settings snap;                /* of the frame being processed */
   CoCltCorrParams cp;           /* of the frame being processed */
+  CoCltCorrParams cp_refine;    /* its refinement passes' */
   const CoFrame *slot_frame[MAX_INPUTS];        /* each slot's last frame */
   /* temporal: slot of the reference CLT (0 or 1), and whether it holds one */
   gint ref_slot;

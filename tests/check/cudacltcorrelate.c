@@ -1840,7 +1840,8 @@ GST_START_TEST (test_cuda_equals_cpu)
     "refine=1 max-shift=40 search=horizontal pairs=1-0",
     "refine=1 pre-shift-x=-3.5 pre-shift-y=1 post-messages=true pairs=0-1,2-0",
     "refine=1 max-shift=20 lr-check=1 pairs=0-1,2-0",
-    "peak=newton lpf-sigma=1 refine=2 pairs=1-2"
+    "peak=newton lpf-sigma=1 refine=2 pairs=1-2",
+    "lpf-sigma=1 refine=3 refine-fat-zero=0.3 max-shift=16 pairs=0-1"
   };
   Texture t;
   GstBuffer *img[3][3];
