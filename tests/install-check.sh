@@ -33,4 +33,29 @@ origin=$(meson introspect "$build" --buildoptions |
 got=$(sed -n 's/^ *Origin URL  *//p' <<<"$out")
 [ "$got" = "$origin" ] ||
   { echo "gst-inspect-1.0 cudaoptics: origin '$got', package-origin '$origin'"; exit 1; }
+# the Python module: where the system's Python finds it under the prefix,
+# and it imports from there (with numpy)
+pymod=$(meson introspect "$build" --installed |
+  python3 -c 'import json,sys; print(next((v for k, v in json.load(sys.stdin).items() if k.endswith("/cudaoptics.py")), ""))')
+if [ -z "$pymod" ]; then
+  echo "meson install puts no cudaoptics.py (the build found no usable Python?)"; exit 1
+fi
+[ -f "$dest$pymod" ] || { echo "no Python module at $pymod"; exit 1; }
+sys_py=/usr/bin/python3
+[ -x $sys_py ] || sys_py=python3
+case "$prefix" in
+  /usr|/usr/local)
+    # a system prefix: the system's Python searches that folder as it is
+    $sys_py -c 'import sys; sys.exit(sys.argv[1] not in sys.path)' "$(dirname "$pymod")" ||
+      { echo "$pymod is not on $sys_py's sys.path:"; $sys_py -c 'import sys; print(sys.path)'; exit 1; } ;;
+esac
+if $sys_py -c 'import numpy' 2>/dev/null; then
+  got=$(cd "$dest" && PYTHONPATH="$dest$(dirname "$pymod")" $sys_py -c \
+    'import cudaoptics; print(cudaoptics.__file__, " ".join(cudaoptics.KINDS))') ||
+    { echo "the installed module does not import"; exit 1; }
+  [ "${got%% *}" = "$dest$pymod" ] || { echo "imported $got, not $dest$pymod"; exit 1; }
+  echo "python: $pymod imports ($got)"
+else
+  echo "python: $pymod installed (no numpy in $sys_py: import not tried)"
+fi
 echo "installed: $want/libgstcudaoptics.so (GStreamer's pluginsdir: $(pkg-config --variable=pluginsdir gstreamer-1.0)), $prefix/bin/co-clt-kernels"
