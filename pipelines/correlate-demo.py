@@ -27,6 +27,12 @@ import numpy as np  # noqa: E402
 import gi  # noqa: E402
 gi.require_version("Gst", "1.0")
 from gi.repository import Gst  # noqa: E402
+try:
+    import cudaoptics  # noqa: E402  (the elements' results as numpy arrays)
+except ImportError:  # not installed: the source tree's own copy
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                    "..", "python"))
+    import cudaoptics  # noqa: E402
 
 src, dst = sys.argv[1], sys.argv[2]
 left = cv2.cvtColor(cv2.imread(src), cv2.COLOR_BGR2GRAY).astype(np.float32)
@@ -60,10 +66,9 @@ for name, img in (("a", left), ("b", right)):
     pipe.get_by_name(name).emit("push-buffer", buf)
     pipe.get_by_name(name).emit("end-of-stream")
 sample = pipe.get_by_name("out").emit("pull-sample")
-s = sample.get_buffer().get_custom_meta("GstCoCltCorrelation").get_structure()
-tx, ty = s.get_value("tiles-x"), s.get_value("tiles-y")
-shift = np.frombuffer(s.get_value("shift-x").get_data(), "<f4").reshape(ty, tx)
-strength = np.frombuffer(s.get_value("strength").get_data(), "<f4").reshape(ty, tx)
+r = cudaoptics.from_sample(sample, "GstCoCltCorrelation")
+tx, ty = r.tiles_x, r.tiles_y
+shift, strength = r.shift_x[0], r.strength[0]      # the pair 0-1: (ty, tx)
 pipe.set_state(Gst.State.NULL)
 
 # the truth at each tile's centre, the pixel corner (8 tx, 8 ty)

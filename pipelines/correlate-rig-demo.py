@@ -39,6 +39,12 @@ import numpy as np  # noqa: E402
 import gi  # noqa: E402
 gi.require_version("Gst", "1.0")
 from gi.repository import GLib, Gst  # noqa: E402
+try:
+    import cudaoptics  # noqa: E402  (the elements' results as numpy arrays)
+except ImportError:  # not installed: the source tree's own copy
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                    "..", "python"))
+    import cudaoptics  # noqa: E402
 
 F = 500.0
 QUAD = [(0, 0), (1, 0), (0, 1), (1, 1)]
@@ -84,7 +90,7 @@ def run(desc, frames, names, n_out, pre_shift=None):
             msg = pipe.get_bus().timed_pop_filtered(0, Gst.MessageType.ERROR)
             sys.exit(f"no output: {msg.parse_error()[0].message if msg else '?'}")
         buf = sample.get_buffer()
-        s = buf.get_custom_meta("GstCoCltCorrelation").get_structure()
+        s = cudaoptics.from_buffer(buf, "GstCoCltCorrelation")
         st = sample.get_caps().get_structure(0)
         w, h = st.get_value("width"), st.get_value("height")
         ok, m = buf.map(Gst.MapFlags.READ)
@@ -93,10 +99,6 @@ def run(desc, frames, names, n_out, pre_shift=None):
         out.append((rgba, s))
     pipe.set_state(Gst.State.NULL)
     return out
-
-
-def field(s, name, shape):
-    return np.frombuffer(s.get_value(name).get_data(), "<f4").reshape(shape)
 
 
 def tile_truth(m, tx, ty, w, h):
@@ -147,9 +149,8 @@ def quad(src, dst):
         pipe_out = run(desc, [views], [f"s{k}" for k in range(4)], 1,
                        np.full(tiles, 3.0))
     rgba, s = pipe_out[0]
-    tx, ty = s.get_value("tiles-x"), s.get_value("tiles-y")
-    rig = field(s, "rig-disparity", (ty, tx))
-    conf = field(s, "confidence", (ty, tx))
+    tx, ty = s.tiles_x, s.tiles_y
+    rig, conf = s.rig_disparity, s.confidence
     truth = tile_truth(disp, tx, ty, w, h)
     inner = np.zeros_like(conf, bool)
     inner[2:-2, 2:-2] = True
@@ -189,9 +190,9 @@ def flow(src, dst):
             "refine=2 output=map map-range=5 ! appsink name=out")
     outs = run(desc, frames, ["s"], n)
     rgba, s = outs[-1]
-    tx, ty = s.get_value("tiles-x"), s.get_value("tiles-y")
-    dx, dy = field(s, "shift-x", (ty, tx)), field(s, "shift-y", (ty, tx))
-    st = field(s, "strength", (ty, tx))
+    tx, ty = s.tiles_x, s.tiles_y
+    # temporal mode: one pair, the frame against the previous one
+    dx, dy, st = s.shift_x[0], s.shift_y[0], s.strength[0]
     # the known flow from frame n-2 to n-1 at each tile centre
     cx, cy = np.meshgrid(8.0 * np.arange(tx), 8.0 * np.arange(ty))
     q = np.stack([cx - w / 2, cy - h / 2])

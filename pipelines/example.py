@@ -16,10 +16,16 @@ try:
 except (ImportError, ValueError) as e:
     sys.exit(f"{sys.argv[0]}: this Python ({sys.executable}) cannot import "
              f"GStreamer's bindings ({e}).\n"
-             "Debian/Ubuntu: sudo apt-get install python3-gi gir1.2-gstreamer-1.0 "
-             "gir1.2-gst-plugins-base-1.0, then run it with /usr/bin/python3,\n"
-             "or from a virtual environment made with "
-             "`python3 -m venv --system-site-packages`, which sees them.")
+             "Debian/Ubuntu: sudo apt-get install python3-gi "
+             "gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0, then run it with "
+             "/usr/bin/python3,\nor from a virtual environment that the system's "
+             "Python makes: /usr/bin/python3 -m venv --system-site-packages VENV\n"
+             "(one made by another python3, pyenv's, conda's or a newer one, does "
+             "not see them, with or without --system-site-packages).\n"
+             "For this Python itself: sudo apt-get install libgirepository1.0-dev "
+             "libcairo2-dev pkg-config gcc gir1.2-gstreamer-1.0 "
+             "gir1.2-gst-plugins-base-1.0 and this Python's C headers,\nthen pip install 'PyGObject<3.51' "
+             "(PyGObject 3.51 and later need libgirepository-2.0-dev instead).")
 
 Gst.init(sys.argv)
 here = os.path.dirname(os.path.abspath(__file__))

@@ -4,25 +4,41 @@
 # Reading cudashcentroid's results from Python (PyGObject): synthetic
 # Shack-Hartmann frames pushed through appsrc, the centroids read from each
 # buffer's GstCoShCentroids meta (GStreamer 1.20+) and from the element
-# messages on the bus (any version), a reference captured, and a tilt
-# measured as slopes.  Plain Python, no numpy.
+# messages on the bus (any version) as numpy arrays by the cudaoptics
+# module (python/cudaoptics.py), a reference captured, and a tilt measured
+# as slopes.
 #
-#   GST_PLUGIN_PATH=build/gst python3 pipelines/shcentroid.py
+#   GST_PLUGIN_PATH=build/gst /usr/bin/python3 pipelines/shcentroid.py
 import math
-import struct
+import os
 import sys
 
 try:
     import gi
     gi.require_version("Gst", "1.0")
     from gi.repository import Gst
+    import numpy as np
 except (ImportError, ValueError) as e:
     sys.exit(f"{sys.argv[0]}: this Python ({sys.executable}) cannot import "
-             f"GStreamer's bindings ({e}).\n"
-             "Debian/Ubuntu: sudo apt-get install python3-gi gir1.2-gstreamer-1.0 "
-             "gir1.2-gst-plugins-base-1.0, then run it with /usr/bin/python3,\n"
-             "or from a virtual environment made with "
-             "`python3 -m venv --system-site-packages`, which sees them.")
+             f"GStreamer's bindings or numpy ({e}).\n"
+             "Debian/Ubuntu: sudo apt-get install python3-gi python3-numpy "
+             "gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0, then run it with "
+             "/usr/bin/python3,\nor from a virtual environment that the system's "
+             "Python makes: /usr/bin/python3 -m venv --system-site-packages VENV\n"
+             "(one made by another python3, pyenv's, conda's or a newer one, does "
+             "not see them, with or without --system-site-packages).\n"
+             "For this Python itself: sudo apt-get install libgirepository1.0-dev "
+             "libcairo2-dev pkg-config gcc gir1.2-gstreamer-1.0 "
+             "gir1.2-gst-plugins-base-1.0 and this Python's C headers,\nthen pip install 'PyGObject<3.51' numpy "
+             "(PyGObject 3.51 and later need libgirepository-2.0-dev instead).")
+
+try:
+    import cudaoptics   # the elements' results as numpy arrays (meson install)
+except ImportError:
+    # not installed: the source tree's own copy
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                    "..", "python"))
+    import cudaoptics
 
 W, H, PITCH, OX, OY = 400, 300, 20.0, 0.37, 0.81
 NX, NY = int((W - OX) / PITCH), int((H - OY) / PITCH)
@@ -42,12 +58,6 @@ def spots(dx):
                     v = 220 * math.exp(-((x + 0.5 - cx) ** 2 + (y + 0.5 - cy) ** 2) / (2 * 1.2 ** 2))
                     img[y * W + x] = min(255, int(v + 0.5))
     return bytes(img)
-
-
-def floats(s, name):
-    """An array field (GBytes of little-endian floats) as a tuple."""
-    data = s.get_value(name).get_data()
-    return struct.unpack("<%df" % (len(data) // 4), data)
 
 
 Gst.init(sys.argv)
@@ -70,27 +80,25 @@ for n in range(8):
     sample = sink.emit("try-pull-sample", 5 * Gst.SECOND)
     if sample is None:
         sys.exit("no frame out")
-    out = sample.get_buffer()
-    meta = out.get_custom_meta("GstCoShCentroids") if hasattr(out, "get_custom_meta") else None
-    if meta:
-        s = meta.get_structure()
-        cx = floats(s, "centroid-x")
-        for k in range(NX * NY):
-            truth = OX + (k % NX + 0.5) * PITCH + (0.4 if n >= 6 else 0.0)
-            worst = max(worst, abs(cx[k] - truth))
+    # the buffer's results (None before GStreamer 1.20)
+    r = cudaoptics.from_sample(sample, "GstCoShCentroids")
+    if r:
+        # lenslet (j, i)'s spot lies at its centre, moved by the tilt
+        i = np.arange(r.lenslets_x)
+        truth = OX + (i + 0.5) * PITCH + (0.4 if n >= 6 else 0.0)
+        worst = max(worst, float(np.abs(r.centroid_x - truth).max()))
         from_meta += 1
     msg = bus.pop_filtered(Gst.MessageType.ELEMENT)
     while msg:
-        s = msg.get_structure()
-        if s.get_name() == "GstCoShCentroids":
+        r = cudaoptics.from_message(msg)
+        if r and r.kind == "GstCoShCentroids":
             from_bus += 1
-            slopes = floats(s, "slope-x")
-            mean_slope = sum(slopes) / len(slopes)
-            print(f"frame {s.get_value('frame')}: {s.get_value('valid')} lenslets, "
-                  f"reference {s.get_value('reference')}, mean slope-x {mean_slope:+.3f} "
-                  f"{s.get_value('slope-units')}")
-        elif s.get_name() == "cudashcentroid-reference":
-            print(f"reference captured over {s.get_value('frames')} frames")
+            mean_slope = float(r.slope_x[r.measured].mean())
+            print(f"frame {r.frame}: {r.valid} lenslets, "
+                  f"reference {r.reference}, mean slope-x {mean_slope:+.3f} "
+                  f"{r.slope_units}")
+        elif r and r.kind == "cudashcentroid-reference":
+            print(f"reference captured over {r.frames} frames")
         msg = bus.pop_filtered(Gst.MessageType.ELEMENT)
 
 src.emit("end-of-stream")
