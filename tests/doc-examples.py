@@ -2,12 +2,14 @@
 # cudaoptics — LGPL-2.1-or-later
 """Runs the examples of the user's manual as written.
 
-Every ```sh block of README.md and docs/*.md, and every |[ ]| block of the
-elements' doc comments (gst/*.c), is an example.  A block runs here as a
-user pastes it: from the source tree's root, after the README's own set-up
-lines (the `export` lines of its first block that sets GST_PLUGIN_PATH) and
-nothing else (no GST_PLUGIN_PATH or PATH of this script's), unless its first
-line says what it needs:
+Every ```sh and ```python block of README.md and docs/*.md, and every |[ ]|
+block of the elements' doc comments (gst/*.c), is an example.  A block runs
+here as a user pastes it: from the source tree's root, after the README's
+own set-up lines (the `export` lines of its first block that sets
+GST_PLUGIN_PATH) and nothing else (no GST_PLUGIN_PATH, PATH or PYTHONPATH of
+this script's); a Python block is given to the system's Python
+(/usr/bin/python3, the one the README tells users to run), unless its
+first line says what it needs:
 
     # needs: gpu            (an NVIDIA GPU: run by --gpu on a GPU machine)
     # needs: camera | display | jetson | build
@@ -32,19 +34,33 @@ import time
 NEEDS = re.compile(r"^#\s*needs:\s*(.+)$")
 KNOWN = {"gpu", "camera", "display", "jetson", "build"}
 OURS = {"cudalensdistort", "cudafoveate", "cudaomniunwrap", "cudashcentroid",
+        "cudacltcorrelate",
         "cudaaberration"}
 TWINNED = {"gpu", "camera", "display", "jetson"}
 
 
+# the system's Python: the README's examples run with it
+PYTHON = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else "python3"
+
+
+def as_shell(lang, text):
+    """a block as the shell commands that run it"""
+    if lang == "python":
+        return "%s - <<'CO_DOC_PYTHON'\n%s\nCO_DOC_PYTHON" % (PYTHON, text)
+    return text
+
+
 def md_blocks(path):
-    blocks, cur, start = [], None, 0
+    """(line, text) of the ```sh and ```python blocks, a Python block given
+    as the shell command that runs it"""
+    blocks, cur, start, lang = [], None, 0, None
     with open(path) as f:
         for n, line in enumerate(f, 1):
             s = line.rstrip("\n")
-            if cur is None and s.strip() == "```sh":
-                cur, start = [], n + 1
+            if cur is None and s.strip() in ("```sh", "```python"):
+                cur, start, lang = [], n + 1, s.strip()[3:]
             elif cur is not None and s.strip() == "```":
-                blocks.append((start, "\n".join(cur)))
+                blocks.append((start, lang, "\n".join(cur)))
                 cur = None
             elif cur is not None:
                 cur.append(s)
@@ -60,7 +76,7 @@ def c_blocks(path):
             if cur is None and s.startswith("|["):
                 cur, start = [], n + 1
             elif cur is not None and s.startswith("]|"):
-                blocks.append((start, "\n".join(cur)))
+                blocks.append((start, "sh", "\n".join(cur)))
                 cur = None
             elif cur is not None:
                 cur.append(s)
@@ -69,7 +85,9 @@ def c_blocks(path):
 
 def readme_setup(path):
     """the export lines of README.md's first block that sets GST_PLUGIN_PATH"""
-    for _, text in md_blocks(path):
+    for _, lang, text in md_blocks(path):
+        if lang != "sh":
+            continue
         lines = [l for l in text.split("\n") if l.startswith("export ")]
         if any(l.startswith("export GST_PLUGIN_PATH=") for l in lines):
             return "\n".join(lines)
@@ -110,7 +128,8 @@ def main():
         os.symlink(build, os.path.join(cwd, "build"))
     env = dict(os.environ)
     # what the README's set-up gives, and nothing of the test harness's
-    for k in ("GST_PLUGIN_PATH", "GST_PLUGIN_PATH_1_0", "GST_DEBUG", "PWD"):
+    for k in ("GST_PLUGIN_PATH", "GST_PLUGIN_PATH_1_0", "GST_DEBUG", "PWD",
+              "PYTHONPATH"):
         env.pop(k, None)
     setup = readme_setup(os.path.join(root, "README.md"))
     if not setup:
@@ -131,7 +150,7 @@ def main():
         blocks = md_blocks(path) if path.endswith(".md") else c_blocks(path)
         rel = os.path.relpath(path, root)
         prev_twinned = False
-        for line, text in blocks:
+        for line, lang, text in blocks:
             need = needs(text)
             where = "%s:%d" % (rel, line)
             if rel != CONTRIB_PAGE and CONTRIB_ONLY.search(text):
@@ -160,7 +179,7 @@ def main():
             t0 = time.time()
             try:
                 r = subprocess.run(["bash", "-e", "-o", "pipefail", "-c",
-                                    setup + "\n" + text],
+                                    setup + "\n" + as_shell(lang, text)],
                                    cwd=cwd, env=env, timeout=300,
                                    stdout=subprocess.PIPE,
                                    stderr=subprocess.STDOUT)
