@@ -242,3 +242,71 @@ def from_buffer(buf, kind=None):
 def from_sample(sample, kind=None):
     """from_buffer() of an appsink sample's buffer."""
     return from_buffer(sample.get_buffer() if sample is not None else None, kind)
+
+
+def _summary(r, source=None):
+    """one line per field: arrays as dtype, shape and range (centroids'
+    over the measured lenslets)"""
+    lines = [r.kind + (" from %s" % source if source else "")]
+    mask = getattr(r, "measured", None)
+    for k in r.fields:
+        v = getattr(r, k)
+        if isinstance(v, np.ndarray):
+            f = v[mask] if mask is not None and k != "flags" else v.ravel()
+            f = f[np.isfinite(f)] if f.dtype.kind == "f" else f
+            rng = (" min %.4g mean %.4g max %.4g" % (f.min(), f.mean(), f.max())) if f.size else ""
+            lines.append("  %-18s %s %s%s" % (k, v.dtype.newbyteorder("=").name,
+                                             "x".join(map(str, v.shape)), rng))
+        elif v is not None:
+            lines.append("  %-18s %s" % (k, v))
+    return "\n".join(lines)
+
+
+def _main(argv):
+    """python3 -m cudaoptics [--npz PREFIX] LAUNCH-LINE...: plays a
+    pipeline as gst-launch-1.0 does and prints every cudaoptics result
+    posted on its bus (arrays as their shape and range, not base64); with
+    --npz, each result's arrays also go to PREFIX-N.npz."""
+    import gi
+    gi.require_version("Gst", "1.0")
+    from gi.repository import Gst
+    npz = None
+    if len(argv) > 1 and argv[0] == "--npz":
+        npz, argv = argv[1], argv[2:]
+    if not argv or argv[0] in ("-h", "--help"):
+        print(_main.__doc__.replace("\n    ", "\n"))
+        return 0 if argv else 2
+    Gst.init(None)
+    try:
+        pipe = Gst.parse_launch(" ".join(argv))
+    except Exception as e:      # GLib.Error: a bad launch line
+        print("cudaoptics: %s" % e, file=__import__("sys").stderr)
+        return 1
+    bus = pipe.get_bus()
+    pipe.set_state(Gst.State.PLAYING)
+    n, rc = 0, 0
+    while True:
+        m = bus.timed_pop(Gst.CLOCK_TIME_NONE)
+        if m.type == Gst.MessageType.EOS:
+            break
+        if m.type == Gst.MessageType.ERROR:
+            err, dbg = m.parse_error()
+            print("ERROR from %s: %s" % (m.src.get_name(), err.message),
+                  file=__import__("sys").stderr)
+            rc = 1
+            break
+        r = from_message(m) if m.type == Gst.MessageType.ELEMENT else None
+        if r is None:
+            continue
+        print(_summary(r, m.src.get_name()))
+        if npz:
+            arrays = {k: getattr(r, k) for k in r.fields if isinstance(getattr(r, k), np.ndarray)}
+            np.savez("%s-%d.npz" % (npz, n), **arrays)
+        n += 1
+    pipe.set_state(Gst.State.NULL)
+    return rc
+
+
+if __name__ == "__main__":
+    import sys
+    sys.exit(_main(sys.argv[1:]))

@@ -4,7 +4,8 @@
 (CPU backend): cudashcentroid's centroids on the bundled spot picture
 (buffer and bus, and the captured reference's message), cudacltcorrelate's
 shifts of a pair moved by a known shift (buffer and bus), cudafoveate's
-fixation, and cudaomniunwrap's image circle on the bundled mirror picture.
+fixation, and cudaomniunwrap's image circle on the bundled mirror picture;
+and python3 -m cudaoptics, which prints a launch line's results.
 Checks field names, shapes, dtypes and values.  On GStreamer before 1.20
 (no GstCustomMeta from Python) the buffers' results are not reachable:
 the bus messages are checked and the buffer parts are reported skipped.
@@ -265,7 +266,40 @@ def others():
     check(cudaoptics.from_buffer(Gst.Buffer.new()) is None, "from_buffer(no results) is None")
 
 
-for part in (shcentroid, cltcorrelate, foveate, omniunwrap, others):
+def command_line():
+    """python3 -m cudaoptics LAUNCH: the bus's results as arrays, and .npz"""
+    import subprocess
+    import tempfile
+    env = dict(os.environ, PYTHONPATH=os.path.join(here, "..", "python"))
+    with tempfile.TemporaryDirectory() as tmp:
+        r = subprocess.run(
+            [sys.executable, "-m", "cudaoptics", "--npz", os.path.join(tmp, "sh"),
+             "filesrc", "location=%s/sh-spots.png" % SAMPLES, "!", "pngdec", "!",
+             "videoconvert", "!", "video/x-raw,format=GRAY8", "!", "imagefreeze",
+             "num-buffers=2", "!", "cudashcentroid", "backend=cpu", "pitch=24",
+             "origin-x=8.5", "origin-y=6.25", "pupil-diameter=18", "method=tcog", "!",
+             "fakesink"], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            universal_newlines=True, timeout=120)
+        out = r.stdout
+        good = r.returncode == 0 and out.count("GstCoShCentroids from ") == 2 and \
+            "centroid_x         float32 19x26 min" in out and "GBytes" not in out
+        check(good, "python3 -m cudaoptics prints 2 results, arrays as shapes" +
+              ("" if good else ":\n" + out))
+        saved = sorted(os.listdir(tmp))
+        ok = saved == ["sh-0.npz", "sh-1.npz"]
+        if ok:
+            with np.load(os.path.join(tmp, "sh-1.npz")) as z:
+                ok = sorted(z.files) == ["centroid_x", "centroid_y", "flags", "intensity",
+                                         "slope_x", "slope_y"] and z["centroid_x"].shape == (19, 26)
+        check(ok, "python3 -m cudaoptics --npz writes each result's arrays (%s)" % saved)
+    r = subprocess.run([sys.executable, "-m", "cudaoptics", "no-such-element"], env=env,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       universal_newlines=True, timeout=60)
+    check(r.returncode == 1 and "Traceback" not in r.stdout,
+          "python3 -m cudaoptics: a bad launch line is exit 1 and a message: %s" % r.stdout.strip())
+
+
+for part in (shcentroid, cltcorrelate, foveate, omniunwrap, others, command_line):
     part()
 print("%d failed" % len(failures))
 sys.exit(1 if failures else 0)
