@@ -53,6 +53,8 @@ frames, lenslets, missing.
 
 Only numpy is needed; the structures come from PyGObject (python3-gi).
 Python 3.7 and later."""
+import sys
+
 import numpy as np
 
 __all__ = ["Result", "from_structure", "from_message", "from_buffer",
@@ -280,7 +282,7 @@ def _main(argv):
     try:
         pipe = Gst.parse_launch(" ".join(argv))
     except Exception as e:      # GLib.Error: a bad launch line
-        print("cudaoptics: %s" % e, file=__import__("sys").stderr)
+        print("cudaoptics: %s" % e, file=sys.stderr)
         return 1
     bus = pipe.get_bus()
     pipe.set_state(Gst.State.PLAYING)
@@ -292,7 +294,7 @@ def _main(argv):
         if m.type == Gst.MessageType.ERROR:
             err, dbg = m.parse_error()
             print("ERROR from %s: %s" % (m.src.get_name(), err.message),
-                  file=__import__("sys").stderr)
+                  file=sys.stderr)
             rc = 1
             break
         r = from_message(m) if m.type == Gst.MessageType.ELEMENT else None
@@ -308,5 +310,4 @@ def _main(argv):
 
 
 if __name__ == "__main__":
-    import sys
     sys.exit(_main(sys.argv[1:]))
