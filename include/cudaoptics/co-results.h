@@ -13,6 +13,10 @@
  *   meta = buf.get_custom_meta("GstCoShCentroids")
  *   s = meta.get_structure() if meta else None
  *
+ * and the cudaoptics Python module (python/cudaoptics.py, installed with
+ * the plugin) turns it, or a message's, into numpy arrays:
+ * cudaoptics.from_buffer (buf) or cudaoptics.from_message (msg).
+ *
  * On 1.16 and 1.18 it is a plain meta whose API type is the name followed by
  * "API" (read from C with the function below; Python reads the element's
  * bus messages, which carry the same structure).
