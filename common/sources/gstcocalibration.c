@@ -481,11 +481,13 @@ select_camera (Ctx * c, const gchar * camera)
 
 /* ---- the camera ---- */
 
+/* mtx and dist: what cv2.calibrateCamera's results are called in OpenCV's
+ * Python tutorial, and so in the JSON and YAML files scripts dump them to */
 static const gchar *const k_names[] = { "camera_matrix", "cameraMatrix", "K",
-  NULL
+  "mtx", NULL
 };
 static const gchar *const d_names[] = { "distortion_coefficients",
-  "dist_coeffs", "distCoeffs", "D", "distortion_coeffs", NULL
+  "dist_coeffs", "distCoeffs", "D", "distortion_coeffs", "dist", NULL
 };
 /* a stereo FileStorage's, suffixed 1 or 2 */
 static const gchar *const m_names[] = { "M", "K", "cameraMatrix", NULL };
@@ -534,7 +536,7 @@ read_k (Ctx * c, gdouble k[4])
   if (!n)
     return fail (c->error, ERR_PARSE, "no %s", c->suffix[0] ? (c->suffix[0]
             == '1' ? "M1 (or K1)" : "M2 (or K2)") : "camera_matrix (or "
-        "cameraMatrix, K, intrinsics)");
+        "cameraMatrix, K, mtx, intrinsics)");
   if (!numbers (c, n, name, v, &count, &rows, &cols))
     return FALSE;
   if (rows >= 0 && cols >= 0 && (rows != 3 || cols != 3))
@@ -617,7 +619,7 @@ read_dist (Ctx * c, gint model, gdouble dist[CO_CAMERA_N_DIST])
   if (!n)
     return fail (c->error, ERR_PARSE, "no %s", c->suffix[0] ?
         (c->suffix[0] == '1' ? "D1" : "D2") : "distortion_coefficients (or "
-        "dist_coeffs, distCoeffs, D, distortion_coeffs)");
+        "dist_coeffs, distCoeffs, D, distortion_coeffs, dist)");
   if (!numbers (c, n, name, v, &count, &rows, &cols))
     return FALSE;
   if (rows > 1 && cols > 1)

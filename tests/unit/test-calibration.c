@@ -163,8 +163,9 @@ assert_camera_defaults (const GstCoCalibration * c)
   g_assert_true (co_camera_is_supported (c));
 }
 
+/* the camera of good_files[], with or without its image size */
 static void
-assert_expected (const GstCoCalibration * c)
+assert_expected_camera (const GstCoCalibration * c)
 {
   g_assert_cmpfloat_with_epsilon (c->fx, 5.3590869472741565e+02, EPS);
   g_assert_cmpfloat_with_epsilon (c->fy, 5.3590869472741565e+02, EPS);
@@ -180,9 +181,15 @@ assert_expected (const GstCoCalibration * c)
       EPS);
   g_assert_cmpfloat_with_epsilon (c->dist[CO_DIST_K3], 2.3822659064741392e-01,
       EPS);
+  assert_camera_defaults (c);
+}
+
+static void
+assert_expected (const GstCoCalibration * c)
+{
+  assert_expected_camera (c);
   g_assert_cmpint (c->image_width, ==, 640);
   g_assert_cmpint (c->image_height, ==, 480);
-  assert_camera_defaults (c);
 }
 
 static void
@@ -255,6 +262,34 @@ test_good_files (void)
     assert_expected (&c);
     g_free (path);
   }
+}
+
+/* mtx and dist, as OpenCV's Python tutorial names calibrateCamera's
+ * results and scripts dump them (json.dump of tolist(), with ret, rvecs
+ * and tvecs beside them and no image size); the same names in YAML */
+static void
+test_mtx_dist (void)
+{
+  static const gchar yaml[] =
+      "mtx: [[535.9086947274157, 0, 342.2895413673401],\n"
+      "      [0, 535.9086947274157, 235.57367287018937], [0, 0, 1]]\n"
+      "dist: [[-0.266358367414326, -0.03872051233608714,\n"
+      "        0.0017800719357420375, -0.0002890614830153215,\n"
+      "        0.23822659064741392]]\n"
+      "image_width: 640\nimage_height: 480\n";
+  gchar *path = data_path ("calib-mtx-dist.json");
+  GstCoCalibration c;
+  GError *err = NULL;
+
+  memset (&c, 0, sizeof (c));
+  g_assert_true (gst_co_calibration_load (path, NULL, &c, &err));
+  g_assert_no_error (err);
+  assert_expected_camera (&c);
+  g_assert_cmpint (c.image_width, ==, 0);
+  g_free (path);
+
+  parse_ok (yaml, &c);
+  assert_expected (&c);
 }
 
 static void
@@ -854,6 +889,7 @@ main (int argc, char **argv)
     g_error ("set CO_TEST_DATA_DIR to the tests/data directory");
 
   g_test_add_func ("/calibration/good-files", test_good_files);
+  g_test_add_func ("/calibration/mtx-dist", test_mtx_dist);
   g_test_add_func ("/calibration/bad-files", test_bad_files);
   g_test_add_func ("/calibration/read-errors", test_read_errors);
   g_test_add_func ("/calibration/prefixes", test_prefixes);
