@@ -23,6 +23,7 @@
 #include <string.h>
 #include "bench-app.h"
 #include "bench-cuda.h"
+#include "bench-skip.h"
 #include "clt_build.h"
 #include "gstcocltkernels.h"
 
@@ -131,6 +132,8 @@ main (int argc, char **argv)
   gdouble per_ms[2][2] = { {-1, -1}, {-1, -1} }, d2h = -1, h2d = -1;
 
   gst_init (&argc, &argv);
+  if (!cpu)
+    bench_require_cuda (1);
   write_kernels (w, h, path);
   if (!bayer_frames (w, h, backend)) {
     g_printerr ("could not prepare frames (no cudaaberration?)\n");

@@ -7,7 +7,7 @@
  * reference (OpenMP) and on CUDA (kernels/clt.cu), beside a pixel-domain
  * direct 16x16 space-variant convolution on the GPU and the device's copy.
  * The paper: 57.0 ms forward + 29.5 ms inverse = 86.5 ms on a GTX 1050 Ti.
- * Exit status: 0 ok, 1 CUDA error, 2 no device, 3 GPU differs from C.
+ * Exit status: 0 ok, 1 CUDA error, 77 no usable device, 3 GPU differs from C.
  *   bench-clt [--images N]
  */
 #include <math.h>
@@ -20,6 +20,7 @@
 #include "clt.h"
 #include "clt_build.h"
 #include "bench-cuda.h"
+#include "bench-skip.h"
 #include "bench-lens.h"
 
 #define W 2592
@@ -132,7 +133,7 @@ time_gpu (Gpu * g, int what, cudaStream_t s)
 int
 main (int argc, char **argv)
 {
-  int n_img = 4, i, c, dev = 0;
+  int n_img = 4, i, c;
   Gpu g;
   uint8_t *raw;
   float *nodes, *dx, *dy, *hclt[3], *hout[3], *gout, *dk;
@@ -143,10 +144,7 @@ main (int argc, char **argv)
 
   if (argc > 2 && !strcmp (argv[1], "--images"))
     n_img = atoi (argv[2]) > 0 ? atoi (argv[2]) : 4;
-  if (cudaGetDeviceCount (&dev) != cudaSuccess || dev < 1) {
-    fprintf (stderr, "no CUDA device\n");
-    return 2;
-  }
+  bench_require_cuda (1);
   CHECK (cudaGetDeviceProperties (&prop, 0));
   CHECK (cudaStreamCreateWithFlags (&s, cudaStreamNonBlocking));
   memset (&g, 0, sizeof g);

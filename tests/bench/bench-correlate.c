@@ -12,8 +12,8 @@
  * cuFFT per-tile phase correlation, checked first on camera 0 and a copy
  * of it moved by a known whole shift.
  *   bench-correlate [--quick]
- * Exit status: 0 ok, 1 CUDA or pipeline error, 2 no device or plugin,
- * 3 the baseline's check failed.
+ * Exit status: 0 ok, 1 CUDA or pipeline error, 2 no plugin, 3 the
+ * baseline's check failed, 77 no usable CUDA device.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -24,6 +24,7 @@
 #include "clt.h"
 #include "clt_corr.h"
 #include "bench-cuda.h"
+#include "bench-skip.h"
 #include "bench-app.h"
 #include "correlate-baselines.h"
 #include "bench-lens.h"
@@ -554,7 +555,6 @@ main (int argc, char **argv)
 {
   const gboolean quick = argc > 1 && strcmp (argv[1], "--quick") == 0;
   const int reps = quick ? 5 : 21;
-  int dev = 0;
   struct cudaDeviceProp prop;
   Rig quad, hd;
   float fwd, corr, refined, temporal;
@@ -566,10 +566,7 @@ main (int argc, char **argv)
 
   setvbuf (stdout, NULL, _IOLBF, 0);
   gst_init (&argc, &argv);
-  if (cudaGetDeviceCount (&dev) != cudaSuccess || dev < 1) {
-    g_printerr ("no CUDA device\n");
-    return 2;
-  }
+  bench_require_cuda (1);
   CHECK (cudaGetDeviceProperties (&prop, 0));
   printf ("device: %s\n", prop.name);
 

@@ -13,7 +13,7 @@
  *
  *   bench-foveate-kernels [--quick | --4k | --profile]
  *
- * Exit status: 0 ok, 1 a CUDA error, 2 no CUDA device, 3 the GPU output
+ * Exit status: 0 ok, 1 a CUDA error, 77 no usable CUDA device, 3 the GPU output
  * differs from the C reference.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -25,6 +25,7 @@
 #include "foveate_math.h"
 #include "foveate-baselines.h"
 #include "bench-cuda.h"
+#include "bench-skip.h"
 #include "bench-npp.h"
 
 #define N_FRAMES 8
@@ -261,13 +262,10 @@ main (int argc, char **argv)
   int only4k = argc > 1 && !strcmp (argv[1], "--4k");
   /* --profile: one launch of the 4K, fragment 16, centre case, for ncu */
   int profile = argc > 1 && !strcmp (argv[1], "--profile");
-  int dev = 0, s, i, f, x, k, kind;
+  int s, i, f, x, k, kind;
   Bench b;
 
-  if (cudaGetDeviceCount (&dev) != cudaSuccess || dev < 1) {
-    fprintf (stderr, "no CUDA device\n");
-    return 2;
-  }
+  bench_require_cuda (1);
   load_npp ();
   memset (&b, 0, sizeof b);
   CHECK (cudaStreamCreateWithFlags (&b.s, cudaStreamNonBlocking));

@@ -10,12 +10,13 @@
  * each frame).  The rate is the difference between two frame counts (CUDA
  * start-up is excluded).  The kernel alone is timed with ncu (README).
  *
- *   bench-foveate            (exit 2 without a GPU or without the element)
+ *   bench-foveate            (exit 77 without a GPU, 2 without the element)
  */
 #include <gst/video/video.h>
 #include <string.h>
 #include "bench-app.h"
 #include "bench-cuda.h"
+#include "bench-skip.h"
 
 static GstElement *fovea;
 static gboolean moving;
@@ -59,13 +60,9 @@ main (int argc, char **argv)
   };
   static const gdouble strengths[] = { 1.0 };
   guint s, f, x, k;
-  gint dev = 0;
 
   gst_init (&argc, &argv);
-  if (cudaGetDeviceCount (&dev) != cudaSuccess || dev < 1) {
-    g_printerr ("no CUDA device\n");
-    return 2;
-  }
+  bench_require_cuda (1);
   g_print ("| frame | fragment | fixation | strength | copy ms | ms per frame "
       "(x copy) | frames/s | moving fixation ms |\n"
       "|---|---:|---|---:|---:|---:|---:|---:|\n");

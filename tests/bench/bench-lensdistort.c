@@ -6,7 +6,7 @@
  * forward mapping and its compressed backward LUT ("ours"), next to a
  * device-to-device copy (the bandwidth floor) and NPP's nppiRemap when
  * libnppig can be loaded at run time.
- * Exit status: 0 ok, 1 CUDA or allocation error, 2 no CUDA device,
+ * Exit status: 0 ok, 1 CUDA or allocation error, 77 no usable CUDA device,
  * 3 the GPU output differs from the C reference.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -24,6 +24,7 @@
 #endif
 #include "lensdistort.h"
 #include "bench-npp.h"
+#include "bench-skip.h"
 
 #define N_FRAMES 8              /* rotating buffers, 8 x 8K RGBA >> 50 MB L2 */
 #define WARMUP 20
@@ -635,12 +636,11 @@ int
 main (int argc, char **argv)
 {
   int want[N_SIZES] = { 1, 1, 1, 1 };
-  int model = CO_LENS_HMD, n_dev = 0, dev, drv = 0, rt = 0, mclk = 0,
+  int model = CO_LENS_HMD, dev, drv = 0, rt = 0, mclk = 0,
       bus = 0, i, v;
   const char *csv_path = NULL, *model_desc;
   struct cudaDeviceProp prop;
   cudaStream_t s;
-  cudaError_t err;
   FILE *csv = NULL;
   char sep[64] = "|---|";
 
@@ -680,12 +680,7 @@ main (int argc, char **argv)
       "8 coefficients (rational)" : "camera f=0.8w, all 14 coefficients "
       "(rational, thin prism, tilt)";
 
-  err = cudaGetDeviceCount (&n_dev);
-  if (err != cudaSuccess || n_dev < 1) {
-    fprintf (stderr, "no CUDA device present: %s\n", err != cudaSuccess ?
-        cudaGetErrorString (err) : "device count is 0");
-    return 2;
-  }
+  bench_require_cuda (1);
   CHECK (cudaGetDevice (&dev));
   CHECK (cudaGetDeviceProperties (&prop, dev));
   CHECK (cudaDriverGetVersion (&drv));

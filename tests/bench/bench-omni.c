@@ -20,7 +20,7 @@
  * in system memory for the CPU.  The rate is the difference between two
  * frame counts (CUDA start-up is excluded).
  *
- *   bench-omni [--cpu-frames N | --stable [CASE]]   (exit 2 without a GPU)
+ *   bench-omni [--cpu-frames N | --stable [CASE]]   (exit 77 without a GPU)
  *
  * --stable: only the copy and the per-frame cost with the table reused,
  * 10,000 frames a case, every case or the one numbered CASE from 0 in the
@@ -33,6 +33,7 @@
 #include <string.h>
 #include "bench-app.h"
 #include "bench-cuda.h"
+#include "bench-skip.h"
 
 static GstElement *unwrap;
 static enum
@@ -89,13 +90,9 @@ main (int argc, char **argv)
   gboolean stable_only = argc > 1 && !strcmp (argv[1], "--stable");
   gint only_case = stable_only && argc > 2 ? atoi (argv[2]) : -1;
   guint c;
-  gint dev = 0;
 
   gst_init (&argc, &argv);
-  if (cudaGetDeviceCount (&dev) != cudaSuccess || dev < 1) {
-    g_printerr ("no CUDA device\n");
-    return 2;
-  }
+  bench_require_cuda (1);
   g_print ("| input | output | copy ms | GPU stable ms (x copy) | frames/s | "
       "GPU transition ms | GPU rebuild ms | rebuild, paper's propagation | "
       "GPU pan rebuild ms | CPU stable ms | CPU transition ms | "

@@ -25,6 +25,7 @@
 #include <gst/video/video.h>
 #include <string.h>
 #include "bench-app.h"
+#include "bench-skip.h"
 
 static const gchar *element = "cudalensdistort", *element_props = "k1=-0.2";
 
@@ -179,6 +180,7 @@ main (int argc, char **argv)
   nk = !strcmp (element, "cudalensdistort") || !strcmp (element,
       "cudafoveate") || !strcmp (element, "cudashcentroid") ? 3 : 2;
   gst_init (&argc, &argv);
+  bench_require_cuda (1);
   for (m = 0; modes[m]; m++) {
     gdouble base = 0;
     gboolean ok;

@@ -25,7 +25,7 @@
  *
  *   bench-shcentroid [--quick | --kernels | --element | --marks [appsrc] |
  *                     --pipelined]
- *   (exit 2 without a GPU; --quick: 1000x1000 only; --kernels: 1000x1000
+ *   (exit 77 without a GPU; --quick: 1000x1000 only; --kernels: 1000x1000
  *   without the element; --element: the element alone; --marks: where the
  *   element's time goes, from the base class's trace marks; --pipelined:
  *   ways of overlapping the upload, the kernel and the read-back)
@@ -35,6 +35,7 @@
 #include <string.h>
 #include <time.h>
 #include <cuda_runtime_api.h>
+#include "bench-skip.h"
 #include <gst/gst.h>
 #ifdef _OPENMP
 #include <omp.h>
@@ -672,12 +673,9 @@ main (int argc, char **argv)
   const int only_marks = argc > 1 && !strcmp (argv[1], "--marks");
   struct cudaDeviceProp prop;
   cudaStream_t s;
-  int dev = 0, si, pi, threads = 1;
+  int si, pi, threads = 1;
 
-  if (cudaGetDeviceCount (&dev) != cudaSuccess || dev < 1) {
-    fprintf (stderr, "no CUDA device\n");
-    return 2;
-  }
+  bench_require_cuda (1);
   gst_init (&argc, &argv);
   CHECK (cudaGetDeviceProperties (&prop, 0));
   CHECK (cudaStreamCreateWithFlags (&s, cudaStreamNonBlocking));
