@@ -53,3 +53,7 @@ row "cudashcentroid pitch=24, tcog" "648×486 GRAY8" filesrc location=$s/sh-spot
 # shellcheck disable=SC2046
 row "cudaaberration, demosaic only" "640×480 RGGB" videotestsrc num-buffers=$n ! \
   video/x-raw,format=ARGB,width=640,height=480 ! rgb2bayer ! video/x-bayer,format=rggb -- cudaaberration
+# each frame against the one before: the flow's full cost, zero as it is
+row "cudacltcorrelate mode=temporal (flow)" "640×480 GRAY8" filesrc location=$s/building.jpg ! \
+  jpegdec ! videoconvert ! videoscale ! video/x-raw,format=GRAY8,width=640,height=480 -- \
+  cudacltcorrelate mode=temporal
