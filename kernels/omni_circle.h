@@ -18,9 +18,13 @@
  * where it crosses the mean of the picture's level at the edge (a line
  * through the inner part of the profile) and the surround's (the median of
  * the outer part), linearly interpolated; a soft edge gets a wider
- * profile.  A circle is fitted to the points (Kasa, then geometric
- * Gauss-Newton), points further than 3 sigma (1.4826 MAD, at least 1
- * pixel) from the median residual are dropped and the fit repeated; then
+ * profile.  The fit starts from the largest set of points within a pixel
+ * of one circle through three of them (where the picture is as dark as
+ * the surround at its rim, the edge found is inside the rim: outliers all
+ * on one side, which pull a fit through every point inwards); a circle is
+ * fitted to them (Kasa, then geometric Gauss-Newton), points further than
+ * 3 sigma (1.4826 MAD, at least 1 pixel) from the median residual are
+ * dropped, those within it taken back, and the fit repeated; then
  * everything once more with rays from the fitted centre.
  *
  * A circle is reported only when it is unambiguous: a fifth of the rays or
