@@ -615,6 +615,34 @@ consensus (Ctx * c, int n)
   return 1;
 }
 
+/* Widens the consensus to the points' own scatter.  A band of a pixel is
+ * narrower than the scatter of an edge drawn by fine detail (a mirror's
+ * rings squeezed at its limb alias by a pixel or two): it would keep the
+ * densest part of it, not the circle through all.  The scatter comes from
+ * the points outside the consensus circle only, those inside being where
+ * the outliers lie: the median of those residuals is 0.6745 sigma. */
+static void
+widen_consensus (Ctx * c, int n)
+{
+  double cx, cy, r, thr;
+  int i, m = 0;
+
+  if (!fit_circle (c, n, &cx, &cy, &r))
+    return;
+  for (i = 0; i < n; i++) {
+    c->res[i] = hypot (c->px[i] - cx, c->py[i] - cy) - r;
+    if (c->res[i] > 0)
+      c->tmp[m++] = c->res[i];
+  }
+  if (m < 3)
+    return;
+  thr = 3.0 * median (c->tmp, m) / 0.6745;
+  if (thr < CONSENSUS_BAND)
+    thr = CONSENSUS_BAND;
+  for (i = 0; i < n; i++)
+    c->used[i] = fabs (c->res[i]) <= thr;
+}
+
 /* From the consensus (else all points): fits, drops points further than 3
  * sigma (1.4826 MAD, at least a pixel) from the median residual of the
  * points used, takes back those within it, fits again until the set of
@@ -626,7 +654,9 @@ robust_fit (Ctx * c, int n, CoCircleFit * fit)
   double cx = 0, cy = 0, r = 0, med, mad, thr, ss;
   int i, it, m, changed;
 
-  if (!consensus (c, n))
+  if (consensus (c, n))
+    widen_consensus (c, n);
+  else
     memset (c->used, 1, (size_t) n);
   for (it = 0; it < 8; it++) {
     if (!fit_circle (c, n, &cx, &cy, &r))

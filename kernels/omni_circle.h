@@ -21,8 +21,9 @@
  * profile.  The fit starts from the largest set of points within a pixel
  * of one circle through three of them (where the picture is as dark as
  * the surround at its rim, the edge found is inside the rim: outliers all
- * on one side, which pull a fit through every point inwards); a circle is
- * fitted to them (Kasa, then geometric Gauss-Newton), points further than
+ * on one side, which pull a fit through every point inwards), widened to
+ * three sigma of the scatter of the points outside that circle; a circle
+ * is fitted to them (Kasa, then geometric Gauss-Newton), points further than
  * 3 sigma (1.4826 MAD, at least 1 pixel) from the median residual are
  * dropped, those within it taken back, and the fit repeated; then
  * everything once more with rays from the fitted centre.
