@@ -1,0 +1,228 @@
+/* cudaoptics — LGPL-2.1-or-later
+ *
+ * memory:NVMM, reading (gstconvmm.h): which formats and caps an NVMM
+ * surface may carry, and a mapped surface checked against its caps and
+ * given as planes, or the reason it cannot be read here.
+ */
+#include "gstcocompat.h"
+#include "gstconvmm.h"
+
+#include <string.h>
+
+gboolean
+gst_co_nvmm_format (GstVideoFormat format, guint32 * color)
+{
+  guint32 c;
+
+  switch (format) {
+    case GST_VIDEO_FORMAT_NV12:
+      c = CO_NVBUF_COLOR_NV12;
+      break;
+    case GST_VIDEO_FORMAT_RGBA:
+      c = CO_NVBUF_COLOR_RGBA;
+      break;
+    case GST_VIDEO_FORMAT_BGRA:
+      c = CO_NVBUF_COLOR_BGRA;
+      break;
+    case GST_VIDEO_FORMAT_RGBx:
+      c = CO_NVBUF_COLOR_RGBx;
+      break;
+    case GST_VIDEO_FORMAT_BGRx:
+      c = CO_NVBUF_COLOR_BGRx;
+      break;
+    case GST_VIDEO_FORMAT_GRAY8:
+      c = CO_NVBUF_COLOR_GRAY8;
+      break;
+    default:
+      return FALSE;
+  }
+  if (color)
+    *color = c;
+  return TRUE;
+}
+
+/* A surface's colour format is the caps' layout: NV12's range and
+ * matrix variants are the same planes */
+static gboolean
+color_matches (guint32 want, guint32 have)
+{
+  if (want == CO_NVBUF_COLOR_NV12)
+    return have == CO_NVBUF_COLOR_NV12 || have == CO_NVBUF_COLOR_NV12_ER ||
+        have == CO_NVBUF_COLOR_NV12_709 || have == CO_NVBUF_COLOR_NV12_709_ER
+        || have == CO_NVBUF_COLOR_NV12_2020;
+  return want == have;
+}
+
+gboolean
+gst_co_caps_is_nvmm (const GstCaps * caps, guint i)
+{
+  GstCapsFeatures *f = caps && i < gst_caps_get_size (caps) ?
+      gst_caps_get_features (caps, i) : NULL;
+
+  return f && !gst_caps_features_is_any (f) &&
+      gst_caps_features_contains (f, GST_CO_CAPS_FEATURE_MEMORY_NVMM);
+}
+
+static gboolean
+nvmm_format_name (const GValue * v)
+{
+  return G_VALUE_HOLDS_STRING (v) && gst_co_nvmm_format
+      (gst_video_format_from_string (g_value_get_string (v)), NULL);
+}
+
+GstStructure *
+gst_co_nvmm_structure (const GstStructure * sys)
+{
+  const GValue *v = gst_structure_get_value (sys, "format");
+  GValue list = G_VALUE_INIT;
+  GstStructure *ret = NULL;
+  guint i, n;
+
+  if (!gst_co_nvmm_available () ||
+      !gst_structure_has_name (sys, "video/x-raw") || !v)
+    return NULL;
+  g_value_init (&list, GST_TYPE_LIST);
+  n = GST_VALUE_HOLDS_LIST (v) ? gst_value_list_get_size (v) : 1;
+  for (i = 0; i < n; i++) {
+    const GValue *f = GST_VALUE_HOLDS_LIST (v) ?
+        gst_value_list_get_value (v, i) : v;
+    if (nvmm_format_name (f))
+      gst_value_list_append_value (&list, f);
+  }
+  if (gst_value_list_get_size (&list) > 0) {
+    ret = gst_structure_copy (sys);
+    if (gst_value_list_get_size (&list) == 1)
+      gst_structure_set_value (ret, "format",
+          gst_value_list_get_value (&list, 0));
+    else
+      gst_structure_set_value (ret, "format", &list);
+  }
+  g_value_unset (&list);
+  return ret;
+}
+
+const gchar *
+gst_co_nvmm_mem_type_name (guint32 mem_type)
+{
+  static const gchar *const names[] = {
+    "NVBUF_MEM_DEFAULT", "NVBUF_MEM_CUDA_PINNED", "NVBUF_MEM_CUDA_DEVICE",
+    "NVBUF_MEM_CUDA_UNIFIED", "NVBUF_MEM_SURFACE_ARRAY", "NVBUF_MEM_HANDLE",
+    "NVBUF_MEM_SYSTEM", "NVBUF_MEM_CUDA_ARRAY",
+  };
+
+  return mem_type < G_N_ELEMENTS (names) ? names[mem_type] :
+      "an unknown NvBufSurfaceMemType";
+}
+
+/* Why the planes of @p cannot hold @info's frame, or NULL */
+static gchar *
+check_planes (const CoNvBufSurfaceParamsHead * s, const GstVideoInfo * info)
+{
+  const CoNvBufPlaneParams *pp = &s->planeParams;
+  const guint n = GST_VIDEO_INFO_N_PLANES (info);
+  guint i;
+
+  if (s->width != (guint32) GST_VIDEO_INFO_WIDTH (info) ||
+      s->height != (guint32) GST_VIDEO_INFO_HEIGHT (info))
+    return g_strdup_printf ("the surface is %ux%u, the caps %dx%d",
+        s->width, s->height, GST_VIDEO_INFO_WIDTH (info),
+        GST_VIDEO_INFO_HEIGHT (info));
+  if (pp->num_planes != n)
+    return g_strdup_printf ("the surface has %u planes, %s has %u",
+        pp->num_planes, GST_VIDEO_INFO_NAME (info), n);
+  for (i = 0; i < n; i++) {
+    const GstVideoFormatInfo *fi = info->finfo;
+    guint64 row = (guint64) GST_VIDEO_INFO_COMP_WIDTH (info, i) *
+        GST_VIDEO_FORMAT_INFO_PSTRIDE (fi, i);
+    guint64 rows = GST_VIDEO_INFO_COMP_HEIGHT (info, i);
+    guint64 need = (guint64) pp->pitch[i] * (rows - 1) + row;
+
+    if (pp->pitch[i] < row || pp->height[i] < rows)
+      return g_strdup_printf ("plane %u is %u rows of %u bytes, the caps need "
+          "%" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT, i, pp->height[i],
+          pp->pitch[i], rows, row);
+    if (pp->offset[i] + need > s->dataSize)
+      return g_strdup_printf ("plane %u ends at byte %" G_GUINT64_FORMAT
+          " of a %u-byte surface", i, pp->offset[i] + need, s->dataSize);
+  }
+  return NULL;
+}
+
+gboolean
+gst_co_nvmm_describe (gconstpointer surf, gsize size,
+    const GstVideoInfo * info, GstCoNvmmPlanes * p, gchar ** why)
+{
+  const CoNvBufSurfaceHead *h = surf;
+  const CoNvBufSurfaceParamsHead *s;
+  guint32 want;
+  guint i;
+
+  memset (p, 0, sizeof (*p));
+  *why = NULL;
+  /* every producer's memory is its library's sizeof (NvBufSurface): 64
+   * or 72 bytes; less is no NvBufSurface at all */
+  if (!h || size < sizeof (CoNvBufSurfaceV2)) {
+    *why = g_strdup_printf ("a memory:NVMM buffer of %" G_GSIZE_FORMAT
+        " bytes holds no NvBufSurface (%" G_GSIZE_FORMAT " at least)", size,
+        sizeof (CoNvBufSurfaceV2));
+    return FALSE;
+  }
+  if (h->batchSize > 1 || h->numFilled > 1) {
+    *why = g_strdup_printf ("a batch of %u surfaces (%u filled): one "
+        "surface a buffer is read here; batch before nvstreammux, not "
+        "after", h->batchSize, h->numFilled);
+    return FALSE;
+  }
+  if (!h->surfaceList) {
+    *why = g_strdup ("an NvBufSurface without a surface list");
+    return FALSE;
+  }
+  s = h->surfaceList;
+  p->mem_type = h->memType;
+  p->gpu_id = h->gpuId;
+  p->color_format = s->colorFormat;
+  switch (h->memType) {
+    case CO_NVBUF_MEM_CUDA_PINNED:
+    case CO_NVBUF_MEM_CUDA_DEVICE:
+    case CO_NVBUF_MEM_CUDA_UNIFIED:
+    case CO_NVBUF_MEM_SYSTEM:
+      break;
+    case CO_NVBUF_MEM_SURFACE_ARRAY:
+    case CO_NVBUF_MEM_HANDLE:
+      *why = g_strdup_printf ("%s surfaces are not read yet (they need "
+          "EGL interop): have the producer give CUDA memory (nvvidconv or "
+          "nvvideoconvert nvbuf-memory-type=nvbuf-mem-cuda-device or "
+          "-cuda-unified) or system memory (video/x-raw without "
+          "memory:NVMM)", gst_co_nvmm_mem_type_name (h->memType));
+      return FALSE;
+    default:
+      *why = g_strdup_printf ("%s (%u) surfaces are not read here",
+          gst_co_nvmm_mem_type_name (h->memType), h->memType);
+      return FALSE;
+  }
+  if (s->layout != CO_NVBUF_LAYOUT_PITCH) {
+    *why = g_strdup ("a block-linear surface: only pitch-linear ones are "
+        "read here (nvvidconv/nvvideoconvert give pitch-linear output)");
+    return FALSE;
+  }
+  if (!gst_co_nvmm_format (GST_VIDEO_INFO_FORMAT (info), &want) ||
+      !color_matches (want, s->colorFormat)) {
+    *why = g_strdup_printf ("the surface's NvBufSurfaceColorFormat %u is "
+        "not the caps' %s", s->colorFormat, GST_VIDEO_INFO_NAME (info));
+    return FALSE;
+  }
+  if (!s->dataPtr) {
+    *why = g_strdup ("a surface without a data pointer");
+    return FALSE;
+  }
+  if ((*why = check_planes (s, info)))
+    return FALSE;
+  p->host_visible = gst_co_nvmm_host_visible (h->memType);
+  p->n_planes = s->planeParams.num_planes;
+  for (i = 0; i < p->n_planes; i++) {
+    p->offset[i] = s->planeParams.offset[i];
+    p->pitch[i] = (gint) s->planeParams.pitch[i];
+    p->data[i] = (guint8 *) s->dataPtr + s->planeParams.offset[i];
+  }
+  return TRUE;
+}
