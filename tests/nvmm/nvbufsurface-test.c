@@ -1,0 +1,244 @@
+/* cudaoptics — LGPL-2.1-or-later
+ *
+ * A stand-in for NVIDIA's libnvbufsurface, built only for the tests and
+ * never installed: the same C ABI (V2 layout; V3 when built with
+ * CO_TEST_NVBUF_V3), from the family's own declarations
+ * (common/nvmm/gstconvmm-abi.h), so that memory:NVMM is exercised where no
+ * Jetson and no DeepStream are.
+ *
+ * Surfaces are host memory on a machine without a GPU, whatever their
+ * memory type (co_test_nvbufsurface_device_is_host says so to the loader),
+ * laid out as awkwardly as real ones may be: rows padded to 256 bytes and
+ * then 64 more, NV12's chroma plane at an offset that is not the luma
+ * plane's end.  NVBUF_MEM_DEFAULT is CUDA_DEVICE, as on dGPU.  A
+ * SURFACE_ARRAY surface has no data pointer and NvBufSurfaceMapEglImage
+ * fails, as it does without a display.
+ *
+ * Where a GPU build of the tests wants CUDA_DEVICE surfaces in device
+ * memory, alloc_planes is the one place to change (cudaMallocPitch, and
+ * co_test_nvbufsurface_device_is_host returning 0): left for the GPU
+ * machine.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "gstconvmm-abi.h"
+
+#define EXPORT __attribute__ ((visibility ("default")))
+
+#ifdef CO_TEST_NVBUF_V3
+typedef CoNvBufSurfaceV3 Surface;
+typedef CoNvBufSurfaceParamsV3 Params;
+#else
+typedef CoNvBufSurfaceV2 Surface;
+typedef CoNvBufSurfaceParamsV2 Params;
+#endif
+
+/* NvBufSurfaceAllocateParams: its CreateParams first (V2 and V3) */
+typedef struct
+{
+  CoNvBufCreateParams params;
+} AllocateHead;
+
+#define ROUND_UP(x, n) (((x) + (n) - 1) / (n) * (n))
+
+/* Bytes a pixel of each plane, planes, and the chroma's subsampling */
+static int
+layout (uint32_t color, uint32_t * bpp, uint32_t * n_planes)
+{
+  switch (color) {
+    case CO_NVBUF_COLOR_GRAY8:
+      bpp[0] = 1, *n_planes = 1;
+      return 0;
+    case CO_NVBUF_COLOR_NV12:
+    case CO_NVBUF_COLOR_NV12_ER:
+    case CO_NVBUF_COLOR_NV12_709:
+    case CO_NVBUF_COLOR_NV12_709_ER:
+    case CO_NVBUF_COLOR_NV12_2020:
+      bpp[0] = 1, bpp[1] = 2, *n_planes = 2;
+      return 0;
+    case CO_NVBUF_COLOR_RGBA:
+    case CO_NVBUF_COLOR_BGRA:
+    case CO_NVBUF_COLOR_RGBx:
+    case CO_NVBUF_COLOR_BGRx:
+      bpp[0] = 4, *n_planes = 1;
+      return 0;
+    default:
+      return -1;
+  }
+}
+
+/* The planes of one surface, in host memory (the CUDA hook: see above) */
+static int
+alloc_planes (CoNvBufSurfaceParamsHead * s, uint32_t mem_type)
+{
+  CoNvBufPlaneParams *pp = &s->planeParams;
+  uint32_t i, total = 0;
+  void *data = NULL;
+
+  for (i = 0; i < pp->num_planes; i++) {
+    pp->width[i] = i == 0 ? s->width : (s->width + 1) / 2;
+    pp->height[i] = i == 0 ? s->height : (s->height + 1) / 2;
+    pp->pitch[i] = ROUND_UP (pp->width[i] * pp->bytesPerPix[i], 256) + 64;
+    /* a gap before each further plane: its offset must be read */
+    pp->offset[i] = i == 0 ? 0 : ROUND_UP (total, 1024) + 512;
+    pp->psize[i] = pp->pitch[i] * pp->height[i];
+    total = pp->offset[i] + pp->psize[i];
+  }
+  if (posix_memalign (&data, 256, total) != 0)
+    return -1;
+  /* not zero: a reader that skips the offsets sees garbage, not black */
+  memset (data, 0xa5, total);
+  s->pitch = pp->pitch[0];
+  s->dataSize = total;
+  s->dataPtr = data;
+  /* SURFACE_ARRAY's pixels are behind a dmabuf, not a pointer */
+  if (mem_type == CO_NVBUF_MEM_SURFACE_ARRAY) {
+    s->bufferDesc = (uint64_t) (uintptr_t) data;
+    s->dataPtr = NULL;
+  }
+  return 0;
+}
+
+EXPORT int
+NvBufSurfaceDestroy (void *surf)
+{
+  Surface *h = surf;
+  Params *list;
+  uint32_t i;
+
+  if (!h)
+    return -1;
+  list = (Params *) h->head.surfaceList;
+  for (i = 0; i < h->head.batchSize; i++)
+    free (list[i].head.dataPtr ? list[i].head.dataPtr :
+        (void *) (uintptr_t) list[i].head.bufferDesc);
+  free (list);
+  free (h);
+  return 0;
+}
+
+EXPORT int
+NvBufSurfaceCreate (void **out, uint32_t batch, void *params)
+{
+  const CoNvBufCreateParams *p = params;
+  uint32_t bpp[CO_NVBUF_MAX_PLANES] = { 0 }, n_planes = 0, mem_type, i, k;
+  Surface *h;
+  Params *list;
+
+  if (!out || !p || batch < 1 || p->width < 1 || p->height < 1 ||
+      p->layout != CO_NVBUF_LAYOUT_PITCH ||
+      layout (p->colorFormat, bpp, &n_planes) != 0)
+    return -1;
+  mem_type = p->memType == CO_NVBUF_MEM_DEFAULT ? CO_NVBUF_MEM_CUDA_DEVICE :
+      p->memType;
+  if (mem_type > CO_NVBUF_MEM_SYSTEM || mem_type == CO_NVBUF_MEM_HANDLE)
+    return -1;
+  h = calloc (1, sizeof (*h));
+  list = calloc (batch, sizeof (*list));
+  if (!h || !list) {
+    free (h);
+    free (list);
+    return -1;
+  }
+  h->head.gpuId = p->gpuId;
+  h->head.batchSize = batch;
+  h->head.memType = mem_type;
+  h->head.isContiguous = false;
+  h->head.surfaceList = &list[0].head;
+  for (i = 0; i < batch; i++) {
+    CoNvBufSurfaceParamsHead *s = &list[i].head;
+    s->width = p->width;
+    s->height = p->height;
+    s->colorFormat = p->colorFormat;
+    s->layout = CO_NVBUF_LAYOUT_PITCH;
+    s->planeParams.num_planes = n_planes;
+    for (k = 0; k < n_planes; k++)
+      s->planeParams.bytesPerPix[k] = bpp[k];
+    if (alloc_planes (s, mem_type) != 0) {
+      h->head.batchSize = i;
+      NvBufSurfaceDestroy (h);
+      return -1;
+    }
+  }
+  *out = h;
+  return 0;
+}
+
+EXPORT int
+NvBufSurfaceAllocate (void **out, uint32_t batch, void *params)
+{
+  return params ? NvBufSurfaceCreate (out, batch,
+      &((AllocateHead *) params)->params) : -1;
+}
+
+/* The CPU's view of a plane: the host pointer itself */
+EXPORT int
+NvBufSurfaceMap (void *surf, int index, int plane, int flags)
+{
+  Surface *h = surf;
+  Params *list;
+  uint32_t i, k;
+
+  if (!h)
+    return -1;
+  list = (Params *) h->head.surfaceList;
+  for (i = 0; i < h->head.batchSize; i++) {
+    CoNvBufSurfaceParamsHead *s = &list[i].head;
+    if (index != -1 && (uint32_t) index != i)
+      continue;
+    for (k = 0; k < s->planeParams.num_planes; k++)
+      if (plane == -1 || (uint32_t) plane == k)
+        s->mappedAddr.addr[k] = (uint8_t *) (s->dataPtr ? s->dataPtr :
+            (void *) (uintptr_t) s->bufferDesc) + s->planeParams.offset[k];
+  }
+  return 0;
+}
+
+EXPORT int
+NvBufSurfaceUnMap (void *surf, int index, int plane)
+{
+  return surf ? 0 : -1;
+}
+
+EXPORT int
+NvBufSurfaceSyncForCpu (void *surf, int index, int plane)
+{
+  return surf ? 0 : -1;
+}
+
+EXPORT int
+NvBufSurfaceSyncForDevice (void *surf, int index, int plane)
+{
+  return surf ? 0 : -1;
+}
+
+/* No display, no EGL: as NVIDIA's library answers there */
+EXPORT int
+NvBufSurfaceMapEglImage (void *surf, int index)
+{
+  return -1;
+}
+
+EXPORT int
+NvBufSurfaceUnMapEglImage (void *surf, int index)
+{
+  return -1;
+}
+
+#ifdef CO_TEST_NVBUF_V3
+/* Present from V3 on: the loader tells the layout by it */
+EXPORT int
+NvBufSurfaceGetDeviceInfo (uint32_t gpu_id, void *info)
+{
+  return -1;
+}
+#endif
+
+/* Not NVIDIA's: tells the loader that CUDA_DEVICE surfaces are host
+ * memory here (no GPU) */
+EXPORT int
+co_test_nvbufsurface_device_is_host (void)
+{
+  return 1;
+}
