@@ -8,7 +8,7 @@
  * - any other host memory: copied once through a device staging frame.
  */
 #include "gstcocompat.h"
-#include "gstcoengine.h"
+#include "gstcoengine-private.h"
 #include "gstcohostmemory.h"
 
 #include <string.h>
@@ -120,6 +120,22 @@ copy_planes (GstCoEngine * e, const CoFrame * dst, const CoFrame * src,
       return FALSE;
   }
   return TRUE;
+}
+#endif
+
+#ifdef HAVE_CUDA
+gboolean
+co_engine_ensure_stage (GstCoEngine * e, GstCoStage * stage,
+    const CoFrame * host)
+{
+  return ensure_stage (e, stage, host);
+}
+
+gboolean
+co_engine_copy_planes (GstCoEngine * e, const CoFrame * dst,
+    const CoFrame * src, int kind)
+{
+  return copy_planes (e, dst, src, (enum cudaMemcpyKind) kind);
 }
 #endif
 

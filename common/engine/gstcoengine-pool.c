@@ -5,11 +5,13 @@
  * (GstCudaMemory of the element's context, carrying its stream on 1.24+)
  * or in system memory (the device's pinned memory once the CUDA backend
  * runs: frames cross the bus by DMA at its full rate, and an integrated
- * GPU reads them in place).
+ * GPU reads them in place), or in memory:NVMM (NvBufSurfaces of NVIDIA's
+ * library, gstconvmmpool.h).
  */
 #include "gstcocompat.h"
 #include "gstcoengine.h"
 #include "gstcocaps.h"
+#include "gstconvmmpool.h"
 
 gboolean
 gst_co_caps_is_cuda (GstCaps * caps, guint i)
@@ -43,6 +45,32 @@ pool_caps (GstCaps * caps)
   return ret;
 }
 
+/* Surfaces of the nvmm-memory-type property on the element's GPU (the
+ * device opened, else the device-id property, else the first) */
+static GstBufferPool *
+make_nvmm_pool (GstCoEngine * e, GstCaps * caps, guint * size, guint min,
+    guint max)
+{
+  GstBufferPool *pool;
+  GstStructure *config;
+  gint mem_type, gpu;
+
+  GST_OBJECT_LOCK (e->element);
+  mem_type = e->nvmm_mem_type;
+  gpu = e->device ? e->device->device_id : MAX (e->device_id, 0);
+  GST_OBJECT_UNLOCK (e->element);
+  pool = gst_co_nvmm_pool_new ((guint32) mem_type, (guint32) gpu);
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_set_params (config, caps,
+      (guint) gst_co_nvmm_surface_size (), min, max);
+  if (!gst_buffer_pool_set_config (pool, config)) {
+    gst_object_unref (pool);
+    return NULL;
+  }
+  *size = (guint) gst_co_nvmm_surface_size ();
+  return pool;
+}
+
 GstBufferPool *
 gst_co_engine_make_pool (GstCoEngine * e, GstCaps * caps, guint * size,
     guint min, guint max)
@@ -51,6 +79,9 @@ gst_co_engine_make_pool (GstCoEngine * e, GstCaps * caps, guint * size,
   GstBufferPool *pool = NULL;
   GstStructure *config;
   GstCaps *pcaps;
+
+  if (gst_co_caps_is_nvmm (caps, 0))
+    return make_nvmm_pool (e, caps, size, min, max);
 
 #ifdef HAVE_GST_CUDA
   if (cuda) {
@@ -109,6 +140,7 @@ gst_co_engine_propose_pool (GstCoEngine * e, GstQuery * query,
      * allocator to the query's first one, and without it the pool falls
      * back to system memory */
     if (pool && e->host_alloc && !gst_co_caps_is_cuda (caps, 0) &&
+        !gst_co_caps_is_nvmm (caps, 0) &&
         gst_query_get_n_allocation_params (query) == 0) {
       GstAllocationParams params;
       gst_allocation_params_init (&params);
@@ -137,6 +169,9 @@ gst_co_engine_decide_pool (GstCoEngine * e, GstQuery * query)
   if (update)
     gst_query_parse_nth_allocation_pool (query, 0, &pool, &size, &min, &max);
   size = MAX (size, (guint) info.size);
+  /* our surfaces: a pool downstream knows nothing of our library's */
+  if (gst_co_caps_is_nvmm (caps, 0))
+    gst_clear_object (&pool);
 #ifdef HAVE_GST_CUDA
   /* a CUDA pool downstream is fine when it lives in our context */
   if (pool && gst_co_caps_is_cuda (caps, 0) && GST_IS_CUDA_BUFFER_POOL (pool)

@@ -14,6 +14,22 @@ G_BEGIN_DECLS
 
 GST_DEBUG_CATEGORY_EXTERN (gst_co_engine_debug);
 
+/* memory:NVMM sides (gstcoengine-nvmm.c): the surface mapped and checked,
+ * its planes in s->nvmm_host; @on_device: the CUDA backend, which reads
+ * device and unified surfaces in place (s->nvmm_device).  FALSE after an
+ * element error. */
+gboolean  co_engine_map_nvmm (GstCoEngine * e, GstCoSide * s,
+    gboolean on_device);
+void      co_engine_unmap_nvmm (GstCoEngine * e, GstCoSide * s);
+
+#ifdef HAVE_CUDA
+/* gstcoengine-frame.c's staging, for the NVMM sides too */
+gboolean  co_engine_ensure_stage (GstCoEngine * e, GstCoStage * stage,
+    const CoFrame * host);
+gboolean  co_engine_copy_planes (GstCoEngine * e, const CoFrame * dst,
+    const CoFrame * src, int kind);
+#endif
+
 /* with the device current: at open, at close */
 void      co_engine_start_waits (GstCoEngine * e);
 void      co_engine_free_waits (GstCoEngine * e);

@@ -42,6 +42,13 @@ run_cpu (GstCoEngine * e, GstCoRebuild * r, const GstCoRunOps * ops,
     return GST_FLOW_ERROR;
   for (i = 0; i < n; i++) {
     GstCoSide *s = &sides[i];
+    if (s->vinfo->nvmm) {
+      /* the surface's planes, in place (its error posted) */
+      if (!co_engine_map_nvmm (e, s, FALSE))
+        goto done;
+      s->frame = s->nvmm_host;
+      continue;
+    }
     s->mapped = gst_video_frame_map (&s->vf, &s->vinfo->info, s->buf,
         s->flags);
     if (!s->mapped) {
@@ -54,11 +61,53 @@ run_cpu (GstCoEngine * e, GstCoRebuild * r, const GstCoRunOps * ops,
   }
   ret = ops->process (owner, sides, n);
 done:
-  for (i = 0; i < n; i++)
+  for (i = 0; i < n; i++) {
     if (sides[i].mapped)
       gst_video_frame_unmap (&sides[i].vf);
+    co_engine_unmap_nvmm (e, &sides[i]);
+  }
   return ret;
 }
+
+#ifdef HAVE_CUDA
+/* A memory:NVMM side on the device: device and unified surfaces in place
+ * (the kernels get the surface's pointers; nothing orders a foreign
+ * stream, so the frame waits as for memory without one), host ones
+ * through the staging frame.  FALSE after an element error. */
+static gboolean
+map_nvmm_cuda (GstCoEngine * e, GstCoSide * s)
+{
+  if (!co_engine_map_nvmm (e, s, TRUE))
+    return FALSE;
+  if (s->nvmm_device) {
+    s->frame = s->nvmm_host;
+    s->kind = GST_CO_SIDE_CUDA;
+    return TRUE;
+  }
+  s->kind = GST_CO_SIDE_STAGED;
+  if (co_engine_ensure_stage (e, s->stage, &s->nvmm_host)) {
+    s->frame = s->stage->frame;
+    if (!(s->flags & GST_MAP_READ) || co_engine_copy_planes (e, &s->frame,
+            &s->nvmm_host, cudaMemcpyHostToDevice))
+      return TRUE;
+    GST_ELEMENT_ERROR (e->element, STREAM, FAILED, ("Could not upload the "
+            "%s frame", s->what), (NULL));
+  }
+  co_engine_unmap_nvmm (e, s);
+  return FALSE;
+}
+
+/* A staged side written back to where it came from */
+static gboolean
+download_side (GstCoEngine * e, GstCoSide * s)
+{
+  if (s->nvmm)
+    return co_engine_copy_planes (e, &s->nvmm_host, &s->frame,
+        cudaMemcpyDeviceToHost);
+  return gst_co_engine_download_frame (e, &s->vf, s->vinfo->format,
+      &s->frame);
+}
+#endif
 
 #ifdef HAVE_CUDA
 /* Whether the frame may leave without the host's wait: what it wrote
@@ -111,6 +160,12 @@ run_cuda (GstCoEngine * e, GstCoRebuild * r, const GstCoRunOps * ops,
     goto done;
   for (i = 0; i < n; i++) {
     GstCoSide *s = &sides[i];
+    if (s->vinfo->nvmm) {
+      if (!map_nvmm_cuda (e, s))
+        goto done;
+      GST_LOG_OBJECT (e->element, "%s mapped (NVMM, %d)", s->what, s->kind);
+      continue;
+    }
     s->mapped = gst_co_engine_map_frame (e, s->stage, s->buf, s->vinfo,
         s->flags, s->what, s->warned, &s->vf, &s->frame, &s->kind,
         &s->ordered, &s->foreign);
@@ -121,8 +176,7 @@ run_cuda (GstCoEngine * e, GstCoRebuild * r, const GstCoRunOps * ops,
   ret = ops->process (owner, sides, n);
   for (i = 0; ret == GST_FLOW_OK && i < n; i++)
     if ((sides[i].flags & GST_MAP_WRITE) && sides[i].kind ==
-        GST_CO_SIDE_STAGED && !gst_co_engine_download_frame (e, &sides[i].vf,
-            sides[i].vinfo->format, &sides[i].frame))
+        GST_CO_SIDE_STAGED && !download_side (e, &sides[i]))
       ret = GST_FLOW_ERROR;
 
 done:
@@ -157,9 +211,11 @@ done:
             cudaGetErrorName (err)));
     ret = GST_FLOW_ERROR;
   }
-  for (i = 0; i < n; i++)
+  for (i = 0; i < n; i++) {
     if (sides[i].mapped)
       gst_video_frame_unmap (&sides[i].vf);
+    co_engine_unmap_nvmm (e, &sides[i]);
+  }
   gst_co_device_pop (e->device);
   return ret;
 }
@@ -174,7 +230,8 @@ gst_co_engine_run (GstCoEngine * e, GstCoRebuild * r, const GstCoRunOps * ops,
   if (mark)
     *mark = NULL;
   for (i = 0; i < n; i++)
-    sides[i].mapped = sides[i].ordered = FALSE, sides[i].foreign = NULL;
+    sides[i].mapped = sides[i].ordered = sides[i].nvmm = FALSE,
+        sides[i].foreign = NULL;
   /* a context adoption failed (its error posted): no backend to run on */
   if (e->unusable)
     return GST_FLOW_ERROR;

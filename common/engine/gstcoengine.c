@@ -5,6 +5,7 @@
  */
 #include "gstcocompat.h"
 #include "gstcoengine-private.h"
+#include "gstconvmm.h"
 #include "gstcohostmemory.h"
 
 #include <string.h>
@@ -79,6 +80,22 @@ gst_co_engine_settings (GstCoSetting * rows, gssize engine_offset)
           GST_TYPE_CO_BACKEND, GST_CO_BACKEND_AUTO,
           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS),
       engine_offset + G_STRUCT_OFFSET (GstCoEngine, active_backend));
+  /**
+   * GstCoBaseFilter:nvmm-memory-type:
+   *
+   * The memory of the surfaces the element writes when its source pad
+   * carries memory:NVMM (NVIDIA's libnvbufsurface present).  `default`
+   * lets the library choose the platform's: CUDA device memory on dGPU
+   * (what nvv4l2h264enc and DeepStream take there), surface arrays on
+   * Jetson.
+   */
+  rows[3] = engine_row (g_param_spec_enum ("nvmm-memory-type",
+          "NVMM memory type", "Memory of the memory:NVMM surfaces written "
+          "(default: the platform's, CUDA device memory on dGPU)",
+          GST_TYPE_CO_NVMM_MEM_TYPE, CO_NVBUF_MEM_DEFAULT,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY),
+      engine_offset + G_STRUCT_OFFSET (GstCoEngine, nvmm_mem_type));
 }
 
 void

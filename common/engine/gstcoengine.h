@@ -60,13 +60,15 @@ typedef struct
   gpointer on_done_data;
   gchar *fault_step;            /* CO_FAULT_INJECT, armed at start */
   gint fault_nth, fault_seen;
+  gint nvmm_mem_type;           /* property: NvBufSurfaceMemType of the
+                                 * memory:NVMM output surfaces */
 } GstCoEngine;
 
-/* The three properties every element has (backend, device-id and the
- * read-only active-backend), in that order, as rows of its base's settings
- * table: @rows has GST_CO_ENGINE_N_PROPS, @engine_offset is the engine's
- * offset in the instance. */
-#define GST_CO_ENGINE_N_PROPS 3
+/* The four properties every element has (backend, device-id, the
+ * read-only active-backend and nvmm-memory-type), in that order, as rows
+ * of its base's settings table: @rows has GST_CO_ENGINE_N_PROPS,
+ * @engine_offset is the engine's offset in the instance. */
+#define GST_CO_ENGINE_N_PROPS 4
 void     gst_co_engine_settings (GstCoSetting * rows, gssize engine_offset);
 
 void     gst_co_engine_init     (GstCoEngine * e, GstElement * element);
@@ -226,6 +228,12 @@ typedef struct
   GstCoSideKind kind;
   gboolean mapped, ordered;
   gpointer foreign;
+  /* memory:NVMM (gstcoengine-nvmm.c): the buffer mapped to its
+   * NvBufSurface, the surface's planes, whether the device reads them in
+   * place */
+  gboolean nvmm, nvmm_device;
+  GstMapInfo nvmm_map;
+  CoFrame nvmm_host;
 } GstCoSide;
 
 typedef struct

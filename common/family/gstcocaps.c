@@ -5,6 +5,7 @@
  */
 #include "gstcocompat.h"
 #include "gstcocaps.h"
+#include "gstconvmm.h"
 
 #include <string.h>
 
@@ -104,6 +105,7 @@ gst_co_video_info_init (GstCoVideoInfo * vinfo)
   gst_video_info_init (&vinfo->info);
   vinfo->format = CO_FORMAT_UNKNOWN;
   vinfo->bayer = CO_BAYER_NONE;
+  vinfo->nvmm = FALSE;
 }
 
 gboolean
@@ -113,6 +115,8 @@ gst_co_video_info_from_caps (GstCoVideoInfo * vinfo, const GstCaps * caps)
     return FALSE;
   vinfo->format = gst_co_format_from_video (GST_VIDEO_INFO_FORMAT
       (&vinfo->info));
+  /* read and written through its surface's planes (gstconvmm.h) */
+  vinfo->nvmm = gst_co_caps_is_nvmm (caps, 0);
   return vinfo->format != CO_FORMAT_UNKNOWN;
 }
 
@@ -188,6 +192,15 @@ gst_co_template_caps_valist (gint max_size, const gchar * media_type,
     if (media_type)
       formats = va_arg (args, const gchar *);
   }
+  /* NVIDIA's elements speak nothing but memory:NVMM: offered first where
+   * their library is (gstconvmm.h), for the formats a surface holds */
+  for (i = 0; i < gst_caps_get_size (sys); i++) {
+    GstStructure *nvmm = gst_co_nvmm_structure (gst_caps_get_structure (sys,
+            i));
+    if (nvmm)
+      gst_caps_append_structure_full (caps, nvmm,
+          gst_caps_features_new_single (GST_CO_CAPS_FEATURE_MEMORY_NVMM));
+  }
 #ifdef HAVE_GST_CUDA
   for (i = 0; i < gst_caps_get_size (sys); i++) {
     GstStructure *cuda = cuda_memory_structure (gst_caps_get_structure (sys,
@@ -196,8 +209,6 @@ gst_co_template_caps_valist (gint max_size, const gchar * media_type,
       gst_caps_append_structure_full (caps, cuda,
           gst_caps_features_new_single (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY));
   }
-#else
-  (void) i;
 #endif
   gst_caps_append (caps, sys);
   return caps;

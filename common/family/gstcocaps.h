@@ -32,6 +32,8 @@ G_BEGIN_DECLS
  *   bayer2rgb uses
  * @format: the kernels' name of its format
  * @bayer: the mosaic's order, CO_BAYER_NONE unless video/x-bayer
+ * @nvmm: memory:NVMM: each buffer maps to an NvBufSurface, whose planes
+ *   hold the frame (gstconvmm.h)
  *
  * What one pad carries, as its caps say.
  */
@@ -40,6 +42,7 @@ typedef struct
   GstVideoInfo info;
   CoFormat format;
   CoBayer bayer;
+  gboolean nvmm;
 } GstCoVideoInfo;
 
 /* Empty: no caps yet */
@@ -59,6 +62,7 @@ gboolean gst_co_info_from_caps (GstVideoInfo * info, CoBayer * bayer,
 /* The caps of a template of several media types, e.g. "video/x-bayer",
  * "{ rggb, bggr }", "video/x-raw", "GRAY16_LE", NULL: each in both memory
  * domains (memory:CUDAMemory first, for the formats GstCudaMemory holds),
+ * and memory:NVMM before them where NVIDIA's library is (gstconvmm.h),
  * sizes 1 to @max_size. */
 GstCaps *gst_co_template_caps (gint max_size, const gchar * media_type,
     const gchar * formats, ...) G_GNUC_NULL_TERMINATED;

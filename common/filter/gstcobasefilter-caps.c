@@ -8,6 +8,7 @@
  */
 #include "gstcocompat.h"
 #include "gstcobasefilter-private.h"
+#include "gstconvmm.h"
 
 #include <stdarg.h>
 
@@ -95,6 +96,19 @@ append_in (GstCaps * caps, GstStructure * s, gboolean cuda)
       gst_caps_features_new_single (feature));
 }
 
+/* @s in memory:NVMM, its formats that a surface holds (none: nothing;
+ * no library: nothing, gstconvmm.h) */
+static GstCaps *
+append_nvmm (GstCaps * caps, const GstStructure * s)
+{
+  GstStructure *nvmm = gst_co_nvmm_structure (s);
+
+  if (!nvmm)
+    return caps;
+  return gst_caps_merge_structure_full (caps, nvmm,
+      gst_caps_features_new_single (GST_CO_CAPS_FEATURE_MEMORY_NVMM));
+}
+
 /* What the other pad may carry for structure @s, memory aside: the same
  * (SAME), any size (RESIZE: width, height and PAR are fixated later), the
  * other template's media types and formats (CONVERT). */
@@ -166,9 +180,9 @@ co_explain_empty_caps (GstCoBaseFilter * self, GstQuery * query)
           "(no CUDA caps filter; cudadownload takes both)"), (NULL));
 }
 
-/* The sink pad asks for CUDA memory first, so that a CUDA producer
- * (cudaupload, nvh264dec, another of ours) hands over device memory even
- * without caps filters; the source pad offers the input's domain first, so
+/* The sink pad asks for memory:NVMM first (where NVIDIA's library is),
+ * then CUDA memory, so that a CUDA producer (cudaupload, nvh264dec,
+ * another of ours) hands over device memory even without caps filters; the source pad offers the input's domain first, so
  * that a chain stays where it is and `videotestsrc ! cudalensdistort !
  * appsink` stays in system memory.  ANALYSE keeps each structure's memory:
  * a passthrough element cannot move frames between domains. */
@@ -197,9 +211,15 @@ co_transform_caps (GstBaseTransform * bt, GstPadDirection direction,
         other_templ);
     gboolean cuda_first = co_caps_is_cuda (caps, i) ||
         (direction == GST_PAD_SRC && !cpu);
+    /* NVIDIA's producers give nothing else: asked first on the sink pad,
+     * and an NVMM input's output stays in NVMM first */
+    gboolean nvmm_first = gst_co_caps_is_nvmm (caps, i) ||
+        direction == GST_PAD_SRC;
 
     for (j = 0; j < outs->len; j++) {
       GstStructure *o = g_ptr_array_index (outs, j);
+      if (nvmm_first)
+        ret = append_nvmm (ret, o);
 #ifdef HAVE_GST_CUDA
       if (cuda_first && cuda_ok)
         ret = append_in (ret, o, TRUE);
@@ -211,6 +231,8 @@ co_transform_caps (GstBaseTransform * bt, GstPadDirection direction,
       (void) cuda_ok;
       ret = append_in (ret, o, FALSE);
 #endif
+      if (!nvmm_first)
+        ret = append_nvmm (ret, o);
       gst_structure_free (o);
     }
     g_ptr_array_free (outs, TRUE);

@@ -152,6 +152,14 @@ gst_co_nvmm_host_visible (guint32 mem_type)
   }
 }
 
+gboolean
+gst_co_nvmm_device_visible (guint32 mem_type)
+{
+  return mem_type == CO_NVBUF_MEM_CUDA_UNIFIED ||
+      (mem_type == CO_NVBUF_MEM_CUDA_DEVICE && !(lib.device_is_host &&
+          lib.device_is_host ()));
+}
+
 gpointer
 gst_co_nvmm_surface_new (const GstVideoInfo * info, guint32 mem_type,
     guint32 gpu_id, gchar ** why)

@@ -68,6 +68,9 @@ gboolean     gst_co_nvmm_describe (gconstpointer surf, gsize size,
  * pinned and unified memory; CUDA device memory only with the tests'
  * library, whose "device" surfaces are host memory (no GPU there) */
 gboolean     gst_co_nvmm_host_visible (guint32 mem_type);
+/* Whether a CUDA kernel reads and writes surfaces of @mem_type in place:
+ * device and unified memory (not the tests' host "device" surfaces) */
+gboolean     gst_co_nvmm_device_visible (guint32 mem_type);
 /* A memory type's name, e.g. "NVBUF_MEM_SURFACE_ARRAY" */
 const gchar *gst_co_nvmm_mem_type_name (guint32 mem_type);
 
