@@ -11,6 +11,7 @@
 #include <string.h>
 #include <gst/gst.h>
 #include "gstconvmm.h"
+#include "gstcocaps.h"
 
 static gint want_abi = 2;
 
@@ -91,6 +92,30 @@ test_loader (void)
   if (want_abi)
     g_assert_cmpuint (gst_co_nvmm_surface_size (), ==, want_abi == 3 ?
         72 : 64);
+}
+
+/* Template caps offer memory:NVMM exactly where the library is, for the
+ * formats a surface holds */
+static void
+test_template_caps (void)
+{
+  GstCaps *caps = gst_co_template_caps (4096, "video/x-raw",
+      "{ RGBA, GRAY16_LE, NV12 }", "video/x-bayer", "{ rggb }", NULL);
+  GstCaps *want = gst_caps_from_string ("video/x-raw(memory:NVMM), "
+      "format=(string){ RGBA, NV12 }, width=(int)[1, 4096], "
+      "height=(int)[1, 4096], framerate=(fraction)[0/1, 2147483647/1]");
+  guint i, n_nvmm = 0;
+
+  for (i = 0; i < gst_caps_get_size (caps); i++)
+    if (gst_co_caps_is_nvmm (caps, i)) {
+      GstCaps *one = gst_caps_copy_nth (caps, i);
+      g_assert_true (gst_caps_is_equal (one, want));
+      gst_caps_unref (one);
+      n_nvmm++;
+    }
+  g_assert_cmpuint (n_nvmm, ==, want_abi ? 1 : 0);
+  gst_caps_unref (want);
+  gst_caps_unref (caps);
 }
 
 static gpointer
@@ -216,6 +241,7 @@ main (int argc, char **argv)
   gst_init (&argc, &argv);
   g_test_add_func ("/nvmm/layout", test_layout);
   g_test_add_func ("/nvmm/loader", test_loader);
+  g_test_add_func ("/nvmm/template-caps", test_template_caps);
   g_test_add_func ("/nvmm/describe", test_describe);
   g_test_add_func ("/nvmm/buffer-wrap", test_buffer_wrap);
   return g_test_run ();

@@ -1,0 +1,525 @@
+/* cudaoptics — LGPL-2.1-or-later
+ *
+ * memory:NVMM through the elements, with the tests' libnvbufsurface
+ * (tests/nvmm/, CO_NVBUFSURFACE_LIB; check-nvmm-none runs without one):
+ * - every element's pads offer memory:NVMM where a surface can hold one
+ *   of their formats, and none without the library;
+ * - NVMM in -> cudalensdistort -> NVMM out (and either side alone) gives
+ *   the system-memory path's bytes, on random and natural frames, through
+ *   surfaces whose rows are wider than the frame and whose NV12 chroma
+ *   lies at its own offset;
+ * - cudacltcorrelate measures the same shifts from NVMM inputs as from
+ *   system memory, and passes sink_0's surfaces on;
+ * - a surface of another GPU, and a SURFACE_ARRAY one, are refused with a
+ *   message that says what to set.
+ * The surfaces come from appsrc, wrapped here from the library's
+ * NvBufSurfaceCreate as NVIDIA's elements wrap theirs.
+ */
+#include <string.h>
+#include <gst/check/gstcheck.h>
+#include <gst/app/gstappsrc.h>
+#include <gst/app/gstappsink.h>
+#include <gst/video/video.h>
+#include "family-check.h"
+#include "gstconvmm.h"
+#include "gstcoimage.h"
+#include "../../include/cudaoptics/co-results.h"
+
+static gboolean on_cuda;
+
+static const gchar *elements[] = {
+  "cudalensdistort", "cudaomniunwrap", "cudafoveate", "cudashcentroid",
+  "cudaaberration", "cudacltcorrelate",
+};
+
+/* Whether @caps has a memory:NVMM structure */
+static gboolean
+has_nvmm (GstCaps * caps)
+{
+  guint i;
+
+  for (i = 0; i < gst_caps_get_size (caps); i++)
+    if (gst_co_caps_is_nvmm (caps, i))
+      return TRUE;
+  return FALSE;
+}
+
+/* Whether @caps has a system-memory format a surface holds */
+static gboolean
+has_nvmm_format (GstCaps * caps)
+{
+  guint i;
+
+  for (i = 0; i < gst_caps_get_size (caps); i++) {
+    GstStructure *s = gst_co_nvmm_structure (gst_caps_get_structure (caps, i));
+    if (s) {
+      gst_structure_free (s);
+      return TRUE;
+    }
+  }
+  return FALSE;
+}
+
+/* As gst-inspect-1.0 shows them: the factory's templates (the registry's,
+ * renewed when the plugin loads) and the element's own */
+GST_START_TEST (test_templates)
+{
+  const gboolean lib = gst_co_nvmm_available ();
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (elements); i++) {
+    GstElement *e = gst_element_factory_make (elements[i], NULL);
+    GstElementFactory *f;
+    const GList *l;
+    gint n_nvmm = 0;
+
+    fail_unless (e != NULL, "%s", elements[i]);
+    f = gst_element_get_factory (e);
+    for (l = gst_element_factory_get_static_pad_templates (f); l; l = l->next) {
+      GstStaticPadTemplate *t = l->data;
+      GstCaps *caps = gst_static_pad_template_get_caps (t);
+      GstPadTemplate *own = gst_element_class_get_pad_template
+          (GST_ELEMENT_GET_CLASS (e), t->name_template);
+      gboolean want = lib && has_nvmm_format (caps);
+
+      fail_unless_equals_int (has_nvmm (caps), want);
+      fail_unless_equals_int (has_nvmm (GST_PAD_TEMPLATE_CAPS (own)), want);
+      n_nvmm += want;
+      gst_caps_unref (caps);
+    }
+    /* every element writes a surface format on its source pad at least */
+    fail_unless (!lib || n_nvmm >= 1, "%s offers no memory:NVMM", elements[i]);
+    gst_object_unref (e);
+  }
+}
+
+GST_END_TEST;
+
+/* ---- surfaces in and out ---- */
+
+static const guint32 mem_types[] = {
+  CO_NVBUF_MEM_CUDA_DEVICE, CO_NVBUF_MEM_CUDA_PINNED,
+  CO_NVBUF_MEM_CUDA_UNIFIED, CO_NVBUF_MEM_SYSTEM,
+};
+
+/* @sys's pixels in a new surface of @mem_type on GPU @gpu (a
+ * SURFACE_ARRAY one stays unwritten: the CPU has no pointer to it) */
+static GstBuffer *
+to_nvmm (GstBuffer * sys, const GstVideoInfo * info, guint32 mem_type,
+    guint32 gpu)
+{
+  gchar *why = NULL;
+  gpointer surf = gst_co_nvmm_surface_new (info, mem_type, gpu, &why);
+  GstCoNvmmPlanes p;
+  GstVideoFrame vf;
+  GstBuffer *buf;
+  guint i;
+  gint y;
+
+  fail_unless (surf != NULL, "%s", why);
+  if (mem_type != CO_NVBUF_MEM_SURFACE_ARRAY) {
+    fail_unless (gst_co_nvmm_describe (surf, gst_co_nvmm_surface_size (), info,
+            &p, &why), "%s", why);
+    fail_unless (gst_video_frame_map (&vf, (GstVideoInfo *) info, sys,
+            GST_MAP_READ));
+    for (i = 0; i < p.n_planes; i++) {
+      const gint rows = GST_VIDEO_INFO_COMP_HEIGHT (info, i);
+      const gint row = GST_VIDEO_INFO_COMP_WIDTH (info, i) *
+          GST_VIDEO_INFO_COMP_PSTRIDE (info, i);
+      /* the test library's rows are wider than the frame's */
+      fail_unless (p.pitch[i] > row);
+      for (y = 0; y < rows; y++)
+        memcpy (p.data[i] + (gsize) y * p.pitch[i],
+            (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&vf, i) +
+            (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (&vf, i), row);
+    }
+    gst_video_frame_unmap (&vf);
+  }
+  buf = gst_co_nvmm_buffer_wrap (surf);
+  GST_BUFFER_PTS (buf) = GST_BUFFER_PTS (sys);
+  GST_BUFFER_DURATION (buf) = GST_BUFFER_DURATION (sys);
+  return buf;
+}
+
+/* An output surface's pixels as a packed system frame; it must be one of
+ * ours: one memory of the library's struct size, its rows padded */
+static GstBuffer *
+from_nvmm (GstBuffer * nv, const GstVideoInfo * info)
+{
+  GstBuffer *out = gst_buffer_new_allocate (NULL, info->size, NULL);
+  GstCoNvmmPlanes p;
+  GstVideoFrame vf;
+  GstMapInfo map;
+  gchar *why = NULL;
+  guint i;
+  gint y;
+
+  fail_unless_equals_int (gst_buffer_n_memory (nv), 1);
+  fail_unless (gst_buffer_map (nv, &map, GST_MAP_READ));
+  fail_unless_equals_int (map.size, gst_co_nvmm_surface_size ());
+  fail_unless (gst_co_nvmm_describe (map.data, map.size, info, &p, &why),
+      "%s", why);
+  fail_unless (gst_video_frame_map (&vf, (GstVideoInfo *) info, out,
+          GST_MAP_WRITE));
+  for (i = 0; i < p.n_planes; i++) {
+    const gint rows = GST_VIDEO_INFO_COMP_HEIGHT (info, i);
+    const gint row = GST_VIDEO_INFO_COMP_WIDTH (info, i) *
+        GST_VIDEO_INFO_COMP_PSTRIDE (info, i);
+    fail_unless (p.pitch[i] > row);
+    if (i > 0)
+      fail_unless (p.offset[i] != p.offset[i - 1] + p.pitch[i - 1] *
+          GST_VIDEO_INFO_COMP_HEIGHT (info, i - 1));
+    for (y = 0; y < rows; y++)
+      memcpy ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&vf, i) +
+          (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (&vf, i),
+          p.data[i] + (gsize) y * p.pitch[i], row);
+  }
+  gst_video_frame_unmap (&vf);
+  gst_buffer_unmap (nv, &map);
+  return out;
+}
+
+/* A natural picture (tests/data/natural) as a frame of @info: its grey
+ * levels in every byte of a pixel, each channel shifted a little */
+static GstBuffer *
+natural_frame (const GstVideoInfo * info)
+{
+  gchar *path = g_build_filename (g_getenv ("CO_TEST_DATA_DIR"), "natural",
+      "coffee.png", NULL), *why = NULL;
+  gint w = 0, h = 0, x, y;
+  guint8 *g = gst_co_decode_gray (path, &w, &h, &why);
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, info->size, NULL);
+  GstVideoFrame vf;
+  guint i;
+
+  fail_unless (g != NULL, "%s: %s", path, GST_STR_NULL (why));
+  fail_unless (gst_video_frame_map (&vf, (GstVideoInfo *) info, buf,
+          GST_MAP_WRITE));
+  for (i = 0; i < GST_VIDEO_FRAME_N_PLANES (&vf); i++) {
+    const gint rows = GST_VIDEO_INFO_COMP_HEIGHT (info, i);
+    const gint row = GST_VIDEO_INFO_COMP_WIDTH (info, i) *
+        GST_VIDEO_INFO_COMP_PSTRIDE (info, i);
+    for (y = 0; y < rows; y++)
+      for (x = 0; x < row; x++)
+        ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&vf, i))[(gsize) y *
+            GST_VIDEO_FRAME_PLANE_STRIDE (&vf, i) + x] =
+            g[(gsize) (y % h) * w + (x + 7 * i) % w] + 3 * (x % 4);
+  }
+  gst_video_frame_unmap (&vf);
+  g_free (g);
+  g_free (path);
+  return buf;
+}
+
+/* appsrc (@in_nvmm) ! @element ! appsink (@out_nvmm) with @n frames of
+ * @info: the outputs as packed system frames, or NULL and *@error the
+ * first error's text */
+static GstBuffer **
+run (const gchar * element, const GstVideoInfo * info, GstBuffer ** frames,
+    gint n, gboolean in_nvmm, gboolean out_nvmm, guint32 mem_type,
+    guint32 gpu, gchar ** error)
+{
+  const gchar *fmt = GST_VIDEO_INFO_NAME (info);
+  gchar *launch = g_strdup_printf ("appsrc name=src format=time caps=\""
+      "video/x-raw%s,format=%s,width=%d,height=%d,framerate=30/1\" ! %s "
+      "backend=%s ! appsink name=sink sync=false caps=\"video/x-raw%s\"",
+      in_nvmm ? "(memory:NVMM)" : "", fmt, GST_VIDEO_INFO_WIDTH (info),
+      GST_VIDEO_INFO_HEIGHT (info), element, on_cuda ? "cuda" : "cpu",
+      out_nvmm ? "(memory:NVMM)" : "");
+  GstElement *pipe = gst_parse_launch (launch, NULL), *src, *sink;
+  GstBuffer **outs = g_new0 (GstBuffer *, n);
+  GstBus *bus;
+  GstMessage *m;
+  gint i;
+
+  fail_unless (pipe != NULL, "%s", launch);
+  src = gst_bin_get_by_name (GST_BIN (pipe), "src");
+  sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  for (i = 0; i < n; i++) {
+    GstBuffer *b = in_nvmm ? to_nvmm (frames[i], info, mem_types[i %
+            G_N_ELEMENTS (mem_types)] == CO_NVBUF_MEM_CUDA_DEVICE ? mem_type :
+        mem_types[i % G_N_ELEMENTS (mem_types)], gpu) :
+        gst_buffer_ref (frames[i]);
+    GST_BUFFER_PTS (b) = gst_util_uint64_scale (i, GST_SECOND, 30);
+    gst_app_src_push_buffer (GST_APP_SRC (src), b);
+  }
+  gst_app_src_end_of_stream (GST_APP_SRC (src));
+  for (i = 0; i < n; i++) {
+    GstSample *s = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
+        10 * GST_SECOND);
+    GstCaps *caps;
+    if (!s)
+      break;
+    caps = gst_sample_get_caps (s);
+    fail_unless_equals_int (gst_co_caps_is_nvmm (caps, 0), out_nvmm);
+    outs[i] = out_nvmm ? from_nvmm (gst_sample_get_buffer (s), info) :
+        gst_buffer_ref (gst_sample_get_buffer (s));
+    gst_sample_unref (s);
+  }
+  bus = gst_element_get_bus (pipe);
+  m = gst_bus_timed_pop_filtered (bus, 5 * GST_SECOND, GST_MESSAGE_ERROR |
+      GST_MESSAGE_EOS);
+  if (m && GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR) {
+    GError *err = NULL;
+    gst_message_parse_error (m, &err, NULL);
+    *error = g_strdup (err->message);
+    g_error_free (err);
+    for (i = 0; i < n; i++)
+      gst_clear_buffer (&outs[i]);
+    g_clear_pointer (&outs, g_free);
+  }
+  if (m)
+    gst_message_unref (m);
+  gst_object_unref (bus);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (src);
+  gst_object_unref (sink);
+  gst_object_unref (pipe);
+  g_free (launch);
+  return outs;
+}
+
+static gboolean
+all_zero (GstBuffer * b)
+{
+  GstMapInfo map;
+  gsize i;
+  gboolean zero = TRUE;
+
+  gst_buffer_map (b, &map, GST_MAP_READ);
+  for (i = 0; i < map.size && zero; i++)
+    zero = map.data[i] == 0;
+  gst_buffer_unmap (b, &map);
+  return zero;
+}
+
+static void
+free_frames (GstBuffer ** f, gint n)
+{
+  gint i;
+
+  for (i = 0; f && i < n; i++)
+    gst_clear_buffer (&f[i]);
+  g_free (f);
+}
+
+/* The system path's bytes through NVMM on either side and both */
+static void
+same_bytes (const gchar * element, GstVideoFormat format, gint w, gint h)
+{
+  const gint n = 6;
+  GRand *rand = g_rand_new_with_seed (42 + format);
+  GstBuffer **in = g_new0 (GstBuffer *, n), **ref, **got;
+  GstVideoInfo info;
+  gchar *error = NULL;
+  gint i, k, md;
+
+  gst_video_info_set_format (&info, format, w, h);
+  for (i = 0; i < n; i++)
+    in[i] = i % 2 ? natural_frame (&info) : make_frame (&info, rand, FALSE);
+  ref = run (element, &info, in, n, FALSE, FALSE, 0, 0, &error);
+  fail_unless (ref != NULL, "%s", error);
+  for (k = 1; k < 4; k++) {
+    got = run (element, &info, in, n, (k & 1) != 0, (k & 2) != 0,
+        CO_NVBUF_MEM_CUDA_DEVICE, 0, &error);
+    fail_unless (got != NULL, "%s %s in %d out %d: %s", element,
+        GST_VIDEO_INFO_NAME (&info), k & 1, (k & 2) / 2, error);
+    for (i = 0; i < n; i++) {
+      fail_unless (got[i] != NULL && ref[i] != NULL, "frame %d missing", i);
+      fail_if (all_zero (ref[i]), "frame %d is black", i);
+      fail_unless (frames_equal (&info, ref[i], got[i], &md),
+          "%s %s %dx%d frame %d (in %d out %d): off by %d", element,
+          GST_VIDEO_INFO_NAME (&info), w, h, i, k & 1, (k & 2) / 2, md);
+    }
+    free_frames (got, n);
+  }
+  free_frames (ref, n);
+  free_frames (in, n);
+  g_rand_free (rand);
+}
+
+GST_START_TEST (test_lensdistort_same_bytes)
+{
+  if (!gst_co_nvmm_available ())
+    return;
+  same_bytes ("cudalensdistort k1=-0.2", GST_VIDEO_FORMAT_NV12, 320, 240);
+  same_bytes ("cudalensdistort k1=-0.2", GST_VIDEO_FORMAT_NV12, 161, 97);
+  same_bytes ("cudalensdistort k1=0.15", GST_VIDEO_FORMAT_RGBA, 200, 120);
+  same_bytes ("cudalensdistort k1=0.15", GST_VIDEO_FORMAT_BGRx, 67, 45);
+  same_bytes ("cudalensdistort k1=-0.1", GST_VIDEO_FORMAT_GRAY8, 99, 64);
+}
+
+GST_END_TEST;
+
+/* One frame of @mem_type on GPU @gpu refused: the error says @words */
+static void
+refused (guint32 mem_type, guint32 gpu, const gchar * const *words)
+{
+  GstVideoInfo info;
+  GstBuffer *in[1];
+  GstBuffer **got;
+  gchar *error = NULL;
+  GRand *rand = g_rand_new_with_seed (7);
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_NV12, 64, 48);
+  in[0] = make_frame (&info, rand, FALSE);
+  got = run ("cudalensdistort k1=-0.2", &info, in, 1, TRUE, TRUE, mem_type,
+      gpu, &error);
+  fail_unless (got == NULL && error != NULL, "not refused");
+  for (; *words; words++)
+    fail_unless (strstr (error, *words) != NULL, "\"%s\" lacks \"%s\"", error,
+        *words);
+  g_free (error);
+  gst_buffer_unref (in[0]);
+  g_rand_free (rand);
+}
+
+GST_START_TEST (test_other_gpu_refused)
+{
+  const gchar *words[] = { "GPU 1", "device-id=1", NULL };
+
+  if (!gst_co_nvmm_available ())
+    return;
+  refused (CO_NVBUF_MEM_CUDA_DEVICE, 1, words);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_surface_array_refused)
+{
+  const gchar *words[] = { "NVBUF_MEM_SURFACE_ARRAY", "nvbuf-memory-type",
+    "system memory", NULL
+  };
+
+  if (!gst_co_nvmm_available ())
+    return;
+  refused (CO_NVBUF_MEM_SURFACE_ARRAY, 0, words);
+}
+
+GST_END_TEST;
+
+/* ---- the aggregator ---- */
+
+/* Two GRAY8 views of a natural picture 2 and 1 pixels apart, through
+ * cudacltcorrelate from @nvmm memory: the results of each frame, and
+ * (NVMM) the output buffers are sink_0's surfaces */
+static GPtrArray *
+correlate (gboolean nvmm)
+{
+  const gint w = 192, h = 144, n = 3;
+  gchar *path = g_build_filename (g_getenv ("CO_TEST_DATA_DIR"), "natural",
+      "chelsea.png", NULL), *why = NULL, *launch;
+  gint gw = 0, gh = 0, i, v, y;
+  guint8 *g = gst_co_decode_gray (path, &gw, &gh, &why);
+  GstElement *pipe, *src[2], *sink;
+  GPtrArray *res = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      gst_structure_free);
+  GstVideoInfo info;
+
+  fail_unless (g != NULL && gw >= w + 4 && gh >= h + 4, "%s", why);
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, w, h);
+  launch = g_strdup_printf ("cudacltcorrelate name=c backend=%s ! appsink "
+      "name=sink sync=false appsrc name=s0 format=time caps=\"video/x-raw%s,"
+      "format=GRAY8,width=%d,height=%d,framerate=30/1\" ! c.sink_0 appsrc "
+      "name=s1 format=time caps=\"video/x-raw%s,format=GRAY8,width=%d,"
+      "height=%d,framerate=30/1\" ! c.sink_1", on_cuda ? "cuda" : "cpu",
+      nvmm ? "(memory:NVMM)" : "", w, h, nvmm ? "(memory:NVMM)" : "", w, h);
+  pipe = gst_parse_launch (launch, NULL);
+  fail_unless (pipe != NULL, "%s", launch);
+  src[0] = gst_bin_get_by_name (GST_BIN (pipe), "s0");
+  src[1] = gst_bin_get_by_name (GST_BIN (pipe), "s1");
+  sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  for (i = 0; i < n; i++)
+    for (v = 0; v < 2; v++) {
+      GstBuffer *sys = gst_buffer_new_allocate (NULL, info.size, NULL), *b;
+      GstMapInfo m;
+      gst_buffer_map (sys, &m, GST_MAP_WRITE);
+      for (y = 0; y < h; y++)
+        memcpy (m.data + (gsize) y * GST_VIDEO_INFO_PLANE_STRIDE (&info, 0),
+            g + (gsize) (y + v + i) * gw + 2 * v, w);
+      gst_buffer_unmap (sys, &m);
+      GST_BUFFER_PTS (sys) = gst_util_uint64_scale (i, GST_SECOND, 30);
+      GST_BUFFER_DURATION (sys) = gst_util_uint64_scale (1, GST_SECOND, 30);
+      b = nvmm ? to_nvmm (sys, &info, mem_types[(i + v) % 4], 0) :
+          gst_buffer_ref (sys);
+      gst_buffer_unref (sys);
+      fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC (src[v]),
+              b), GST_FLOW_OK);
+    }
+  gst_app_src_end_of_stream (GST_APP_SRC (src[0]));
+  gst_app_src_end_of_stream (GST_APP_SRC (src[1]));
+  for (i = 0; i < n; i++) {
+    GstSample *s = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
+        10 * GST_SECOND);
+    const GstStructure *st;
+    fail_unless (s != NULL, "output %d missing (nvmm %d)", i, nvmm);
+    st = gst_co_buffer_get_results (gst_sample_get_buffer (s),
+        "GstCoCltCorrelation");
+    fail_unless (st != NULL);
+    g_ptr_array_add (res, gst_structure_copy (st));
+    /* output=frames: sink_0's frames as they came */
+    fail_unless_equals_int (gst_co_caps_is_nvmm (gst_sample_get_caps (s), 0),
+        nvmm);
+    if (nvmm)
+      gst_buffer_unref (from_nvmm (gst_sample_get_buffer (s), &info));
+    gst_sample_unref (s);
+  }
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (src[0]);
+  gst_object_unref (src[1]);
+  gst_object_unref (sink);
+  gst_object_unref (pipe);
+  g_free (launch);
+  g_free (path);
+  g_free (g);
+  return res;
+}
+
+GST_START_TEST (test_cltcorrelate_same_results)
+{
+  GPtrArray *ref, *got;
+  guint i;
+
+  if (!gst_co_nvmm_available ())
+    return;
+  ref = correlate (FALSE);
+  got = correlate (TRUE);
+  fail_unless_equals_int (ref->len, got->len);
+  for (i = 0; i < ref->len; i++) {
+    GstStructure *a = g_ptr_array_index (ref, i), *b =
+        g_ptr_array_index (got, i);
+    const gchar *fields[] = { "shift-x", "shift-y", "strength" };
+    guint f;
+    /* the timestamps aside: the same measures, bit for bit */
+    for (f = 0; f < G_N_ELEMENTS (fields); f++) {
+      GBytes *ba = g_value_get_boxed (gst_structure_get_value (a, fields[f]));
+      GBytes *bb = g_value_get_boxed (gst_structure_get_value (b, fields[f]));
+      fail_unless (g_bytes_equal (ba, bb), "frame %u: %s differs", i,
+          fields[f]);
+    }
+  }
+  g_ptr_array_unref (ref);
+  g_ptr_array_unref (got);
+}
+
+GST_END_TEST;
+
+static Suite *
+nvmm_suite (gboolean cuda)
+{
+  Suite *s = suite_create ("nvmm");
+  TCase *tc = tcase_create ("general");
+
+  on_cuda = cuda;
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_templates);
+  tcase_add_test (tc, test_lensdistort_same_bytes);
+  tcase_add_test (tc, test_other_gpu_refused);
+  tcase_add_test (tc, test_surface_array_refused);
+  tcase_add_test (tc, test_cltcorrelate_same_results);
+  return s;
+}
+
+CO_CHECK_MAIN (nvmm);
