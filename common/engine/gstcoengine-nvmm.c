@@ -35,8 +35,13 @@ element_gpu (GstCoEngine * e)
 static gboolean
 refuse (GstCoEngine * e, GstCoSide * s, gchar * why)
 {
-  GST_ELEMENT_ERROR (e->element, STREAM, FORMAT, ("Cannot read the "
-          "memory:NVMM %s frame: %s", s->what, why), ("library %s",
+  /* an output surface is ours: its memory is the property's choice */
+  const gboolean out = !(s->flags & GST_MAP_READ);
+
+  GST_ELEMENT_ERROR (e->element, STREAM, FORMAT, ("Cannot %s the "
+          "memory:NVMM %s frame: %s%s", out ? "write" : "read", s->what, why,
+          out ? " (this element's output surfaces: set its nvmm-memory-type, "
+          "e.g. cuda-unified, cuda-pinned or system)" : ""), ("library %s",
           GST_STR_NULL (gst_co_nvmm_library ())));
   g_free (why);
   return FALSE;

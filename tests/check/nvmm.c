@@ -11,7 +11,8 @@
  * - cudacltcorrelate measures the same shifts from NVMM inputs as from
  *   system memory, and passes sink_0's surfaces on;
  * - a surface of another GPU, and a SURFACE_ARRAY one, are refused with a
- *   message that says what to set.
+ *   message that says what to set, and so is an output the CPU cannot
+ *   write (nvmm-memory-type=surface-array).
  * The surfaces come from appsrc, wrapped here from the library's
  * NvBufSurfaceCreate as NVIDIA's elements wrap theirs.
  */
@@ -399,6 +400,35 @@ GST_START_TEST (test_surface_array_refused)
 
 GST_END_TEST;
 
+/* An output in surfaces the CPU cannot write names the property */
+GST_START_TEST (test_output_memory_refused)
+{
+  const gchar *words[] = { "write", "NVBUF_MEM_SURFACE_ARRAY",
+    "nvmm-memory-type", NULL
+  };
+  GstVideoInfo info;
+  GstBuffer *in[1], **got;
+  gchar *error = NULL;
+  GRand *rand = g_rand_new_with_seed (9);
+  const gchar *const *w;
+
+  if (!gst_co_nvmm_available ())
+    return;
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA, 64, 48);
+  in[0] = make_frame (&info, rand, FALSE);
+  got = run ("cudalensdistort k1=-0.2 nvmm-memory-type=surface-array", &info,
+      in, 1, FALSE, TRUE, 0, 0, &error);
+  fail_unless (got == NULL && error != NULL, "not refused");
+  for (w = words; *w; w++)
+    fail_unless (strstr (error, *w) != NULL, "\"%s\" lacks \"%s\"", error,
+        *w);
+  g_free (error);
+  gst_buffer_unref (in[0]);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
 /* ---- the aggregator ---- */
 
 /* Two GRAY8 views of a natural picture 2 and 1 pixels apart, through
@@ -518,6 +548,7 @@ nvmm_suite (gboolean cuda)
   tcase_add_test (tc, test_lensdistort_same_bytes);
   tcase_add_test (tc, test_other_gpu_refused);
   tcase_add_test (tc, test_surface_array_refused);
+  tcase_add_test (tc, test_output_memory_refused);
   tcase_add_test (tc, test_cltcorrelate_same_results);
   return s;
 }
