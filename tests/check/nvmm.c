@@ -8,6 +8,7 @@
  *   the system-memory path's bytes, on random and natural frames, through
  *   surfaces whose rows are wider than the frame and whose NV12 chroma
  *   lies at its own offset;
+ * - a chain of two elements fed NVMM keeps NVMM between them;
  * - cudacltcorrelate measures the same shifts from NVMM inputs as from
  *   system memory, and passes sink_0's surfaces on;
  * - a surface of another GPU, and a SURFACE_ARRAY one, are refused with a
@@ -212,6 +213,9 @@ natural_frame (const GstVideoInfo * info)
   return buf;
 }
 
+/* The caps element "a" of the last run gave downstream (NULL: none) */
+static GstCaps *mid_caps;
+
 /* appsrc (@in_nvmm) ! @element ! appsink (@out_nvmm) with @n frames of
  * @info: the outputs as packed system frames, or NULL and *@error the
  * first error's text */
@@ -227,7 +231,7 @@ run (const gchar * element, const GstVideoInfo * info, GstBuffer ** frames,
       in_nvmm ? "(memory:NVMM)" : "", fmt, GST_VIDEO_INFO_WIDTH (info),
       GST_VIDEO_INFO_HEIGHT (info), element, on_cuda ? "cuda" : "cpu",
       out_nvmm ? "(memory:NVMM)" : "");
-  GstElement *pipe = gst_parse_launch (launch, NULL), *src, *sink;
+  GstElement *pipe = gst_parse_launch (launch, NULL), *src, *sink, *a;
   GstBuffer **outs = g_new0 (GstBuffer *, n);
   GstBus *bus;
   GstMessage *m;
@@ -261,6 +265,14 @@ run (const gchar * element, const GstVideoInfo * info, GstBuffer ** frames,
   bus = gst_element_get_bus (pipe);
   m = gst_bus_timed_pop_filtered (bus, 5 * GST_SECOND, GST_MESSAGE_ERROR |
       GST_MESSAGE_EOS);
+  /* a chain's first element, named a: what it gave the next */
+  g_clear_pointer (&mid_caps, gst_caps_unref);
+  if ((a = gst_bin_get_by_name (GST_BIN (pipe), "a"))) {
+    GstPad *pad = gst_element_get_static_pad (a, "src");
+    mid_caps = gst_pad_get_current_caps (pad);
+    gst_object_unref (pad);
+    gst_object_unref (a);
+  }
   if (m && GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR) {
     GError *err = NULL;
     gst_message_parse_error (m, &err, NULL);
@@ -349,6 +361,26 @@ GST_START_TEST (test_lensdistort_same_bytes)
   same_bytes ("cudalensdistort k1=0.15", GST_VIDEO_FORMAT_RGBA, 200, 120);
   same_bytes ("cudalensdistort k1=0.15", GST_VIDEO_FORMAT_BGRx, 67, 45);
   same_bytes ("cudalensdistort k1=-0.1", GST_VIDEO_FORMAT_GRAY8, 99, 64);
+}
+
+GST_END_TEST;
+
+/* Two elements in NVMM: the link between them stays in NVMM untold (the
+ * sink pad asks for it first, an NVMM input's output offers it first),
+ * and the bytes are the system chain's */
+GST_START_TEST (test_chain_stays_nvmm)
+{
+  gchar *chain = g_strdup_printf ("cudalensdistort name=a k1=-0.2 "
+      "backend=%s ! cudalensdistort k1=0.1", on_cuda ? "cuda" : "cpu");
+
+  if (!gst_co_nvmm_available ())
+    return;
+  same_bytes (chain, GST_VIDEO_FORMAT_NV12, 160, 120);
+  /* the last run: NVMM in and out */
+  fail_unless (mid_caps != NULL && gst_co_caps_is_nvmm (mid_caps, 0),
+      "the chain left NVMM: %" GST_PTR_FORMAT, mid_caps);
+  g_clear_pointer (&mid_caps, gst_caps_unref);
+  g_free (chain);
 }
 
 GST_END_TEST;
@@ -546,6 +578,7 @@ nvmm_suite (gboolean cuda)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_templates);
   tcase_add_test (tc, test_lensdistort_same_bytes);
+  tcase_add_test (tc, test_chain_stays_nvmm);
   tcase_add_test (tc, test_other_gpu_refused);
   tcase_add_test (tc, test_surface_array_refused);
   tcase_add_test (tc, test_output_memory_refused);
