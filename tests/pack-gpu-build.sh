@@ -22,6 +22,9 @@ cp "$b"/tools/co-clt-kernels build-gc/tools/
 cp "$b"/pipelines/example-app build-gc/pipelines/ 2>/dev/null || true
 # tests/soak/run-soak.sh build-gc cuda:system cuda:cuda
 cp "$b"/tests/soak/soak build-gc/tests/soak/
+# the tests' libnvbufsurface (check-nvmm)
+mkdir -p build-gc/tests/nvmm
+cp -P "$b"/tests/nvmm/libnvbufsurface.so* build-gc/tests/nvmm/ 2>/dev/null || true
 for f in "$b"/tests/check/check-* "$b"/tests/test-* "$b"/tests/bench/bench-*; do
   [ -f "$f" ] && [ -x "$f" ] || continue
   case $f in

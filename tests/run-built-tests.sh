@@ -18,7 +18,8 @@ for t in tests/test-lut tests/test-remap tests/test-camera tests/test-remapfilte
          tests/check/check-cudafoveate tests/check/check-cudafoveate:cuda tests/check/check-cudashcentroid tests/check/check-cudashcentroid:cuda \
          tests/check/check-cudaaberration tests/check/check-cudaaberration:cuda tests/check/check-cudacltcorrelate tests/check/check-cudacltcorrelate:cuda \
          tests/check/check-coaggregator tests/check/check-coaggregator:cuda tests/check/check-cudalensdistort-gpu \
-         tests/check/check-conformance tests/check/check-conformance:cuda; do
+         tests/check/check-conformance tests/check/check-conformance:cuda \
+         tests/check/check-nvmm tests/check/check-nvmm:cuda; do
   # PROGRAM:cuda runs PROGRAM --backend=cuda, the meson test PROGRAM-cuda:
   # its CUDA cases (tests/check/family-check.h, CO_CHECK_MAIN)
   args=()
@@ -35,7 +36,14 @@ for t in tests/test-lut tests/test-remap tests/test-camera tests/test-remapfilte
       GST_PLUGIN_PATH=$root/$b/no-plugins GST_PLUGIN_PATH_1_0=$root/$b/no-plugins \
         GST_REGISTRY=/tmp/co-registry-own.bin GST_REGISTRY_1_0=/tmp/co-registry-own.bin \
         timeout "${TEST_TIMEOUT:-300}" "$b/$t" "${args[@]}" >"$logs/$name.log" 2>&1 ;;
-    *) timeout "${TEST_TIMEOUT:-300}" "$b/$t" "${args[@]}" >"$logs/$name.log" 2>&1 ;;
+    # memory:NVMM through the tests' libnvbufsurface (tests/nvmm/), with a
+    # registry of its own (tests/check/meson.build)
+    check-nvmm|check-nvmm-cuda)
+      CO_NVBUFSURFACE_LIB=$root/$b/tests/nvmm/libnvbufsurface.so.1.0.0 \
+        GST_REGISTRY=/tmp/co-registry-nvmm.bin GST_REGISTRY_1_0=/tmp/co-registry-nvmm.bin \
+        timeout "${TEST_TIMEOUT:-300}" "$b/$t" "${args[@]}" >"$logs/$name.log" 2>&1 ;;
+    *) CO_NVBUFSURFACE_LIB=none \
+        timeout "${TEST_TIMEOUT:-300}" "$b/$t" "${args[@]}" >"$logs/$name.log" 2>&1 ;;
   esac
   rc=$?
   ms=$(( ($(date +%s%N) - start) / 1000000 ))
