@@ -46,7 +46,10 @@ pool_caps (GstCaps * caps)
 }
 
 /* Surfaces of the nvmm-memory-type property on the element's GPU (the
- * device opened, else the device-id property, else the first) */
+ * device opened, else the device-id property, else the first).  On the
+ * CPU backend `default` is CUDA unified memory: the platform's default
+ * (device memory on dGPU, surface arrays on Jetson) is what the CPU
+ * cannot write. */
 static GstBufferPool *
 make_nvmm_pool (GstCoEngine * e, GstCaps * caps, guint * size, guint min,
     guint max)
@@ -58,6 +61,10 @@ make_nvmm_pool (GstCoEngine * e, GstCaps * caps, guint * size, guint min,
   GST_OBJECT_LOCK (e->element);
   mem_type = e->nvmm_mem_type;
   gpu = e->device ? e->device->device_id : MAX (e->device_id, 0);
+  if (mem_type == CO_NVBUF_MEM_DEFAULT && (e->active_backend ==
+          GST_CO_BACKEND_CPU || (e->active_backend == GST_CO_BACKEND_AUTO &&
+              e->backend == GST_CO_BACKEND_CPU)))
+    mem_type = CO_NVBUF_MEM_CUDA_UNIFIED;
   GST_OBJECT_UNLOCK (e->element);
   pool = gst_co_nvmm_pool_new ((guint32) mem_type, (guint32) gpu);
   config = gst_buffer_pool_get_config (pool);

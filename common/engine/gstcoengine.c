@@ -87,11 +87,13 @@ gst_co_engine_settings (GstCoSetting * rows, gssize engine_offset)
    * carries memory:NVMM (NVIDIA's libnvbufsurface present).  `default`
    * lets the library choose the platform's: CUDA device memory on dGPU
    * (what nvv4l2h264enc and DeepStream take there), surface arrays on
-   * Jetson.
+   * Jetson; on the CPU backend it is CUDA unified memory, which the CPU
+   * can write.
    */
   rows[3] = engine_row (g_param_spec_enum ("nvmm-memory-type",
           "NVMM memory type", "Memory of the memory:NVMM surfaces written "
-          "(default: the platform's, CUDA device memory on dGPU)",
+          "(default: the platform's, CUDA device memory on dGPU; unified on the "
+          "CPU backend)",
           GST_TYPE_CO_NVMM_MEM_TYPE, CO_NVBUF_MEM_DEFAULT,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY),

@@ -15,9 +15,14 @@
  *   message that says what to set, and so is an output the CPU cannot
  *   write (nvmm-memory-type=surface-array).
  * The surfaces come from appsrc, wrapped here from the library's
- * NvBufSurfaceCreate as NVIDIA's elements wrap theirs.
+ * NvBufSurfaceCreate as NVIDIA's elements wrap theirs.  Where a GPU
+ * answers, the library's CUDA surfaces are real device, managed and
+ * pinned memory: planes are copied with its co_test_nvbufsurface_copy,
+ * and the CPU backend is fed unified memory where a test asks for device
+ * memory on its own GPU (the CPU cannot read that).
  */
 #include <string.h>
+#include <gmodule.h>
 #include <gst/check/gstcheck.h>
 #include <gst/app/gstappsrc.h>
 #include <gst/app/gstappsink.h>
@@ -28,6 +33,48 @@
 #include "../../include/cudaoptics/co-results.h"
 
 static gboolean on_cuda;
+
+/* the test library's extras (tests/nvmm/nvbufsurface-test.c) */
+static int (*lib_copy) (void *dst, const void *src, size_t n);
+static int (*lib_device_is_host) (void);
+
+static void
+open_test_library (void)
+{
+  const gchar *path = g_getenv ("CO_NVBUFSURFACE_LIB");
+  GModule *m;
+
+  if (!path || !strcmp (path, "none") || !(m = g_module_open (path,
+              G_MODULE_BIND_LOCAL)))
+    return;
+  if (!g_module_symbol (m, "co_test_nvbufsurface_copy", (gpointer *) & lib_copy))
+    lib_copy = NULL;
+  if (!g_module_symbol (m, "co_test_nvbufsurface_device_is_host",
+          (gpointer *) & lib_device_is_host))
+    lib_device_is_host = NULL;
+  g_module_make_resident (m);
+}
+
+/* @n bytes between a plane and host memory, whichever side each is on */
+static void
+copy_bytes (gpointer dst, gconstpointer src, gsize n)
+{
+  if (lib_copy)
+    fail_unless (lib_copy (dst, src, n) == 0, "co_test_nvbufsurface_copy");
+  else
+    memcpy (dst, src, n);
+}
+
+/* The memory a test's surface of @mem_type on GPU @gpu is made of: device
+ * memory the CPU backend cannot read is given as unified memory */
+static guint32
+readable_type (guint32 mem_type, guint32 gpu)
+{
+  if (!on_cuda && mem_type == CO_NVBUF_MEM_CUDA_DEVICE && gpu == 0 &&
+      lib_device_is_host && !lib_device_is_host ())
+    return CO_NVBUF_MEM_CUDA_UNIFIED;
+  return mem_type;
+}
 
 static const gchar *elements[] = {
   "cudalensdistort", "cudaomniunwrap", "cudafoveate", "cudashcentroid",
@@ -111,7 +158,8 @@ to_nvmm (GstBuffer * sys, const GstVideoInfo * info, guint32 mem_type,
     guint32 gpu)
 {
   gchar *why = NULL;
-  gpointer surf = gst_co_nvmm_surface_new (info, mem_type, gpu, &why);
+  gpointer surf = gst_co_nvmm_surface_new (info, readable_type (mem_type,
+          gpu), gpu, &why);
   GstCoNvmmPlanes p;
   GstVideoFrame vf;
   GstBuffer *buf;
@@ -131,7 +179,7 @@ to_nvmm (GstBuffer * sys, const GstVideoInfo * info, guint32 mem_type,
       /* the test library's rows are wider than the frame's */
       fail_unless (p.pitch[i] > row);
       for (y = 0; y < rows; y++)
-        memcpy (p.data[i] + (gsize) y * p.pitch[i],
+        copy_bytes (p.data[i] + (gsize) y * p.pitch[i],
             (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&vf, i) +
             (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (&vf, i), row);
     }
@@ -172,7 +220,7 @@ from_nvmm (GstBuffer * nv, const GstVideoInfo * info)
       fail_unless (p.offset[i] != p.offset[i - 1] + p.pitch[i - 1] *
           GST_VIDEO_INFO_COMP_HEIGHT (info, i - 1));
     for (y = 0; y < rows; y++)
-      memcpy ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&vf, i) +
+      copy_bytes ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&vf, i) +
           (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (&vf, i),
           p.data[i] + (gsize) y * p.pitch[i], row);
   }
@@ -575,6 +623,7 @@ nvmm_suite (gboolean cuda)
   TCase *tc = tcase_create ("general");
 
   on_cuda = cuda;
+  open_test_library ();
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_templates);
   tcase_add_test (tc, test_lensdistort_same_bytes);

@@ -14,15 +14,21 @@
  * SURFACE_ARRAY surface has no data pointer and NvBufSurfaceMapEglImage
  * fails, as it does without a display.
  *
- * Where a GPU build of the tests wants CUDA_DEVICE surfaces in device
- * memory, alloc_planes is the one place to change (cudaMallocPitch, and
- * co_test_nvbufsurface_device_is_host returning 0): left for the GPU
- * machine.
+ * Built with CUDA (CO_TEST_NVBUF_CUDA) and run where a device answers,
+ * the CUDA types are what NVIDIA's are on dGPU: CUDA_DEVICE in device
+ * memory, CUDA_UNIFIED managed, CUDA_PINNED page-locked host memory, all
+ * in the device's primary context (where DeepStream makes them), and
+ * co_test_nvbufsurface_device_is_host says 0.  co_test_nvbufsurface_copy
+ * copies bytes whatever side they are on, for the tests' own reads and
+ * writes of planes.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "gstconvmm-abi.h"
+#ifdef CO_TEST_NVBUF_CUDA
+#include <cuda_runtime.h>
+#endif
 
 #define EXPORT __attribute__ ((visibility ("default")))
 
@@ -68,7 +74,65 @@ layout (uint32_t color, uint32_t * bpp, uint32_t * n_planes)
   }
 }
 
-/* The planes of one surface, in host memory (the CUDA hook: see above) */
+/* Whether a CUDA device answers (once): then the CUDA types are real */
+static int
+have_device (void)
+{
+#ifdef CO_TEST_NVBUF_CUDA
+  static int known = -1;
+  if (known < 0) {
+    int n = 0;
+    known = cudaGetDeviceCount (&n) == cudaSuccess && n > 0;
+    cudaGetLastError ();
+  }
+  return known;
+#else
+  return 0;
+#endif
+}
+
+/* @total bytes of @mem_type's memory, 0xa5 in every byte (not zero: a
+ * reader that skips the offsets sees garbage, not black); -1 on failure */
+static int
+alloc_bytes (uint32_t mem_type, size_t total, void **data)
+{
+#ifdef CO_TEST_NVBUF_CUDA
+  if (have_device () && mem_type != CO_NVBUF_MEM_SYSTEM &&
+      mem_type != CO_NVBUF_MEM_SURFACE_ARRAY) {
+    cudaError_t err = mem_type == CO_NVBUF_MEM_CUDA_DEVICE ?
+        cudaMalloc (data, total) : mem_type == CO_NVBUF_MEM_CUDA_UNIFIED ?
+        cudaMallocManaged (data, total, cudaMemAttachGlobal) :
+        cudaHostAlloc (data, total, cudaHostAllocDefault);
+    if (err == cudaSuccess)
+      err = cudaMemset (*data, 0xa5, total);
+    if (err == cudaSuccess)
+      err = cudaDeviceSynchronize ();
+    return err == cudaSuccess ? 0 : -1;
+  }
+#endif
+  if (posix_memalign (data, 256, total) != 0)
+    return -1;
+  memset (*data, 0xa5, total);
+  return 0;
+}
+
+static void
+free_bytes (uint32_t mem_type, void *data)
+{
+#ifdef CO_TEST_NVBUF_CUDA
+  if (have_device () && mem_type != CO_NVBUF_MEM_SYSTEM &&
+      mem_type != CO_NVBUF_MEM_SURFACE_ARRAY) {
+    if (mem_type == CO_NVBUF_MEM_CUDA_PINNED)
+      cudaFreeHost (data);
+    else
+      cudaFree (data);
+    return;
+  }
+#endif
+  free (data);
+}
+
+/* The planes of one surface, laid out as above */
 static int
 alloc_planes (CoNvBufSurfaceParamsHead * s, uint32_t mem_type)
 {
@@ -85,10 +149,8 @@ alloc_planes (CoNvBufSurfaceParamsHead * s, uint32_t mem_type)
     pp->psize[i] = pp->pitch[i] * pp->height[i];
     total = pp->offset[i] + pp->psize[i];
   }
-  if (posix_memalign (&data, 256, total) != 0)
+  if (alloc_bytes (mem_type, total, &data) != 0)
     return -1;
-  /* not zero: a reader that skips the offsets sees garbage, not black */
-  memset (data, 0xa5, total);
   s->pitch = pp->pitch[0];
   s->dataSize = total;
   s->dataPtr = data;
@@ -111,7 +173,7 @@ NvBufSurfaceDestroy (void *surf)
     return -1;
   list = (Params *) h->head.surfaceList;
   for (i = 0; i < h->head.batchSize; i++)
-    free (list[i].head.dataPtr ? list[i].head.dataPtr :
+    free_bytes (h->head.memType, list[i].head.dataPtr ? list[i].head.dataPtr :
         (void *) (uintptr_t) list[i].head.bufferDesc);
   free (list);
   free (h);
@@ -235,10 +297,24 @@ NvBufSurfaceGetDeviceInfo (uint32_t gpu_id, void *info)
 }
 #endif
 
-/* Not NVIDIA's: tells the loader that CUDA_DEVICE surfaces are host
- * memory here (no GPU) */
+/* Not NVIDIA's: tells the loader whether CUDA_DEVICE surfaces are host
+ * memory here (no GPU, or a build without CUDA) */
 EXPORT int
 co_test_nvbufsurface_device_is_host (void)
 {
-  return 1;
+  return !have_device ();
+}
+
+/* Not NVIDIA's: @n bytes from @src to @dst, each on whichever side its
+ * surface is (the tests' writes of inputs and reads of outputs); 0 on
+ * success */
+EXPORT int
+co_test_nvbufsurface_copy (void *dst, const void *src, size_t n)
+{
+#ifdef CO_TEST_NVBUF_CUDA
+  if (have_device ())
+    return cudaMemcpy (dst, src, n, cudaMemcpyDefault) == cudaSuccess ? 0 : -1;
+#endif
+  memcpy (dst, src, n);
+  return 0;
 }
