@@ -292,17 +292,26 @@ co_fixate_caps (GstBaseTransform * bt, GstPadDirection direction,
 }
 
 #ifdef HAVE_GST_CUDA
-/* The same caps, CUDA-memory structures first. */
+/* Which pass of device_structures_first takes structure @i */
+static gint
+device_rank (GstCaps * caps, guint i)
+{
+  return gst_co_caps_is_nvmm (caps, i) ? 0 : co_caps_is_cuda (caps, i) ? 1 :
+      2;
+}
+
+/* The same caps, memory:NVMM structures first (NVIDIA's producers give
+ * nothing else), then CUDA memory's, then the others. */
 static GstCaps *
-cuda_structures_first (GstCaps * caps)
+device_structures_first (GstCaps * caps)
 {
   GstCaps *ret = gst_caps_new_empty ();
   gint pass;
   guint i;
 
-  for (pass = 0; pass < 2; pass++)
+  for (pass = 0; pass < 3; pass++)
     for (i = 0; i < gst_caps_get_size (caps); i++)
-      if (co_caps_is_cuda (caps, i) == (pass == 0))
+      if (device_rank (caps, i) == pass)
         gst_caps_append_structure_full (ret,
             gst_structure_copy (gst_caps_get_structure (caps, i)),
             gst_caps_features_copy (gst_caps_get_features (caps, i)));
@@ -328,7 +337,7 @@ co_query_caps_sorted (GstBaseTransform * bt, GstPadDirection direction,
     return FALSE;
   gst_query_parse_caps_result (query, &caps);
   if (caps) {
-    sorted = cuda_structures_first (caps);
+    sorted = device_structures_first (caps);
     gst_query_set_caps_result (query, sorted);
     gst_caps_unref (sorted);
   }
