@@ -110,7 +110,7 @@ co_umount_all
 n=0
 for f in $elfs; do
   rel=${f#"$ROOT$bdir/"}
-  case $rel in *.so) continue ;; esac
+  case $rel in *.so | *.so.*) continue ;; esac
   up=$(dirname "$rel" | sed 's|[^/][^/]*|..|g')
   rpath="\$ORIGIN/$up/../$rt/lib:/usr/local/cuda/lib64:/usr/lib/x86_64-linux-gnu:/lib/x86_64-linux-gnu"
   co_chroot "$ROOT" "patchelf --set-interpreter $interp --force-rpath --set-rpath '$rpath' $stage/$rel" ||

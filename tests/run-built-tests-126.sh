@@ -29,7 +29,15 @@ ln -sfn "$PWD/$rt/lib/ld-linux-x86-64.so.2" /tmp/cudaoptics-126-ld.so.2 ||
 # (the plugin path as run-built-tests.sh sets it: a GStreamer process run
 # without it would drop the plugin from the registry again)
 export GST_PLUGIN_PATH="$PWD/$b/gst" GST_PLUGIN_PATH_1_0="$PWD/$b/gst"
-"$rt/bin/gst-inspect-1.0" cudalensdistort >"${OUT:-/tmp}/gst-inspect-126.log" 2>&1 ||
+CO_NVBUFSURFACE_LIB=none "$rt/bin/gst-inspect-1.0" cudalensdistort >"${OUT:-/tmp}/gst-inspect-126.log" 2>&1 ||
   { cat "${OUT:-/tmp}/gst-inspect-126.log"; echo "cudalensdistort does not load under the staged GStreamer" >&2; exit 1; }
+# check-nvmm's own registry (its pad templates depend on the tests'
+# libnvbufsurface: run-built-tests.sh), made the same way
+if [ -f "$b/tests/nvmm/libnvbufsurface.so.1.0.0" ]; then
+  CO_NVBUFSURFACE_LIB="$PWD/$b/tests/nvmm/libnvbufsurface.so.1.0.0" \
+    GST_REGISTRY=/tmp/co-registry-nvmm.bin GST_REGISTRY_1_0=/tmp/co-registry-nvmm.bin \
+    "$rt/bin/gst-inspect-1.0" cudalensdistort >"${OUT:-/tmp}/gst-inspect-126-nvmm.log" 2>&1 ||
+    { cat "${OUT:-/tmp}/gst-inspect-126-nvmm.log"; echo "cudalensdistort does not load with the tests' libnvbufsurface" >&2; exit 1; }
+fi
 echo "GStreamer $("$rt/bin/gst-launch-1.0" --version | sed -n 's/.*version //p' | head -1) ($rt), $b: $(sed -n 2p "$b/BUILD-INFO.txt")"
 exec bash tests/run-built-tests.sh "$b"
