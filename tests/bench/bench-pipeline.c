@@ -8,14 +8,19 @@
  *   pinned    system memory from the pinned pool the element proposes
  *             upstream (what videotestsrc or v4l2src would write into),
  *             downloaded into the element's own pinned pool;
- *   pageable  plain malloc'd system memory (a source ignoring the pool).
+ *   pageable  plain malloc'd system memory (a source ignoring the pool);
+ *   nvmm      memory:NVMM surfaces in CUDA device memory from the
+ *             libnvbufsurface of CO_NVBUFSURFACE_LIB (NVIDIA's, or the
+ *             tests' tests/nvmm/ one), as nvv4l2decoder or nvstreammux
+ *             give them; the elements write surfaces of their own.
  *
  * Each process spends seconds starting CUDA, so the rate is taken from the
  * difference between two frame counts, and the per-element cost from the
  * difference between K elements and none.
  *
  *   bench-pipeline [WIDTH HEIGHT FORMAT [MODES [ELEMENT [PROPS]]]]
- *     default 1920 1080 RGBA cuda,pinned,pageable cudalensdistort "k1=-0.2";
+ *     default 1920 1080 RGBA cuda,pinned,pageable cudalensdistort "k1=-0.2"
+ *     (nvmm: an extra mode);
  *     FORMAT "bayer:rggb" feeds video/x-bayer.  Elements that keep the
  *     caps (cudalensdistort, cudafoveate, cudashcentroid) are chained 1 and
  *     4 deep, the others once.  CO_SYNC_EVERY_FRAME=1 restores a host wait
@@ -24,7 +29,9 @@
  */
 #include <gst/video/video.h>
 #include <string.h>
+#include <cuda_runtime.h>
 #include "bench-app.h"
+#include "gstconvmm.h"
 #include "bench-skip.h"
 
 static const gchar *element = "cudalensdistort", *element_props = "k1=-0.2";
@@ -100,6 +107,65 @@ host_frames (gint w, gint h, const gchar * format, gboolean pinned)
   /* the pool and its element live on: the buffers keep them */
   gst_object_unref (sink);
   frame_caps = caps;
+  return TRUE;
+}
+
+/* Random frames in memory:NVMM surfaces of CUDA device memory, rows at the
+ * surface's pitch */
+static gboolean
+nvmm_frames (gint w, gint h, const gchar * format)
+{
+  GstVideoInfo info;
+  guint32 x = 0x2545f491u;
+  gint i;
+  guint k;
+
+  if (!gst_co_nvmm_available ()) {
+    g_printerr ("nvmm: no libnvbufsurface (set CO_NVBUFSURFACE_LIB to "
+        "NVIDIA's or to the tests' build/tests/nvmm/libnvbufsurface.so.1.0.0)\n");
+    return FALSE;
+  }
+  gst_video_info_set_format (&info, gst_video_format_from_string (format), w,
+      h);
+  for (i = 0; i < N_FRAMES; i++) {
+    gchar *why = NULL;
+    gpointer surf = gst_co_nvmm_surface_new (&info, CO_NVBUF_MEM_CUDA_DEVICE,
+        0, &why);
+    GstCoNvmmPlanes p;
+    if (!surf || !gst_co_nvmm_describe (surf, gst_co_nvmm_surface_size (),
+            &info, &p, &why)) {
+      g_printerr ("nvmm: %s\n", GST_STR_NULL (why));
+      g_free (why);
+      if (surf)
+        gst_co_nvmm_surface_free (surf);
+      return FALSE;
+    }
+    for (k = 0; k < p.n_planes; k++) {
+      const gsize row = (gsize) GST_VIDEO_INFO_COMP_WIDTH (&info, k) *
+          GST_VIDEO_INFO_COMP_PSTRIDE (&info, k);
+      const gsize rows = GST_VIDEO_INFO_COMP_HEIGHT (&info, k);
+      guint8 *host = g_malloc (row * rows);
+      gsize j;
+      for (j = 0; j < row * rows; j++) {
+        x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+        host[j] = (guint8) x;
+      }
+      if (cudaMemcpy2D (p.data[k], p.pitch[k], host, row, row, rows,
+              cudaMemcpyHostToDevice) != cudaSuccess) {
+        g_printerr ("nvmm: cannot write a surface (is it device memory?)\n");
+        g_free (host);
+        gst_co_nvmm_surface_free (surf);
+        return FALSE;
+      }
+      g_free (host);
+    }
+    frames[i] = gst_co_nvmm_buffer_wrap (surf);
+  }
+  frame_caps = gst_video_info_to_caps (&info);
+  gst_caps_set_features (frame_caps, 0,
+      gst_caps_features_new_single (GST_CO_CAPS_FEATURE_MEMORY_NVMM));
+  gst_caps_set_simple (frame_caps, "framerate", GST_TYPE_FRACTION, 1000, 1,
+      NULL);
   return TRUE;
 }
 
@@ -186,8 +252,8 @@ main (int argc, char **argv)
     gboolean ok;
     bench_clear_frames ();
     ok = !strcmp (modes[m], "cuda") ? bench_test_frames (w, h, format,
-        "ball", TRUE) :
-        host_frames (w, h, format, !strcmp (modes[m], "pinned"));
+        "ball", TRUE) : !strcmp (modes[m], "nvmm") ? nvmm_frames (w, h,
+        format) : host_frames (w, h, format, !strcmp (modes[m], "pinned"));
     if (!ok) {
       g_printerr ("%s: could not prepare frames (no GPU?)\n", modes[m]);
       return 2;
@@ -212,7 +278,8 @@ main (int argc, char **argv)
     }
     /* the same frames through cudaupload ! ELEMENT ! cudadownload, where
      * CUDA memory can carry them */
-    if (strcmp (modes[m], "cuda") != 0 && !strcmp (element,
+    if (strcmp (modes[m], "cuda") != 0 && strcmp (modes[m], "nvmm") != 0 &&
+        !strcmp (element,
             "cudalensdistort")) {
       gint w1, w2;
       gdouble t1 = run (1, n1, &w1, TRUE), t2 = run (1, n2, &w2, TRUE);
