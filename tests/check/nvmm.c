@@ -421,8 +421,10 @@ GST_START_TEST (test_chain_stays_nvmm)
   gchar *chain = g_strdup_printf ("cudalensdistort name=a k1=-0.2 "
       "backend=%s ! cudalensdistort k1=0.1", on_cuda ? "cuda" : "cpu");
 
-  if (!gst_co_nvmm_available ())
+  if (!gst_co_nvmm_available ()) {
+    g_free (chain);
     return;
+  }
   same_bytes (chain, GST_VIDEO_FORMAT_NV12, 160, 120);
   /* the last run: NVMM in and out */
   if (!(mid_caps != NULL && gst_co_caps_is_nvmm (mid_caps, 0))) {
@@ -495,8 +497,10 @@ GST_START_TEST (test_output_memory_refused)
   GRand *rand = g_rand_new_with_seed (9);
   const gchar *const *w;
 
-  if (!gst_co_nvmm_available ())
+  if (!gst_co_nvmm_available ()) {
+    g_rand_free (rand);
     return;
+  }
   gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA, 64, 48);
   in[0] = make_frame (&info, rand, FALSE);
   got = run ("cudalensdistort k1=-0.2 nvmm-memory-type=surface-array", &info,
