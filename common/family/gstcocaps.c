@@ -120,6 +120,37 @@ gst_co_video_info_from_caps (GstCoVideoInfo * vinfo, const GstCaps * caps)
   return vinfo->format != CO_FORMAT_UNKNOWN;
 }
 
+GstStructure *
+gst_co_structure_with_formats (const GstStructure * sys,
+    gboolean (*keep) (const gchar * format))
+{
+  const GValue *v = gst_structure_get_value (sys, "format");
+  GValue list = G_VALUE_INIT;
+  GstStructure *ret = NULL;
+  guint i, n;
+
+  if (!gst_structure_has_name (sys, "video/x-raw") || !v)
+    return NULL;
+  g_value_init (&list, GST_TYPE_LIST);
+  n = GST_VALUE_HOLDS_LIST (v) ? gst_value_list_get_size (v) : 1;
+  for (i = 0; i < n; i++) {
+    const GValue *f = GST_VALUE_HOLDS_LIST (v) ?
+        gst_value_list_get_value (v, i) : v;
+    if (G_VALUE_HOLDS_STRING (f) && keep (g_value_get_string (f)))
+      gst_value_list_append_value (&list, f);
+  }
+  if (gst_value_list_get_size (&list) > 0) {
+    ret = gst_structure_copy (sys);
+    if (gst_value_list_get_size (&list) == 1)
+      gst_structure_set_value (ret, "format",
+          gst_value_list_get_value (&list, 0));
+    else
+      gst_structure_set_value (ret, "format", &list);
+  }
+  g_value_unset (&list);
+  return ret;
+}
+
 #ifdef HAVE_GST_CUDA
 /* What GstCudaMemory can lay out (its allocator refuses, and 1.22's aborts
  * on, any other format: grey, 16-bit RGBA and Bayer have no CUDA-memory
@@ -144,31 +175,7 @@ cuda_memory_format (const gchar * format)
 static GstStructure *
 cuda_memory_structure (const GstStructure * sys)
 {
-  const GValue *v = gst_structure_get_value (sys, "format");
-  GValue list = G_VALUE_INIT;
-  GstStructure *ret = NULL;
-  guint i, n;
-
-  if (!gst_structure_has_name (sys, "video/x-raw") || !v)
-    return NULL;
-  g_value_init (&list, GST_TYPE_LIST);
-  n = GST_VALUE_HOLDS_LIST (v) ? gst_value_list_get_size (v) : 1;
-  for (i = 0; i < n; i++) {
-    const GValue *f = GST_VALUE_HOLDS_LIST (v) ?
-        gst_value_list_get_value (v, i) : v;
-    if (G_VALUE_HOLDS_STRING (f) && cuda_memory_format (g_value_get_string (f)))
-      gst_value_list_append_value (&list, f);
-  }
-  if (gst_value_list_get_size (&list) > 0) {
-    ret = gst_structure_copy (sys);
-    if (gst_value_list_get_size (&list) == 1)
-      gst_structure_set_value (ret, "format",
-          gst_value_list_get_value (&list, 0));
-    else
-      gst_structure_set_value (ret, "format", &list);
-  }
-  g_value_unset (&list);
-  return ret;
+  return gst_co_structure_with_formats (sys, cuda_memory_format);
 }
 #endif
 

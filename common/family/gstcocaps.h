@@ -69,6 +69,12 @@ GstCaps *gst_co_template_caps (gint max_size, const gchar * media_type,
 GstCaps *gst_co_template_caps_valist (gint max_size, const gchar * media_type,
     const gchar * formats, va_list args);
 
+/* A copy of the video/x-raw structure @sys with the formats @keep takes
+ * (its other fields as they are); NULL when it keeps none or @sys is not
+ * video/x-raw with a format */
+GstStructure *gst_co_structure_with_formats (const GstStructure * sys,
+    gboolean (*keep) (const gchar * format));
+
 /* The family's element metadata: @klass_name gets "/Hardware" (the
  * elements run on the GPU), and one author string. */
 void     gst_co_element_class_set_metadata (GstElementClass * klass,

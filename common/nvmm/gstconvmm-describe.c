@@ -6,6 +6,7 @@
  */
 #include "gstcocompat.h"
 #include "gstconvmm.h"
+#include "gstcocaps.h"
 
 #include <string.h>
 
@@ -64,41 +65,17 @@ gst_co_caps_is_nvmm (const GstCaps * caps, guint i)
 }
 
 static gboolean
-nvmm_format_name (const GValue * v)
+nvmm_format_name (const gchar * format)
 {
-  return G_VALUE_HOLDS_STRING (v) && gst_co_nvmm_format
-      (gst_video_format_from_string (g_value_get_string (v)), NULL);
+  return gst_co_nvmm_format (gst_video_format_from_string (format), NULL);
 }
 
 GstStructure *
 gst_co_nvmm_structure (const GstStructure * sys)
 {
-  const GValue *v = gst_structure_get_value (sys, "format");
-  GValue list = G_VALUE_INIT;
-  GstStructure *ret = NULL;
-  guint i, n;
-
-  if (!gst_co_nvmm_available () ||
-      !gst_structure_has_name (sys, "video/x-raw") || !v)
+  if (!gst_co_nvmm_available ())
     return NULL;
-  g_value_init (&list, GST_TYPE_LIST);
-  n = GST_VALUE_HOLDS_LIST (v) ? gst_value_list_get_size (v) : 1;
-  for (i = 0; i < n; i++) {
-    const GValue *f = GST_VALUE_HOLDS_LIST (v) ?
-        gst_value_list_get_value (v, i) : v;
-    if (nvmm_format_name (f))
-      gst_value_list_append_value (&list, f);
-  }
-  if (gst_value_list_get_size (&list) > 0) {
-    ret = gst_structure_copy (sys);
-    if (gst_value_list_get_size (&list) == 1)
-      gst_structure_set_value (ret, "format",
-          gst_value_list_get_value (&list, 0));
-    else
-      gst_structure_set_value (ret, "format", &list);
-  }
-  g_value_unset (&list);
-  return ret;
+  return gst_co_structure_with_formats (sys, nvmm_format_name);
 }
 
 const gchar *
