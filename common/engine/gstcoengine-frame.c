@@ -104,6 +104,11 @@ copy_planes (GstCoEngine * e, const CoFrame * dst, const CoFrame * src,
 {
   int i;
 
+  if (kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToHost) {
+    GST_OBJECT_LOCK (e->element);
+    e->host_copies++;
+    GST_OBJECT_UNLOCK (e->element);
+  }
   for (i = 0; i < co_format_n_planes (src->format); i++) {
     int pw, ph;
     co_plane_size (src->width, src->height,
@@ -136,6 +141,31 @@ co_engine_copy_planes (GstCoEngine * e, const CoFrame * dst,
     const CoFrame * src, int kind)
 {
   return copy_planes (e, dst, src, (enum cudaMemcpyKind) kind);
+}
+
+gboolean
+co_engine_copy_arrays (GstCoEngine * e, const CoFrame * f,
+    gpointer const *arrays, gboolean to_arrays)
+{
+  int i;
+
+  for (i = 0; i < co_format_n_planes (f->format); i++) {
+    int pw, ph;
+    co_plane_size (f->width, f->height, co_format_plane_shift (f->format, i),
+        &pw, &ph);
+    size_t row = (size_t) pw * co_pix_bpp (co_format_plane_kind (f->format,
+            i));
+    cudaError_t err = to_arrays ?
+        cudaMemcpy2DToArrayAsync ((cudaArray_t) arrays[i], 0, 0, f->data[i],
+        f->pitch[i], row, ph, cudaMemcpyDeviceToDevice,
+        (cudaStream_t) e->stream) :
+        cudaMemcpy2DFromArrayAsync (f->data[i], f->pitch[i],
+        (cudaArray_const_t) arrays[i], 0, 0, row, ph,
+        cudaMemcpyDeviceToDevice, (cudaStream_t) e->stream);
+    if (!GST_CO_CUDA_OK (e->element, err))
+      return FALSE;
+  }
+  return TRUE;
 }
 #endif
 

@@ -28,6 +28,10 @@ gboolean  co_engine_ensure_stage (GstCoEngine * e, GstCoStage * stage,
     const CoFrame * host);
 gboolean  co_engine_copy_planes (GstCoEngine * e, const CoFrame * dst,
     const CoFrame * src, int kind);
+/* Device frame @f from (or, @to_arrays, into) the CUDA arrays of a
+ * block-linear surface's planes, on the stream (no host copy) */
+gboolean  co_engine_copy_arrays (GstCoEngine * e, const CoFrame * f,
+    gpointer const *arrays, gboolean to_arrays);
 #endif
 
 /* with the device current: at open, at close */

@@ -70,10 +70,11 @@ done:
 }
 
 #ifdef HAVE_CUDA
-/* A memory:NVMM side on the device: device and unified surfaces in place
- * (the kernels get the surface's pointers; nothing orders a foreign
- * stream, so the frame waits as for memory without one), host ones
- * through the staging frame.  FALSE after an element error. */
+/* A memory:NVMM side on the device: device and unified surfaces and
+ * pitch-linear surface arrays in place (the kernels get the surface's
+ * pointers; nothing orders a foreign stream, so the frame waits as for
+ * memory without one), host ones and block-linear arrays through the
+ * staging frame.  FALSE after an element error. */
 static gboolean
 map_nvmm_cuda (GstCoEngine * e, GstCoSide * s)
 {
@@ -87,8 +88,10 @@ map_nvmm_cuda (GstCoEngine * e, GstCoSide * s)
   s->kind = GST_CO_SIDE_STAGED;
   if (co_engine_ensure_stage (e, s->stage, &s->nvmm_host)) {
     s->frame = s->stage->frame;
-    if (!(s->flags & GST_MAP_READ) || co_engine_copy_planes (e, &s->frame,
-            &s->nvmm_host, cudaMemcpyHostToDevice))
+    if (!(s->flags & GST_MAP_READ) || (s->nvmm_array ?
+            co_engine_copy_arrays (e, &s->frame, s->nvmm_planes.array,
+                FALSE) : co_engine_copy_planes (e, &s->frame, &s->nvmm_host,
+                cudaMemcpyHostToDevice)))
       return TRUE;
     GST_ELEMENT_ERROR (e->element, STREAM, FAILED, ("Could not upload the "
             "%s frame", s->what), (NULL));
@@ -101,6 +104,8 @@ map_nvmm_cuda (GstCoEngine * e, GstCoSide * s)
 static gboolean
 download_side (GstCoEngine * e, GstCoSide * s)
 {
+  if (s->nvmm && s->nvmm_array)
+    return co_engine_copy_arrays (e, &s->frame, s->nvmm_planes.array, TRUE);
   if (s->nvmm)
     return co_engine_copy_planes (e, &s->nvmm_host, &s->frame,
         cudaMemcpyDeviceToHost);
@@ -139,12 +144,26 @@ may_leave (GstCoEngine * e, GstCoSide * sides, guint n)
   return TRUE;
 }
 
+/* Whether a side is an EGL mapping, which is undone at the frame's end:
+ * the device must be done with it first */
+static gboolean
+holds_egl (GstCoSide * sides, guint n)
+{
+  guint i;
+
+  for (i = 0; i < n; i++)
+    if (sides[i].nvmm && sides[i].nvmm_planes.access == GST_CO_NVMM_EGL)
+      return TRUE;
+  return FALSE;
+}
+
 static GstFlowReturn
 run_cuda (GstCoEngine * e, GstCoRebuild * r, const GstCoRunOps * ops,
     gpointer owner, GstCoSide * sides, guint n, gpointer * mark)
 {
   GstFlowReturn ret = GST_FLOW_ERROR;
   cudaError_t err = cudaSuccess;
+  gboolean wait;
   guint i;
 
   if (!gst_co_device_push (e->device)) {
@@ -189,11 +208,12 @@ done:
 #endif
   GST_TRACE_OBJECT (e->element, "queued");
   /* CO_SYNC_EVERY_FRAME: no mark, the host waits here as 1.22 does */
-  if (ret == GST_FLOW_OK && mark && !e->always_sync) {
+  wait = e->always_sync || holds_egl (sides, n);
+  if (ret == GST_FLOW_OK && mark && !wait) {
     *mark = gst_co_engine_mark (e);
     if (!*mark)
       ret = GST_FLOW_ERROR;
-  } else if (ret != GST_FLOW_OK || !may_leave (e, sides, n)) {
+  } else if (ret != GST_FLOW_OK || wait || !may_leave (e, sides, n)) {
     /* an error path always waits: nothing of it may still run */
     err = cudaStreamSynchronize ((cudaStream_t) e->stream);
     if (e->copying) {

@@ -98,6 +98,20 @@ gst_co_engine_settings (GstCoSetting * rows, gssize engine_offset)
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY),
       engine_offset + G_STRUCT_OFFSET (GstCoEngine, nvmm_mem_type));
+  /**
+   * GstCoBaseFilter:host-copies:
+   *
+   * How many frames (one picture each way) the element has copied between
+   * host and device memory since it was made: 0 on the CPU backend and in
+   * a chain whose memory stays on the device (memory:CUDAMemory, device
+   * or unified memory:NVMM surfaces, surface arrays through EGL).  Read it
+   * to see that a pipeline keeps its frames on the GPU.
+   */
+  rows[4] = engine_row (g_param_spec_uint64 ("host-copies", "Host copies",
+          "Frames copied between host and device memory so far (0: the "
+          "frames stay where the backend works)", 0, G_MAXUINT64, 0,
+          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS),
+      engine_offset + G_STRUCT_OFFSET (GstCoEngine, host_copies));
 }
 
 void

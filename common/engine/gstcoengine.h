@@ -17,6 +17,7 @@
 #include "co_frame.h"
 #include "gstcosettings.h"
 #include "gstcocaps.h"
+#include "gstconvmm.h"
 
 G_BEGIN_DECLS
 
@@ -62,13 +63,16 @@ typedef struct
   gint fault_nth, fault_seen;
   gint nvmm_mem_type;           /* property: NvBufSurfaceMemType of the
                                  * memory:NVMM output surfaces */
+  guint64 host_copies;          /* read-only property, under the object
+                                 * lock: frames copied host <-> device */
 } GstCoEngine;
 
-/* The four properties every element has (backend, device-id, the
- * read-only active-backend and nvmm-memory-type), in that order, as rows
+/* The five properties every element has (backend, device-id, the
+ * read-only active-backend, nvmm-memory-type and the read-only
+ * host-copies), in that order, as rows
  * of its base's settings table: @rows has GST_CO_ENGINE_N_PROPS,
  * @engine_offset is the engine's offset in the instance. */
-#define GST_CO_ENGINE_N_PROPS 4
+#define GST_CO_ENGINE_N_PROPS 5
 void     gst_co_engine_settings (GstCoSetting * rows, gssize engine_offset);
 
 void     gst_co_engine_init     (GstCoEngine * e, GstElement * element);
@@ -229,10 +233,12 @@ typedef struct
   gboolean mapped, ordered;
   gpointer foreign;
   /* memory:NVMM (gstcoengine-nvmm.c): the buffer mapped to its
-   * NvBufSurface, the surface's planes, whether the device reads them in
-   * place */
-  gboolean nvmm, nvmm_device;
+   * NvBufSurface, the surface as mapped, its planes, whether the device
+   * reads them in place, or copies them from CUDA arrays (block-linear
+   * surface arrays) */
+  gboolean nvmm, nvmm_device, nvmm_array;
   GstMapInfo nvmm_map;
+  GstCoNvmmPlanes nvmm_planes;
   CoFrame nvmm_host;
 } GstCoSide;
 

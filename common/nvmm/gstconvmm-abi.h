@@ -185,4 +185,46 @@ typedef int (*CoNvBufSurfaceUnMapFunc) (void *surf, int index, int plane);
 typedef int (*CoNvBufSurfaceSyncFunc) (void *surf, int index, int plane);
 typedef int (*CoNvBufSurfaceEglFunc) (void *surf, int index);
 
+/* CUDA's EGL interop (the driver API of libcuda, resolved at run time,
+ * gstconvmm-map.c): our declarations of the part the Jetson path uses,
+ * from the CUDA Driver API reference ("EGL Interoperability"; CUeglFrame
+ * unchanged from CUDA 9 to 13).  No EGL or CUDA header is needed. */
+#define CO_CU_EGL_MAX_PLANES 3
+
+/* CUeglFrameType */
+enum
+{
+  CO_CU_EGL_FRAME_TYPE_ARRAY = 0,
+  CO_CU_EGL_FRAME_TYPE_PITCH = 1,
+};
+
+/* CUeglFrame */
+typedef struct
+{
+  union
+  {
+    void *pArray[CO_CU_EGL_MAX_PLANES];         /* CUarray */
+    void *pPitch[CO_CU_EGL_MAX_PLANES];
+  } frame;
+  unsigned int width;
+  unsigned int height;
+  unsigned int depth;
+  unsigned int pitch;
+  unsigned int planeCount;
+  unsigned int numChannels;
+  int frameType;                /* CUeglFrameType */
+  int eglColorFormat;           /* CUeglColorFormat */
+  int cuFormat;                 /* CUarray_format */
+} CoCUeglFrame;
+
+/* CUresult (0: CUDA_SUCCESS) cuGraphicsEGLRegisterImage (CUgraphicsResource *,
+ * EGLImageKHR, unsigned int flags), cuGraphicsResourceGetMappedEglFrame
+ * (CUeglFrame *, CUgraphicsResource, unsigned int index, unsigned int
+ * mipLevel), cuGraphicsUnregisterResource (CUgraphicsResource) */
+typedef int (*CoCuGraphicsEGLRegisterImageFunc) (void **resource,
+    void *image, unsigned int flags);
+typedef int (*CoCuGraphicsResourceGetMappedEglFrameFunc) (CoCUeglFrame * f,
+    void *resource, unsigned int index, unsigned int mip_level);
+typedef int (*CoCuGraphicsUnregisterResourceFunc) (void *resource);
+
 #endif

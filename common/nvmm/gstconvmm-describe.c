@@ -91,7 +91,8 @@ gst_co_nvmm_mem_type_name (guint32 mem_type)
       "an unknown NvBufSurfaceMemType";
 }
 
-/* Why the planes of @p cannot hold @info's frame, or NULL */
+/* Why the planes of @p cannot hold @info's frame, or NULL; a block-linear
+ * surface's pitches and offsets count blocks, not rows: not checked */
 static gchar *
 check_planes (const CoNvBufSurfaceParamsHead * s, const GstVideoInfo * info)
 {
@@ -107,7 +108,7 @@ check_planes (const CoNvBufSurfaceParamsHead * s, const GstVideoInfo * info)
   if (pp->num_planes != n)
     return g_strdup_printf ("the surface has %u planes, %s has %u",
         pp->num_planes, GST_VIDEO_INFO_NAME (info), n);
-  for (i = 0; i < n; i++) {
+  for (i = 0; i < n && s->layout == CO_NVBUF_LAYOUT_PITCH; i++) {
     const GstVideoFormatInfo *fi = info->finfo;
     guint64 row = (guint64) GST_VIDEO_INFO_COMP_WIDTH (info, i) *
         GST_VIDEO_FORMAT_INFO_PSTRIDE (fi, i);
@@ -158,28 +159,30 @@ gst_co_nvmm_describe (gconstpointer surf, gsize size,
   p->mem_type = h->memType;
   p->gpu_id = h->gpuId;
   p->color_format = s->colorFormat;
+  p->layout = s->layout;
+  p->surf = (gpointer) surf;
   switch (h->memType) {
     case CO_NVBUF_MEM_CUDA_PINNED:
     case CO_NVBUF_MEM_CUDA_DEVICE:
     case CO_NVBUF_MEM_CUDA_UNIFIED:
     case CO_NVBUF_MEM_SYSTEM:
+      p->access = GST_CO_NVMM_DIRECT;
       break;
     case CO_NVBUF_MEM_SURFACE_ARRAY:
     case CO_NVBUF_MEM_HANDLE:
-      *why = g_strdup_printf ("%s surfaces are not read yet (they need "
-          "EGL interop): have the producer give CUDA memory (nvvidconv or "
-          "nvvideoconvert nvbuf-memory-type=nvbuf-mem-cuda-device or "
-          "-cuda-unified) or system memory (video/x-raw without "
-          "memory:NVMM)", gst_co_nvmm_mem_type_name (h->memType));
-      return FALSE;
+      /* behind a dmabuf: the library maps it (gstconvmm-map.c) */
+      p->access = GST_CO_NVMM_UNMAPPED;
+      break;
     default:
       *why = g_strdup_printf ("%s (%u) surfaces are not read here",
           gst_co_nvmm_mem_type_name (h->memType), h->memType);
       return FALSE;
   }
-  if (s->layout != CO_NVBUF_LAYOUT_PITCH) {
-    *why = g_strdup ("a block-linear surface: only pitch-linear ones are "
-        "read here (nvvidconv/nvvideoconvert give pitch-linear output)");
+  if (s->layout != CO_NVBUF_LAYOUT_PITCH &&
+      p->access != GST_CO_NVMM_UNMAPPED) {
+    *why = g_strdup_printf ("a block-linear %s surface: only surface "
+        "arrays may be block-linear here (nvvidconv/nvvideoconvert give "
+        "pitch-linear output)", gst_co_nvmm_mem_type_name (h->memType));
     return FALSE;
   }
   if (!gst_co_nvmm_format (GST_VIDEO_INFO_FORMAT (info), &want) ||
@@ -188,18 +191,20 @@ gst_co_nvmm_describe (gconstpointer surf, gsize size,
         "not the caps' %s", s->colorFormat, GST_VIDEO_INFO_NAME (info));
     return FALSE;
   }
-  if (!s->dataPtr) {
+  if (!s->dataPtr && p->access == GST_CO_NVMM_DIRECT) {
     *why = g_strdup ("a surface without a data pointer");
     return FALSE;
   }
   if ((*why = check_planes (s, info)))
     return FALSE;
-  p->host_visible = gst_co_nvmm_host_visible (h->memType);
+  p->host_visible = p->access == GST_CO_NVMM_DIRECT &&
+      gst_co_nvmm_host_visible (h->memType);
   p->n_planes = s->planeParams.num_planes;
   for (i = 0; i < p->n_planes; i++) {
     p->offset[i] = s->planeParams.offset[i];
     p->pitch[i] = (gint) s->planeParams.pitch[i];
-    p->data[i] = (guint8 *) s->dataPtr + s->planeParams.offset[i];
+    if (p->access == GST_CO_NVMM_DIRECT)
+      p->data[i] = (guint8 *) s->dataPtr + s->planeParams.offset[i];
   }
   return TRUE;
 }

@@ -5,7 +5,7 @@
  * class_init), its layout version told from its symbols, and surfaces
  * made, freed and wrapped in buffers as NVIDIA's elements wrap theirs.
  */
-#include "gstconvmm.h"
+#include "gstconvmm-private.h"
 
 #include <string.h>
 #include <gmodule.h>
@@ -30,10 +30,7 @@ static struct
   GstCoNvmmAbi abi;
   CoNvBufSurfaceCreateFunc create;
   CoNvBufSurfaceDestroyFunc destroy;
-  CoNvBufSurfaceMapFunc map;
-  CoNvBufSurfaceUnMapFunc unmap;
-  CoNvBufSurfaceSyncFunc sync_cpu, sync_device;
-  CoNvBufSurfaceEglFunc map_egl, unmap_egl;
+  CoNvmmFuncs fn;
   /* only the tests' library (tests/nvmm/) has it: its CUDA_DEVICE
    * surfaces are host memory on a machine without a GPU */
   int (*device_is_host) (void);
@@ -57,19 +54,19 @@ open_library (const gchar * path)
   }
   if (!resolve ("NvBufSurfaceCreate", (gpointer *) & lib.create) ||
       !resolve ("NvBufSurfaceDestroy", (gpointer *) & lib.destroy) ||
-      !resolve ("NvBufSurfaceMap", (gpointer *) & lib.map) ||
-      !resolve ("NvBufSurfaceUnMap", (gpointer *) & lib.unmap) ||
-      !resolve ("NvBufSurfaceSyncForCpu", (gpointer *) & lib.sync_cpu) ||
-      !resolve ("NvBufSurfaceSyncForDevice", (gpointer *) & lib.sync_device)) {
+      !resolve ("NvBufSurfaceMap", (gpointer *) & lib.fn.map) ||
+      !resolve ("NvBufSurfaceUnMap", (gpointer *) & lib.fn.unmap) ||
+      !resolve ("NvBufSurfaceSyncForCpu", (gpointer *) & lib.fn.sync_cpu) ||
+      !resolve ("NvBufSurfaceSyncForDevice", (gpointer *) & lib.fn.sync_device)) {
     GST_WARNING ("%s lacks NvBufSurface functions: no memory:NVMM", path);
     g_module_close (lib.module);
     memset (&lib, 0, sizeof (lib));
     return FALSE;
   }
   /* Jetson only; their absence only closes the EGL path */
-  if (!resolve ("NvBufSurfaceMapEglImage", (gpointer *) & lib.map_egl) ||
-      !resolve ("NvBufSurfaceUnMapEglImage", (gpointer *) & lib.unmap_egl))
-    lib.map_egl = NULL, lib.unmap_egl = NULL;
+  if (!resolve ("NvBufSurfaceMapEglImage", (gpointer *) & lib.fn.map_egl) ||
+      !resolve ("NvBufSurfaceUnMapEglImage", (gpointer *) & lib.fn.unmap_egl))
+    lib.fn.map_egl = NULL, lib.fn.unmap_egl = NULL;
   if (!resolve ("co_test_nvbufsurface_device_is_host",
           (gpointer *) & lib.device_is_host))
     lib.device_is_host = NULL;
@@ -104,6 +101,12 @@ load (gpointer unused)
   for (i = 0; i < G_N_ELEMENTS (lib_paths) && !lib.module; i++)
     open_library (lib_paths[i]);
   return NULL;
+}
+
+const CoNvmmFuncs *
+co_nvmm_funcs (void)
+{
+  return gst_co_nvmm_available ()? &lib.fn : NULL;
 }
 
 gboolean

@@ -45,25 +45,60 @@ gboolean     gst_co_caps_is_nvmm (const GstCaps * caps, guint i);
  * when none (Bayer, 16-bit) or without the library */
 GstStructure *gst_co_nvmm_structure (const GstStructure * sys);
 
+/* How a surface's planes are reached (gst_co_nvmm_release undoes it) */
+typedef enum
+{
+  GST_CO_NVMM_DIRECT = 0,       /* its dataPtr: CUDA or system memory */
+  GST_CO_NVMM_UNMAPPED,         /* SURFACE_ARRAY / HANDLE: no pointer yet */
+  GST_CO_NVMM_CPU_MAPPED,       /* NvBufSurfaceMap + SyncForCpu */
+  GST_CO_NVMM_EGL,              /* NvBufSurfaceMapEglImage + CUDA's EGL
+                                 * interop */
+} GstCoNvmmAccess;
+
 /* What one surface gives to read or write, checked against the caps */
 typedef struct
 {
   guint32 mem_type;
   guint32 gpu_id;
   guint32 color_format;
+  guint32 layout;               /* NvBufSurfaceLayout */
   gboolean host_visible;        /* the CPU may read and write the planes */
   guint n_planes;
   guint8 *data[CO_NVBUF_MAX_PLANES];
   gint pitch[CO_NVBUF_MAX_PLANES];
   guint32 offset[CO_NVBUF_MAX_PLANES];
+  /*< private: the mapping (gstconvmm-map.c) >*/
+  GstCoNvmmAccess access;
+  gpointer surf;
+  gpointer resource;            /* CUgraphicsResource (EGL) */
+  /* CUarray of each plane where CUDA sees the surface as arrays (block-
+   * linear): no pointer, copied on the device (data[] NULL) */
+  gpointer array[CO_NVBUF_MAX_PLANES];
 } GstCoNvmmPlanes;
 
 /* @surf (@size bytes: the mapped memory) described for @info; FALSE and
  * *@why (to free) naming what is wrong: batch > 1, a memory type not read
- * here (SURFACE_ARRAY: what to set), block-linear, a colour format or
- * size that is not the caps'. */
+ * here, block-linear outside surface arrays, a colour format or size that
+ * is not the caps'.  SURFACE_ARRAY and HANDLE surfaces come back
+ * GST_CO_NVMM_UNMAPPED, without pointers: map them with
+ * gst_co_nvmm_map_cpu or gst_co_nvmm_map_egl. */
 gboolean     gst_co_nvmm_describe (gconstpointer surf, gsize size,
     const GstVideoInfo * info, GstCoNvmmPlanes * planes, gchar ** why);
+/* A surface array's planes for the CPU: NvBufSurfaceMap (@write: read and
+ * write) and SyncForCpu, pitch-linear only.  FALSE and *@why (to free)
+ * when the library or the layout does not allow it. */
+gboolean     gst_co_nvmm_map_cpu (GstCoNvmmPlanes * planes, gboolean write,
+    gchar ** why);
+/* A surface array's planes for CUDA, in the CUDA context current on the
+ * calling thread: NvBufSurfaceMapEglImage, cuGraphicsEGLRegisterImage
+ * and the mapped EGL frame (libcuda's functions resolved at run time):
+ * device pointers for a pitch-linear frame, CUDA arrays (array[]) for a
+ * block-linear one.  FALSE and *@why (to free) without EGL (no display,
+ * not a Jetson's library) or on a CUDA error. */
+gboolean     gst_co_nvmm_map_egl (GstCoNvmmPlanes * planes, gchar ** why);
+/* Undoes a mapping: after a CPU write (@wrote) SyncForDevice first.  An
+ * EGL mapping must have no device work pending on it. */
+void         gst_co_nvmm_release (GstCoNvmmPlanes * planes, gboolean wrote);
 /* Whether the CPU reads and writes surfaces of @mem_type in place: system,
  * pinned and unified memory; CUDA device memory only with the tests'
  * library, whose "device" surfaces are host memory (no GPU there) */

@@ -11,9 +11,12 @@
  * - a chain of two elements fed NVMM keeps NVMM between them;
  * - cudacltcorrelate measures the same shifts from NVMM inputs as from
  *   system memory, and passes sink_0's surfaces on;
- * - a surface of another GPU, and a SURFACE_ARRAY one, are refused with a
- *   message that says what to set, and so is an output the CPU cannot
- *   write (nvmm-memory-type=surface-array).
+ * - SURFACE_ARRAY surfaces (the Jetson's default) in and out give the
+ *   same bytes on the CPU backend (NvBufSurfaceMap); where EGL fails, as
+ *   the library's does (no display), the CUDA backend refuses them with a
+ *   message that says what to set, and the CPU backend block-linear ones;
+ * - a surface of another GPU is refused with a message that says what to
+ *   set, and so is an output the backend cannot write.
  * The surfaces come from appsrc, wrapped here from the library's
  * NvBufSurfaceCreate as NVIDIA's elements wrap theirs.  Where a GPU
  * answers, the library's CUDA surfaces are real device, managed and
@@ -33,6 +36,9 @@
 #include "../../include/cudaoptics/co-results.h"
 
 static gboolean on_cuda;
+/* every input surface of this memory (0: the tests' mix), block-linear */
+static guint32 force_mem_type;
+static gboolean block_linear;
 
 /* the test library's extras (tests/nvmm/nvbufsurface-test.c) */
 static int (*lib_copy) (void *dst, const void *src, size_t n);
@@ -151,8 +157,9 @@ static const guint32 mem_types[] = {
   CO_NVBUF_MEM_CUDA_UNIFIED, CO_NVBUF_MEM_SYSTEM,
 };
 
-/* @sys's pixels in a new surface of @mem_type on GPU @gpu (a
- * SURFACE_ARRAY one stays unwritten: the CPU has no pointer to it) */
+/* @sys's pixels in a new surface of @mem_type on GPU @gpu (a surface
+ * array's written through the library's CPU mapping; then marked
+ * block-linear where a test asks) */
 static GstBuffer *
 to_nvmm (GstBuffer * sys, const GstVideoInfo * info, guint32 mem_type,
     guint32 gpu)
@@ -167,24 +174,28 @@ to_nvmm (GstBuffer * sys, const GstVideoInfo * info, guint32 mem_type,
   gint y;
 
   fail_unless (surf != NULL, "%s", why);
-  if (mem_type != CO_NVBUF_MEM_SURFACE_ARRAY) {
-    fail_unless (gst_co_nvmm_describe (surf, gst_co_nvmm_surface_size (), info,
-            &p, &why), "%s", why);
-    fail_unless (gst_video_frame_map (&vf, (GstVideoInfo *) info, sys,
-            GST_MAP_READ));
-    for (i = 0; i < p.n_planes; i++) {
-      const gint rows = GST_VIDEO_INFO_COMP_HEIGHT (info, i);
-      const gint row = GST_VIDEO_INFO_COMP_WIDTH (info, i) *
-          GST_VIDEO_INFO_COMP_PSTRIDE (info, i);
-      /* the test library's rows are wider than the frame's */
-      fail_unless (p.pitch[i] > row);
-      for (y = 0; y < rows; y++)
-        copy_bytes (p.data[i] + (gsize) y * p.pitch[i],
-            (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&vf, i) +
-            (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (&vf, i), row);
-    }
-    gst_video_frame_unmap (&vf);
+  fail_unless (gst_co_nvmm_describe (surf, gst_co_nvmm_surface_size (), info,
+          &p, &why), "%s", why);
+  if (p.access == GST_CO_NVMM_UNMAPPED)
+    fail_unless (gst_co_nvmm_map_cpu (&p, TRUE, &why), "%s", why);
+  fail_unless (gst_video_frame_map (&vf, (GstVideoInfo *) info, sys,
+          GST_MAP_READ));
+  for (i = 0; i < p.n_planes; i++) {
+    const gint rows = GST_VIDEO_INFO_COMP_HEIGHT (info, i);
+    const gint row = GST_VIDEO_INFO_COMP_WIDTH (info, i) *
+        GST_VIDEO_INFO_COMP_PSTRIDE (info, i);
+    /* the test library's rows are wider than the frame's */
+    fail_unless (p.pitch[i] > row);
+    for (y = 0; y < rows; y++)
+      copy_bytes (p.data[i] + (gsize) y * p.pitch[i],
+          (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&vf, i) +
+          (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (&vf, i), row);
   }
+  gst_video_frame_unmap (&vf);
+  gst_co_nvmm_release (&p, TRUE);
+  if (block_linear)
+    ((CoNvBufSurfaceHead *) surf)->surfaceList->layout =
+        CO_NVBUF_LAYOUT_BLOCK_LINEAR;
   buf = gst_co_nvmm_buffer_wrap (surf);
   GST_BUFFER_PTS (buf) = GST_BUFFER_PTS (sys);
   GST_BUFFER_DURATION (buf) = GST_BUFFER_DURATION (sys);
@@ -209,6 +220,8 @@ from_nvmm (GstBuffer * nv, const GstVideoInfo * info)
   fail_unless_equals_int (map.size, gst_co_nvmm_surface_size ());
   fail_unless (gst_co_nvmm_describe (map.data, map.size, info, &p, &why),
       "%s", why);
+  if (p.access == GST_CO_NVMM_UNMAPPED)
+    fail_unless (gst_co_nvmm_map_cpu (&p, FALSE, &why), "%s", why);
   fail_unless (gst_video_frame_map (&vf, (GstVideoInfo *) info, out,
           GST_MAP_WRITE));
   for (i = 0; i < p.n_planes; i++) {
@@ -225,6 +238,7 @@ from_nvmm (GstBuffer * nv, const GstVideoInfo * info)
           p.data[i] + (gsize) y * p.pitch[i], row);
   }
   gst_video_frame_unmap (&vf);
+  gst_co_nvmm_release (&p, FALSE);
   gst_buffer_unmap (nv, &map);
   return out;
 }
@@ -261,8 +275,10 @@ natural_frame (const GstVideoInfo * info)
   return buf;
 }
 
-/* The caps element "a" of the last run gave downstream (NULL: none) */
+/* The caps element "a" of the last run gave downstream (NULL: none), and
+ * element "b"'s host-copies (G_MAXUINT64: no b) */
 static GstCaps *mid_caps;
+static guint64 b_host_copies;
 
 /* appsrc (@in_nvmm) ! @element ! appsink (@out_nvmm) with @n frames of
  * @info: the outputs as packed system frames, or NULL and *@error the
@@ -290,10 +306,10 @@ run (const gchar * element, const GstVideoInfo * info, GstBuffer ** frames,
   sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
   gst_element_set_state (pipe, GST_STATE_PLAYING);
   for (i = 0; i < n; i++) {
-    GstBuffer *b = in_nvmm ? to_nvmm (frames[i], info, mem_types[i %
-            G_N_ELEMENTS (mem_types)] == CO_NVBUF_MEM_CUDA_DEVICE ? mem_type :
-        mem_types[i % G_N_ELEMENTS (mem_types)], gpu) :
-        gst_buffer_ref (frames[i]);
+    GstBuffer *b = in_nvmm ? to_nvmm (frames[i], info, force_mem_type ?
+        force_mem_type : mem_types[i % G_N_ELEMENTS (mem_types)] ==
+        CO_NVBUF_MEM_CUDA_DEVICE ? mem_type : mem_types[i %
+            G_N_ELEMENTS (mem_types)], gpu) : gst_buffer_ref (frames[i]);
     GST_BUFFER_PTS (b) = gst_util_uint64_scale (i, GST_SECOND, 30);
     gst_app_src_push_buffer (GST_APP_SRC (src), b);
   }
@@ -319,6 +335,11 @@ run (const gchar * element, const GstVideoInfo * info, GstBuffer ** frames,
     GstPad *pad = gst_element_get_static_pad (a, "src");
     mid_caps = gst_pad_get_current_caps (pad);
     gst_object_unref (pad);
+    gst_object_unref (a);
+  }
+  b_host_copies = G_MAXUINT64;
+  if ((a = gst_bin_get_by_name (GST_BIN (pipe), "b"))) {
+    g_object_get (a, "host-copies", &b_host_copies, NULL);
     gst_object_unref (a);
   }
   if (m && GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR) {
@@ -415,11 +436,12 @@ GST_END_TEST;
 
 /* Two elements in NVMM: the link between them stays in NVMM untold (the
  * sink pad asks for it first, an NVMM input's output offers it first),
- * and the bytes are the system chain's */
+ * the bytes are the system chain's, and the second element copies no
+ * frame to or from the host (its property host-copies) */
 GST_START_TEST (test_chain_stays_nvmm)
 {
   gchar *chain = g_strdup_printf ("cudalensdistort name=a k1=-0.2 "
-      "backend=%s ! cudalensdistort k1=0.1", on_cuda ? "cuda" : "cpu");
+      "backend=%s ! cudalensdistort name=b k1=0.1", on_cuda ? "cuda" : "cpu");
 
   if (!gst_co_nvmm_available ()) {
     g_free (chain);
@@ -432,6 +454,8 @@ GST_START_TEST (test_chain_stays_nvmm)
     fail ("the chain left NVMM: %s", c);
     g_free (c);
   }
+  fail_unless (b_host_copies == 0, "the second element copied %"
+      G_GUINT64_FORMAT " frames through the host", b_host_copies);
   g_clear_pointer (&mid_caps, gst_caps_unref);
   g_free (chain);
 }
@@ -472,44 +496,79 @@ GST_START_TEST (test_other_gpu_refused)
 
 GST_END_TEST;
 
-GST_START_TEST (test_surface_array_refused)
+/* Surface arrays, the Jetson's default: the CPU backend reads and writes
+ * them through NvBufSurfaceMap, the system path's bytes; the CUDA backend
+ * through EGL, which fails with the tests' library as without a display:
+ * refused, saying what to set */
+GST_START_TEST (test_surface_array)
 {
-  const gchar *words[] = { "NVBUF_MEM_SURFACE_ARRAY", "nvbuf-memory-type",
-    "system memory", NULL
+  const gchar *words[] = { "NVBUF_MEM_SURFACE_ARRAY", "EGL",
+    "nvbuf-memory-type", "system memory", "backend=cpu", NULL
   };
 
   if (!gst_co_nvmm_available ())
     return;
-  refused (CO_NVBUF_MEM_SURFACE_ARRAY, 0, words);
+  force_mem_type = CO_NVBUF_MEM_SURFACE_ARRAY;
+  if (on_cuda) {
+    refused (CO_NVBUF_MEM_SURFACE_ARRAY, 0, words);
+  } else {
+    same_bytes ("cudalensdistort k1=-0.2 nvmm-memory-type=surface-array",
+        GST_VIDEO_FORMAT_NV12, 161, 97);
+    same_bytes ("cudalensdistort k1=0.15 nvmm-memory-type=surface-array",
+        GST_VIDEO_FORMAT_RGBA, 200, 120);
+  }
+  force_mem_type = 0;
 }
 
 GST_END_TEST;
 
-/* An output in surfaces the CPU cannot write names the property */
+/* A block-linear surface array: the CPU cannot read one (CUDA reads it as
+ * arrays through EGL) */
+GST_START_TEST (test_block_linear_refused)
+{
+  const gchar *cpu[] = { "block-linear", "bl-output", NULL };
+  const gchar *cuda[] = { "NVBUF_MEM_SURFACE_ARRAY", "EGL", NULL };
+
+  if (!gst_co_nvmm_available ())
+    return;
+  block_linear = TRUE;
+  refused (CO_NVBUF_MEM_SURFACE_ARRAY, 0, on_cuda ? cuda : cpu);
+  block_linear = FALSE;
+}
+
+GST_END_TEST;
+
+/* An output in surfaces the backend cannot write names the property: on
+ * CUDA surface arrays (EGL fails here), on the CPU device memory (where a
+ * GPU makes it real: nothing is refused otherwise) */
 GST_START_TEST (test_output_memory_refused)
 {
-  const gchar *words[] = { "write", "NVBUF_MEM_SURFACE_ARRAY",
-    "nvmm-memory-type", NULL
+  const gboolean device = lib_device_is_host && !lib_device_is_host ();
+  const gchar *words[] = { "write", on_cuda ? "NVBUF_MEM_SURFACE_ARRAY" :
+    "NVBUF_MEM_CUDA_DEVICE", "nvmm-memory-type", NULL
   };
+  gchar *element = g_strdup_printf ("cudalensdistort k1=-0.2 "
+      "nvmm-memory-type=%s", on_cuda ? "surface-array" : "cuda-device");
   GstVideoInfo info;
   GstBuffer *in[1], **got;
   gchar *error = NULL;
   GRand *rand = g_rand_new_with_seed (9);
   const gchar *const *w;
 
-  if (!gst_co_nvmm_available ()) {
+  if (!gst_co_nvmm_available () || !(on_cuda || device)) {
     g_rand_free (rand);
+    g_free (element);
     return;
   }
   gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA, 64, 48);
   in[0] = make_frame (&info, rand, FALSE);
-  got = run ("cudalensdistort k1=-0.2 nvmm-memory-type=surface-array", &info,
-      in, 1, FALSE, TRUE, 0, 0, &error);
+  got = run (element, &info, in, 1, FALSE, TRUE, 0, 0, &error);
   fail_unless (got == NULL && error != NULL, "not refused");
   for (w = words; *w; w++)
     fail_unless (strstr (error, *w) != NULL, "\"%s\" lacks \"%s\"", error,
         *w);
   g_free (error);
+  g_free (element);
   gst_buffer_unref (in[0]);
   g_rand_free (rand);
 }
@@ -636,7 +695,8 @@ nvmm_suite (gboolean cuda)
   tcase_add_test (tc, test_lensdistort_same_bytes);
   tcase_add_test (tc, test_chain_stays_nvmm);
   tcase_add_test (tc, test_other_gpu_refused);
-  tcase_add_test (tc, test_surface_array_refused);
+  tcase_add_test (tc, test_surface_array);
+  tcase_add_test (tc, test_block_linear_refused);
   tcase_add_test (tc, test_output_memory_refused);
   tcase_add_test (tc, test_cltcorrelate_same_results);
   return s;

@@ -71,6 +71,15 @@ test_layout (void)
   OFF (CoNvBufSurfaceV3, _reserved, 40);
   SIZE (CoNvBufSurfaceV3, 72);
 
+  /* CUDA's CUeglFrame (cudaEGL.h, 64-bit) */
+  OFF (CoCUeglFrame, frame.pPitch, 0);
+  OFF (CoCUeglFrame, width, 24);
+  OFF (CoCUeglFrame, pitch, 36);
+  OFF (CoCUeglFrame, planeCount, 40);
+  OFF (CoCUeglFrame, frameType, 48);
+  OFF (CoCUeglFrame, cuFormat, 56);
+  SIZE (CoCUeglFrame, 64);
+
   OFF (CoNvBufCreateParams, gpuId, 0);
   OFF (CoNvBufCreateParams, width, 4);
   OFF (CoNvBufCreateParams, height, 8);
@@ -190,10 +199,34 @@ test_describe (void)
   g_assert_true (gst_co_nvmm_describe (h, size, &info, &p, &why));
   gst_co_nvmm_surface_free (h);
 
-  /* SURFACE_ARRAY: what to set, said */
-  h = new_surface (GST_VIDEO_FORMAT_RGBA, 64, 48, CO_NVBUF_MEM_SURFACE_ARRAY,
+  /* SURFACE_ARRAY: no pointer until mapped; the CPU's map gives the
+   * library's addresses, EGL fails here (no display, as without one) */
+  h = new_surface (GST_VIDEO_FORMAT_NV12, 64, 48, CO_NVBUF_MEM_SURFACE_ARRAY,
       &info);
-  assert_refused (h, size, &info, "nvbuf-memory-type");
+  g_assert_true (gst_co_nvmm_describe (h, size, &info, &p, &why));
+  g_assert_cmpint (p.access, ==, GST_CO_NVMM_UNMAPPED);
+  g_assert_false (p.host_visible);
+  g_assert_null (p.data[0]);
+  g_assert_false (gst_co_nvmm_map_egl (&p, &why));
+  g_assert_nonnull (why);
+  g_assert_cmpint (p.access, ==, GST_CO_NVMM_UNMAPPED);
+  g_clear_pointer (&why, g_free);
+  g_assert_true (gst_co_nvmm_map_cpu (&p, TRUE, &why));
+  g_assert_null (why);
+  g_assert_cmpint (p.access, ==, GST_CO_NVMM_CPU_MAPPED);
+  g_assert_true (p.host_visible);
+  g_assert_true (p.data[1] == (guint8 *) h->surfaceList->mappedAddr.addr[1]);
+  g_assert_true (p.data[1] - p.data[0] == (gssize) p.offset[1]);
+  gst_co_nvmm_release (&p, TRUE);
+  g_assert_cmpint (p.access, ==, GST_CO_NVMM_UNMAPPED);
+  g_assert_null (p.data[0]);
+  /* block-linear: CUDA's arrays only, the CPU says what to set */
+  h->surfaceList->layout = CO_NVBUF_LAYOUT_BLOCK_LINEAR;
+  g_assert_true (gst_co_nvmm_describe (h, size, &info, &p, &why));
+  g_assert_false (gst_co_nvmm_map_cpu (&p, FALSE, &why));
+  if (!strstr (why, "bl-output"))
+    g_error ("\"%s\" does not say bl-output", why);
+  g_clear_pointer (&why, g_free);
   gst_co_nvmm_surface_free (h);
 
   /* system memory: read in place, any gpuId */
