@@ -429,6 +429,23 @@ prior_of (GstCudaCltCorrelate * self, const gfloat ** prior)
   return ok;
 }
 
+/* noise-floor (a standard deviation in grey levels of @f's depth) as the
+ * cross-power modulus it gives in the tiles the correlation reads
+ * (co_clt_corr_noise_floor): in the plane's units, 0..1, through the
+ * filter that makes the plane (a Bayer mosaic's luma, [1 2 1] x [1 2 1] /
+ * 16, passes 36/256 of white noise's variance; RGB's luma counts as
+ * grey). */
+static gfloat
+noise_floor (GstCudaCltCorrelate * self, const CoFrame * f)
+{
+  const gfloat levels = f->format == CO_FORMAT_GRAY16_LE ? 65535.0f : 255.0f;
+  gfloat sigma = self->snap.noise_floor / levels;
+
+  if (f->bayer != CO_BAYER_NONE && !self->state->colour)
+    sigma *= 0.375f;            /* sqrt (36 / 256) */
+  return co_clt_corr_noise_floor (sigma);
+}
+
 GstFlowReturn
 gst_cuda_clt_correlate_process (GstCoBaseAggregator * base,
     GstBuffer * const *inbufs, const CoFrame * frames, guint n,
@@ -442,15 +459,17 @@ gst_cuda_clt_correlate_process (GstCoBaseAggregator * base,
   guint p, n_pairs = 0;
   gboolean ok = TRUE;
   const gfloat *prior = NULL;
+  gfloat floor;
   Output *o;
 
   gst_co_base_aggregator_snapshot_clear (base, &self->snap);
   gst_co_base_aggregator_snapshot (base, &self->snap);
-  co_clt_corr_params_init (&self->cp, self->snap.fat_zero,
+  floor = noise_floor (self, &frames[0]);
+  co_clt_corr_params_init (&self->cp, self->snap.fat_zero, floor,
       self->snap.lpf_sigma, frames[0].bayer != CO_BAYER_NONE);
   co_clt_corr_params_init (&self->cp_refine, self->snap.refine_fat_zero > 0.0f ?
-      self->snap.refine_fat_zero : self->snap.fat_zero, self->snap.lpf_sigma,
-      frames[0].bayer != CO_BAYER_NONE);
+      self->snap.refine_fat_zero : self->snap.fat_zero, floor,
+      self->snap.lpf_sigma, frames[0].bayer != CO_BAYER_NONE);
   if (self->out == OUTPUT_FRAMES) {
     *outbuf = gst_buffer_ref (inbufs[0]);
   } else {

@@ -86,6 +86,7 @@ typedef struct
   gdouble pre_shift_x, pre_shift_y;
   gfloat min_strength;
   gfloat lr_check;
+  gfloat noise_floor;
 } Settings;
 
 /* What the backend reads, device (CUDA) or host (CPU) memory.  It moves

@@ -100,6 +100,7 @@ enum
   PROP_PRE_SHIFT_Y,
   PROP_MIN_STRENGTH,
   PROP_LR_CHECK,
+  PROP_NOISE_FLOOR,
 };
 
 #define GST_TYPE_CO_CORR_MODE (co_corr_mode_get_type ())
@@ -756,6 +757,26 @@ gst_cuda_clt_correlate_class_init (GstCudaCltCorrelateClass * klass)
         "Pixels within which a pair measured both ways must agree, else "
         "the tile's strength is 0 (0: no check)", 0.0, 64.0, 0.0,
         GST_CO_PARAM_ANIM, SET (lr_check), FLOAT),
+    /**
+     * GstCudaCltCorrelate:noise-floor:
+     *
+     * The pixels' noise, as a standard deviation in grey levels of the
+     * input's bit depth (0-255 for 8-bit input, 0-65535 for 16-bit; for
+     * RGB input, of the luma; for raw Bayer input, of the raw samples,
+     * scaled here by the luma filter's noise gain).  The normalisation
+     * adds the cross-power that this noise gives to each frequency's
+     * magnitude, an absolute floor beside fat-zero's relative one:
+     * frequencies at or below the noise weigh little, so flat and
+     * noise-only tiles correlate near strength 0 (pure phase whitens
+     * their noise, even 8-bit rounding, to a peak of 0.2-0.3 at a random
+     * shift) while textured tiles keep their weights.  Identical textured
+     * tiles then peak a little below 1.  0: pure phase (fat-zero alone).
+     */
+    [PROP_NOISE_FLOOR - 1] = GST_CO_ROW_DOUBLE ("noise-floor",
+        "Noise floor", "Pixel noise, standard deviation in grey levels of "
+        "the input's depth: frequencies at or below it weigh little "
+        "(0 = none)", 0.0, 65535.0, 1.0, GST_CO_PARAM_ANIM,
+        SET (noise_floor), FLOAT),
   };
 
   GST_DEBUG_CATEGORY_INIT (gst_cuda_clt_correlate_debug, "cudacltcorrelate",

@@ -280,7 +280,7 @@ launch_correlate (const float *clt_a, const float *clt_b, int n_tiles,
     return (int) cudaSuccess;
   correlate_kernel <<< blocks < MAX_BLOCKS ? blocks : MAX_BLOCKS,
       32 * WARPS, 0, (cudaStream_t) stream >>> (clt_a, clt_b, n_tiles,
-      *cp, (int) method, on, corr, dx, dy, strength);
+      *cp, (int) co_clt_corr_method (cp, method), on, corr, dx, dy, strength);
   return (int) cudaGetLastError ();
 }
 

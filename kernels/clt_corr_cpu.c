@@ -11,14 +11,21 @@
 #define M_PI 3.14159265358979323846
 #endif
 
+float
+co_clt_corr_noise_floor (float sigma)
+{
+  return CO_CLT_CORR_NOISE_POWER * sigma * sigma;
+}
+
 void
 co_clt_corr_params_init (CoCltCorrParams * cp, float fat_zero,
-    float lpf_sigma, int mosaic)
+    float noise_floor, float lpf_sigma, int mosaic)
 {
   double w[CO_CLT_LAYER], sum = 0.0;
   int kv, kh, n;
 
   cp->fat_zero = fat_zero;
+  cp->noise_floor = noise_floor > 0.0f ? noise_floor : 0.0f;
   cp->weighted = lpf_sigma > 0.0f || mosaic || fat_zero > 0.0f;
   /* exp (-sigma^2 w^2 / 2) at w = pi (k + 0.5) / 8 across and down, over
    * their mean (a perfect match peaks at the weights' mean), once on the
@@ -55,6 +62,7 @@ correlate_tiles (const float *clt_a, const float *clt_b, int n_tiles,
   float cs[CO_CLT_BASIS], sn[CO_CLT_BASIS];
   int i;
 
+  method = co_clt_corr_method (cp, method);
   co_clt_corr_basis (cs, sn);
 #pragma omp parallel for schedule(static) if (n_tiles >= 1024)
   for (i = 0; i < n_tiles; i++) {

@@ -44,6 +44,9 @@ typedef enum
   CO_CLT_PEAK_PARABOLA = 1,     /* a parabola per axis through 3 samples */
   CO_CLT_PEAK_CENTROID = 2,     /* centroid of the 3x3 positive part */
   CO_CLT_PEAK_NEWTON = 3,       /* Newton's step on the continuous correlation */
+  /* the Dirichlet fit less the peak's symmetric part (co_clt_peak_1d):
+   * what the Dirichlet fit becomes under a noise floor (co_clt_corr_method) */
+  CO_CLT_PEAK_DIRICHLET_FLOOR = 4,
 } CoCltPeak;
 
 /* Raw sample (x, y) of a GRAY8 or GRAY16_LE mosaic, 0..1, mirrored about
@@ -129,7 +132,7 @@ co_clt_cos16 (int n)
 }
 
 /* How a cross-power is normalised (co_clt_corr_params_init fills one):
- * @fat_zero as co_clt_corr_norm_at; @lpf a weight per frequency
+ * @fat_zero and @noise_floor as co_clt_corr_norm_at; @lpf a weight per frequency
  * ([kv][kh]) applied to the normalised cross-power: a Gaussian low-pass
  * of the correlation, times a raw mosaic's weight, scaled so that
  * identical tiles still peak at 1 (1 everywhere: none); @weighted not 0
@@ -138,6 +141,7 @@ co_clt_cos16 (int n)
 typedef struct
 {
   float fat_zero;
+  float noise_floor;
   int32_t weighted;
   float lpf[CO_CLT_LAYER];
 } CoCltCorrParams;
@@ -189,16 +193,22 @@ co_clt_corr_mix_at (const float *clt, size_t stride, size_t j, float *out)
 
 /* Frequency @n of cross-power @p divided, part by part, by its modulus
  * plus @cp's fat zero times @mean (the tile's mean modulus: 0 is pure
- * phase, larger values weigh strong frequencies more, for noisy tiles),
- * times the low-pass, and put back together as r, i, j, ij.  No energy
- * gives zeros. */
+ * phase, larger values weigh strong frequencies more, for noisy tiles)
+ * plus its noise floor (an absolute modulus: the cross-power that the
+ * pixels' noise alone gives, so that frequencies at or below the noise
+ * weigh little and a flat or noise-only tile's correlation stays near 0
+ * where pure phase would whiten its noise, even float rounding, to a
+ * peak), times the low-pass, and put back together as r, i, j, ij.  No
+ * energy gives zeros. */
 CO_HD void
 co_clt_corr_norm_at (float *p, int n, const CoCltCorrParams * cp, float mean)
 {
   const float x1r = p[n], x1i = p[64 + n], x2r = p[128 + n],
       x2i = p[192 + n];
-  const float d1 = sqrtf (x1r * x1r + x1i * x1i) + cp->fat_zero * mean;
-  const float d2 = sqrtf (x2r * x2r + x2i * x2i) + cp->fat_zero * mean;
+  const float d1 = sqrtf (x1r * x1r + x1i * x1i) + cp->fat_zero * mean +
+      cp->noise_floor;
+  const float d2 = sqrtf (x2r * x2r + x2i * x2i) + cp->fat_zero * mean +
+      cp->noise_floor;
   const float s1 = d1 > 0.0f ? cp->lpf[n] / d1 : 0.0f;
   const float s2 = d2 > 0.0f ? cp->lpf[n] / d2 : 0.0f;
   const float p1r = x1r * s1, p1i = x1i * s1, p2r = x2r * s2,
@@ -351,7 +361,16 @@ co_clt_peak_1d (float cm, float c0, float cp, CoCltPeak method)
     const float sb = 1.950903220e-01f, cb = 9.807852804e-01f;
     const float b = 1.963495408e-01f;     /* pi / 16 */
     const int right = cp >= cm;
-    float r = c0 != 0.0f ? (right ? cp : cm) / c0 : 0.0f;
+    /* under a noise floor, a peak broader than D on both sides (both
+     * neighbours positive, which D's far side never is) is mostly the
+     * symmetric peak of a flat tile's few strong frequencies, centred:
+     * the smaller neighbour's part is taken off both, so that it reads
+     * 0 rather than up to half a pixel towards the larger one */
+    const float lo = method == CO_CLT_PEAK_DIRICHLET_FLOOR ?
+        (right ? cm : cp) : 0.0f;
+    const float base = lo > 0.0f ? lo : 0.0f;
+    float r = c0 - base != 0.0f ? ((right ? cp : cm) - base) / (c0 - base) :
+        0.0f;
     float d;
     /* the kernel's ratio lies in 0..1 (d 0..0.5); a negative neighbour
      * (a peak narrower than D) reads as d = 0, and co_clt_atan1's argument
@@ -434,6 +453,15 @@ co_clt_corr_newton (const float *p, const float *cs, const float *sn,
       m[n] = t[n][j];
     g[j] = co_clt_sum64 (m);
   }
+}
+
+/* The estimator @method becomes under @cp's weights: the Dirichlet fit
+ * with a noise floor takes its symmetric part off (co_clt_peak_1d) */
+CO_HD CoCltPeak
+co_clt_corr_method (const CoCltCorrParams * cp, CoCltPeak method)
+{
+  return method == CO_CLT_PEAK_DIRICHLET && cp->noise_floor > 0.0f ?
+      CO_CLT_PEAK_DIRICHLET_FLOOR : method;
 }
 
 /* The largest sample of correlation @c, the first of equal ones */

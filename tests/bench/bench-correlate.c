@@ -42,7 +42,7 @@ plain (void)
 {
   static CoCltCorrParams cp;
 
-  co_clt_corr_params_init (&cp, 0.0f, 0.0f, 0);
+  co_clt_corr_params_init (&cp, 0.0f, 0.0f, 0.0f, 0);
   return &cp;
 }
 

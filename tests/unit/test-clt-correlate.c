@@ -130,7 +130,7 @@ plain (void)
 {
   static CoCltCorrParams cp;
 
-  co_clt_corr_params_init (&cp, 0.0f, 0.0f, 0);
+  co_clt_corr_params_init (&cp, 0.0f, 0.0f, 0.0f, 0);
   return &cp;
 }
 
@@ -201,7 +201,7 @@ test_lowpass (void)
   shifts_init (&e, p.n);
   for (k = 0; k < 3; k++) {
     CoCltCorrParams cp;
-    co_clt_corr_params_init (&cp, 0.0f, sigmas[k], 0);
+    co_clt_corr_params_init (&cp, 0.0f, 0.0f, sigmas[k], 0);
     co_clt_correlate_cpu (p.za, p.za, p.n, &cp, CO_CLT_PEAK_CENTROID, NULL,
         e.x, e.y, e.s);
     assert_identical (&e, p.n);
@@ -392,8 +392,8 @@ from_device (float *host, const float *d, gsize n)
 /* The CUDA kernel against the C reference, bit for bit: the tiles of a
  * shifted texture pair, then random coefficients with an empty tile, an
  * identical pair (a peak exactly at zero) and a tile of equal samples,
- * with each peak method and fat zero, with and without the correlation
- * tiles; and its time on the tiles of a 2592x1936 pair. */
+ * with each peak method, fat zero and a noise floor, with and without the
+ * correlation tiles; and its time on the tiles of a 2592x1936 pair. */
 static void
 test_cuda_equals_c (void)
 {
@@ -439,12 +439,15 @@ test_cuda_equals_c (void)
     d_corr = to_device (NULL, ncorr);
     d_res = to_device (NULL, 3 * n);
     /* methods: dirichlet, parabola, centroid, newton; weights: flat, a
-     * fat zero, a fat zero with a low-pass, a mosaic's */
+     * fat zero, a fat zero with a low-pass, a mosaic's, a noise floor
+     * (about the tiles' own level) */
     for (m = 0; m < 4; m++)
-      for (f = 0; f < 4; f++) {
+      for (f = 0; f < 5; f++) {
         const gboolean with_corr = (m + f) % 2 == 0;
+        const float floor = f < 4 ? 0.0f : set == 0 ?
+            co_clt_corr_noise_floor (0.01f) : 5000.0f;
         CoCltCorrParams cp;
-        co_clt_corr_params_init (&cp, f < 3 ? fats[f] : 0.0f,
+        co_clt_corr_params_init (&cp, f < 3 ? fats[f] : 0.0f, floor,
             f == 2 ? 0.7f : 0.0f, f == 3);
         co_clt_correlate_cpu (za, zb, n, &cp, (CoCltPeak) m, corr_c,
             res_c, res_c + n, res_c + 2 * n);
