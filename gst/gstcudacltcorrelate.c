@@ -775,7 +775,7 @@ gst_cuda_clt_correlate_class_init (GstCudaCltCorrelateClass * klass)
     [PROP_NOISE_FLOOR - 1] = GST_CO_ROW_DOUBLE ("noise-floor",
         "Noise floor", "Pixel noise, standard deviation in grey levels of "
         "the input's depth: frequencies at or below it weigh little "
-        "(0 = none)", 0.0, 65535.0, 1.0, GST_CO_PARAM_ANIM,
+        "(0 = none)", 0.0, 65535.0, 0.5, GST_CO_PARAM_ANIM,
         SET (noise_floor), FLOAT),
   };
 
