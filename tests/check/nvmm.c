@@ -43,6 +43,7 @@ static gboolean block_linear;
 /* the test library's extras (tests/nvmm/nvbufsurface-test.c) */
 static int (*lib_copy) (void *dst, const void *src, size_t n);
 static int (*lib_device_is_host) (void);
+static int (*lib_egl) (void);
 
 static void
 open_test_library (void)
@@ -58,6 +59,8 @@ open_test_library (void)
   if (!g_module_symbol (m, "co_test_nvbufsurface_device_is_host",
           (gpointer *) & lib_device_is_host))
     lib_device_is_host = NULL;
+  if (!g_module_symbol (m, "co_test_nvbufsurface_egl", (gpointer *) & lib_egl))
+    lib_egl = NULL;
   g_module_make_resident (m);
 }
 
@@ -499,7 +502,10 @@ GST_END_TEST;
 /* Surface arrays, the Jetson's default: the CPU backend reads and writes
  * them through NvBufSurfaceMap, the system path's bytes; the CUDA backend
  * through EGL, which fails with the tests' library as without a display:
- * refused, saying what to set */
+ * refused, saying what to set.  Where the library makes real EGL images
+ * (CO_TEST_NVBUF_EGL on a machine with NVIDIA's EGL driver; 4-byte
+ * formats), the CUDA backend reads and writes them through CUDA's EGL
+ * interop: their CUDA arrays, in and out, block-linear marked or not. */
 GST_START_TEST (test_surface_array)
 {
   const gchar *words[] = { "NVBUF_MEM_SURFACE_ARRAY", "EGL",
@@ -509,7 +515,17 @@ GST_START_TEST (test_surface_array)
   if (!gst_co_nvmm_available ())
     return;
   force_mem_type = CO_NVBUF_MEM_SURFACE_ARRAY;
-  if (on_cuda) {
+  if (on_cuda && lib_egl && lib_egl ()) {
+    GST_INFO ("real EGL images");
+    same_bytes ("cudalensdistort k1=0.15 nvmm-memory-type=surface-array",
+        GST_VIDEO_FORMAT_RGBA, 200, 120);
+    same_bytes ("cudalensdistort k1=-0.3 nvmm-memory-type=surface-array",
+        GST_VIDEO_FORMAT_BGRx, 67, 45);
+    block_linear = TRUE;
+    same_bytes ("cudalensdistort k1=0.15 nvmm-memory-type=surface-array",
+        GST_VIDEO_FORMAT_RGBA, 128, 64);
+    block_linear = FALSE;
+  } else if (on_cuda) {
     refused (CO_NVBUF_MEM_SURFACE_ARRAY, 0, words);
   } else {
     same_bytes ("cudalensdistort k1=-0.2 nvmm-memory-type=surface-array",
@@ -529,7 +545,8 @@ GST_START_TEST (test_block_linear_refused)
   const gchar *cpu[] = { "block-linear", "bl-output", NULL };
   const gchar *cuda[] = { "NVBUF_MEM_SURFACE_ARRAY", "EGL", NULL };
 
-  if (!gst_co_nvmm_available ())
+  /* real EGL images (test_surface_array) are read */
+  if (!gst_co_nvmm_available () || (on_cuda && lib_egl && lib_egl ()))
     return;
   block_linear = TRUE;
   refused (CO_NVBUF_MEM_SURFACE_ARRAY, 0, on_cuda ? cuda : cpu);
@@ -555,7 +572,8 @@ GST_START_TEST (test_output_memory_refused)
   GRand *rand = g_rand_new_with_seed (9);
   const gchar *const *w;
 
-  if (!gst_co_nvmm_available () || !(on_cuda || device)) {
+  if (!gst_co_nvmm_available () || !(on_cuda || device) ||
+      (on_cuda && lib_egl && lib_egl ())) {
     g_rand_free (rand);
     g_free (element);
     return;

@@ -12,7 +12,9 @@
  * then 64 more, NV12's chroma plane at an offset that is not the luma
  * plane's end.  NVBUF_MEM_DEFAULT is CUDA_DEVICE, as on dGPU.  A
  * SURFACE_ARRAY surface has no data pointer and NvBufSurfaceMapEglImage
- * fails, as it does without a display.
+ * fails, as it does without a display; with CUDA, CO_TEST_NVBUF_EGL set
+ * and NVIDIA's EGL driver present, it gives a real EGLImage of a 4-byte
+ * surface (nvbufsurface-egl.c).
  *
  * Built with CUDA (CO_TEST_NVBUF_CUDA) and run where a device answers,
  * the CUDA types are what NVIDIA's are on dGPU: CUDA_DEVICE in device
@@ -28,6 +30,7 @@
 #include "gstconvmm-abi.h"
 #ifdef CO_TEST_NVBUF_CUDA
 #include <cuda_runtime.h>
+#include "nvbufsurface-egl.h"
 #endif
 
 #define EXPORT __attribute__ ((visibility ("default")))
@@ -275,17 +278,79 @@ NvBufSurfaceSyncForDevice (void *surf, int index, int plane)
   return surf ? 0 : -1;
 }
 
-/* No display, no EGL: as NVIDIA's library answers there */
+#ifdef CO_TEST_NVBUF_CUDA
+/* The surface array @index of @surf with an image to map (4-byte pixels,
+ * pitch-linear host memory), or NULL */
+static Params *
+egl_surface (void *surf, int index)
+{
+  Surface *h = surf;
+  Params *p;
+
+  if (!h || index < 0 || (uint32_t) index >= h->head.batchSize ||
+      h->head.memType != CO_NVBUF_MEM_SURFACE_ARRAY)
+    return NULL;
+  p = (Params *) h->head.surfaceList + index;
+  switch (p->head.colorFormat) {
+    case CO_NVBUF_COLOR_RGBA:
+    case CO_NVBUF_COLOR_BGRA:
+    case CO_NVBUF_COLOR_RGBx:
+    case CO_NVBUF_COLOR_BGRx:
+      return p;
+    default:
+      return NULL;
+  }
+}
+#endif
+
+/* Without a display, no EGL: as NVIDIA's library answers there (a real
+ * image where nvbufsurface-egl.c can make one); the GL texture behind the
+ * image is kept in the params' first reserved pointer */
 EXPORT int
 NvBufSurfaceMapEglImage (void *surf, int index)
 {
+#ifdef CO_TEST_NVBUF_CUDA
+  Params *p = egl_surface (surf, index);
+  unsigned texture = 0;
+
+  if (p && !p->head.mappedAddr.eglImage &&
+      co_test_egl_map ((uint8_t *) (uintptr_t) p->head.bufferDesc,
+          p->head.planeParams.pitch[0], p->head.width, p->head.height,
+          &p->head.mappedAddr.eglImage, &texture) == 0) {
+    p->_reserved[0] = (void *) (uintptr_t) texture;
+    return 0;
+  }
+#endif
   return -1;
 }
 
 EXPORT int
 NvBufSurfaceUnMapEglImage (void *surf, int index)
 {
+#ifdef CO_TEST_NVBUF_CUDA
+  Params *p = egl_surface (surf, index);
+  int ok;
+
+  if (p && p->head.mappedAddr.eglImage) {
+    ok = co_test_egl_unmap ((uint8_t *) (uintptr_t) p->head.bufferDesc,
+        p->head.planeParams.pitch[0], p->head.width, p->head.height,
+        p->head.mappedAddr.eglImage, (unsigned) (uintptr_t) p->_reserved[0]);
+    p->head.mappedAddr.eglImage = NULL;
+    return ok;
+  }
+#endif
   return -1;
+}
+
+/* Not NVIDIA's: whether NvBufSurfaceMapEglImage gives real images here */
+EXPORT int
+co_test_nvbufsurface_egl (void)
+{
+#ifdef CO_TEST_NVBUF_CUDA
+  return co_test_egl_available ();
+#else
+  return 0;
+#endif
 }
 
 #ifdef CO_TEST_NVBUF_V3
