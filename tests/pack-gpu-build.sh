@@ -25,6 +25,16 @@ cp "$b"/tests/soak/soak build-gc/tests/soak/
 # the tests' libnvbufsurface (check-nvmm)
 mkdir -p build-gc/tests/nvmm
 cp -P "$b"/tests/nvmm/libnvbufsurface.so* build-gc/tests/nvmm/ 2>/dev/null || true
+# libglvnd's EGL and GLES front ends and a vendor file naming NVIDIA's EGL
+# driver, which the GPU machine has without them: check-nvmm-cuda-egl
+# (tests/nvmm/nvbufsurface-egl.c) makes real EGL images with them
+if [ -e /usr/lib/x86_64-linux-gnu/libEGL.so.1 ] && [ -e /usr/lib/x86_64-linux-gnu/libGLESv2.so.2 ]; then
+  mkdir -p build-gc/egl
+  cp -L /usr/lib/x86_64-linux-gnu/libEGL.so.1 /usr/lib/x86_64-linux-gnu/libGLESv2.so.2 \
+    /usr/lib/x86_64-linux-gnu/libGLdispatch.so.0 build-gc/egl/
+  echo '{ "file_format_version" : "1.0.0", "ICD" : { "library_path" : "libEGL_nvidia.so.0" } }' \
+    > build-gc/egl/10_nvidia.json
+fi
 for f in "$b"/tests/check/check-* "$b"/tests/test-* "$b"/tests/bench/bench-*; do
   [ -f "$f" ] && [ -x "$f" ] || continue
   case $f in

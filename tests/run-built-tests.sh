@@ -19,13 +19,20 @@ for t in tests/test-lut tests/test-remap tests/test-camera tests/test-remapfilte
          tests/check/check-cudaaberration tests/check/check-cudaaberration:cuda tests/check/check-cudacltcorrelate tests/check/check-cudacltcorrelate:cuda \
          tests/check/check-coaggregator tests/check/check-coaggregator:cuda tests/check/check-cudalensdistort-gpu \
          tests/check/check-conformance tests/check/check-conformance:cuda \
-         tests/check/check-nvmm tests/check/check-nvmm:cuda; do
+         tests/check/check-nvmm tests/check/check-nvmm:cuda tests/check/check-nvmm:cuda-egl; do
   # PROGRAM:cuda runs PROGRAM --backend=cuda, the meson test PROGRAM-cuda:
   # its CUDA cases (tests/check/family-check.h, CO_CHECK_MAIN)
-  args=()
-  case $t in *:cuda) t=${t%:cuda}; args=(--backend=cuda) ;; esac
+  args=() suffix=
+  # PROGRAM:cuda-egl as :cuda, the tests' surface arrays real EGL images
+  # (NVIDIA's EGL driver through the libglvnd that tests/pack-gpu-build.sh
+  # puts in $b/egl)
+  case $t in
+    *:cuda) t=${t%:cuda}; args=(--backend=cuda) suffix=-cuda ;;
+    *:cuda-egl) t=${t%:cuda-egl}; args=(--backend=cuda) suffix=-cuda-egl
+      [ -f "$b/egl/10_nvidia.json" ] || continue ;;
+  esac
   [ -x "$b/$t" ] || continue
-  name=$(basename "$t")${args:+-cuda}
+  name=$(basename "$t")$suffix
   # ONLY=regex: just the tests whose names match (a quick GPU run)
   [ -z "${ONLY:-}" ] || [[ $name =~ $ONLY ]] || continue
   start=$(date +%s%N)
@@ -40,6 +47,12 @@ for t in tests/test-lut tests/test-remap tests/test-camera tests/test-remapfilte
     # registry of its own (tests/check/meson.build)
     check-nvmm|check-nvmm-cuda)
       CO_NVBUFSURFACE_LIB=$root/$b/tests/nvmm/libnvbufsurface.so.1.0.0 \
+        GST_REGISTRY=/tmp/co-registry-nvmm.bin GST_REGISTRY_1_0=/tmp/co-registry-nvmm.bin \
+        timeout "${TEST_TIMEOUT:-300}" "$b/$t" "${args[@]}" >"$logs/$name.log" 2>&1 ;;
+    check-nvmm-cuda-egl)
+      CO_NVBUFSURFACE_LIB=$root/$b/tests/nvmm/libnvbufsurface.so.1.0.0 CO_TEST_NVBUF_EGL=require \
+        LD_LIBRARY_PATH=$root/$b/egl:${LD_LIBRARY_PATH:-} \
+        __EGL_VENDOR_LIBRARY_FILENAMES=$root/$b/egl/10_nvidia.json \
         GST_REGISTRY=/tmp/co-registry-nvmm.bin GST_REGISTRY_1_0=/tmp/co-registry-nvmm.bin \
         timeout "${TEST_TIMEOUT:-300}" "$b/$t" "${args[@]}" >"$logs/$name.log" 2>&1 ;;
     *) CO_NVBUFSURFACE_LIB=none \

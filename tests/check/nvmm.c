@@ -515,6 +515,9 @@ GST_START_TEST (test_surface_array)
   if (!gst_co_nvmm_available ())
     return;
   force_mem_type = CO_NVBUF_MEM_SURFACE_ARRAY;
+  /* run-built-tests.sh's check-nvmm-cuda-egl: no silent refusal */
+  if (on_cuda && !g_strcmp0 (g_getenv ("CO_TEST_NVBUF_EGL"), "require"))
+    fail_unless (lib_egl && lib_egl (), "no EGL images here");
   if (on_cuda && lib_egl && lib_egl ()) {
     GST_INFO ("real EGL images");
     same_bytes ("cudalensdistort k1=0.15 nvmm-memory-type=surface-array",
