@@ -766,11 +766,12 @@ gst_cuda_clt_correlate_class_init (GstCudaCltCorrelateClass * klass)
      * scaled here by the luma filter's noise gain).  The normalisation
      * adds the cross-power that this noise gives to each frequency's
      * magnitude, an absolute floor beside fat-zero's relative one:
-     * frequencies at or below the noise weigh little, so flat and
-     * noise-only tiles correlate near strength 0 (pure phase whitens
-     * their noise, even 8-bit rounding, to a peak of 0.2-0.3 at a random
-     * shift) while textured tiles keep their weights.  Identical textured
-     * tiles then peak a little below 1.  0: pure phase (fat-zero alone).
+     * frequencies at or below the noise weigh little, so flat tiles
+     * correlate near strength 0 and noise-only tiles lower the closer the
+     * floor is to their noise (pure phase whitens their noise, even 8-bit
+     * rounding, to a peak of 0.2-0.3 at a random shift), while textured
+     * tiles keep their weights.  Identical textured tiles then peak a
+     * little below 1.  0: pure phase (fat-zero alone).
      */
     [PROP_NOISE_FLOOR - 1] = GST_CO_ROW_DOUBLE ("noise-floor",
         "Noise floor", "Pixel noise, standard deviation in grey levels of "
