@@ -580,8 +580,13 @@ GST_START_TEST (test_release_while_playing)
       push (s2, img, k * GST_SECOND / 30);
     if (k == 4) {
       pad = gst_element_get_static_pad (c, "sink_2");
+      /* locked first: the playing bin re-syncs its children's states
+       * (under qemu it set s2 back to PLAYING between these two calls,
+       * and s2 was then disposed in PLAYING) */
       gst_object_ref (s2);
-      gst_element_set_state (s2, GST_STATE_NULL);
+      gst_element_set_locked_state (s2, TRUE);
+      fail_unless (gst_element_set_state (s2, GST_STATE_NULL) ==
+          GST_STATE_CHANGE_SUCCESS);
       gst_bin_remove (GST_BIN (pipe), s2);
       gst_element_release_request_pad (c, pad);
       gst_object_unref (pad);
