@@ -160,6 +160,32 @@ static const guint32 mem_types[] = {
   CO_NVBUF_MEM_CUDA_UNIFIED, CO_NVBUF_MEM_SYSTEM,
 };
 
+/* Frame @vf's planes into the surface's @p (@to_surface) or back, row by
+ * row: the test library's rows are wider than the frame's */
+static void
+copy_frame (const GstCoNvmmPlanes * p, GstVideoFrame * vf,
+    const GstVideoInfo * info, gboolean to_surface)
+{
+  guint i;
+  gint y;
+
+  for (i = 0; i < p->n_planes; i++) {
+    const gint rows = GST_VIDEO_INFO_COMP_HEIGHT (info, i);
+    const gint row = GST_VIDEO_INFO_COMP_WIDTH (info, i) *
+        GST_VIDEO_INFO_COMP_PSTRIDE (info, i);
+    fail_unless (p->pitch[i] > row);
+    for (y = 0; y < rows; y++) {
+      guint8 *surf = p->data[i] + (gsize) y * p->pitch[i];
+      guint8 *frame = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (vf, i) +
+          (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (vf, i);
+      if (to_surface)
+        copy_bytes (surf, frame, row);
+      else
+        copy_bytes (frame, surf, row);
+    }
+  }
+}
+
 /* @sys's pixels in a new surface of @mem_type on GPU @gpu (a surface
  * array's written through the library's CPU mapping; then marked
  * block-linear where a test asks) */
@@ -173,8 +199,6 @@ to_nvmm (GstBuffer * sys, const GstVideoInfo * info, guint32 mem_type,
   GstCoNvmmPlanes p;
   GstVideoFrame vf;
   GstBuffer *buf;
-  guint i;
-  gint y;
 
   fail_unless (surf != NULL, "%s", why);
   fail_unless (gst_co_nvmm_describe (surf, gst_co_nvmm_surface_size (), info,
@@ -183,17 +207,7 @@ to_nvmm (GstBuffer * sys, const GstVideoInfo * info, guint32 mem_type,
     fail_unless (gst_co_nvmm_map_cpu (&p, TRUE, &why), "%s", why);
   fail_unless (gst_video_frame_map (&vf, (GstVideoInfo *) info, sys,
           GST_MAP_READ));
-  for (i = 0; i < p.n_planes; i++) {
-    const gint rows = GST_VIDEO_INFO_COMP_HEIGHT (info, i);
-    const gint row = GST_VIDEO_INFO_COMP_WIDTH (info, i) *
-        GST_VIDEO_INFO_COMP_PSTRIDE (info, i);
-    /* the test library's rows are wider than the frame's */
-    fail_unless (p.pitch[i] > row);
-    for (y = 0; y < rows; y++)
-      copy_bytes (p.data[i] + (gsize) y * p.pitch[i],
-          (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&vf, i) +
-          (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (&vf, i), row);
-  }
+  copy_frame (&p, &vf, info, TRUE);
   gst_video_frame_unmap (&vf);
   gst_co_nvmm_release (&p, TRUE);
   if (block_linear)
@@ -216,7 +230,6 @@ from_nvmm (GstBuffer * nv, const GstVideoInfo * info)
   GstMapInfo map;
   gchar *why = NULL;
   guint i;
-  gint y;
 
   fail_unless_equals_int (gst_buffer_n_memory (nv), 1);
   fail_unless (gst_buffer_map (nv, &map, GST_MAP_READ));
@@ -227,19 +240,11 @@ from_nvmm (GstBuffer * nv, const GstVideoInfo * info)
     fail_unless (gst_co_nvmm_map_cpu (&p, FALSE, &why), "%s", why);
   fail_unless (gst_video_frame_map (&vf, (GstVideoInfo *) info, out,
           GST_MAP_WRITE));
-  for (i = 0; i < p.n_planes; i++) {
-    const gint rows = GST_VIDEO_INFO_COMP_HEIGHT (info, i);
-    const gint row = GST_VIDEO_INFO_COMP_WIDTH (info, i) *
-        GST_VIDEO_INFO_COMP_PSTRIDE (info, i);
-    fail_unless (p.pitch[i] > row);
-    if (i > 0)
-      fail_unless (p.offset[i] != p.offset[i - 1] + p.pitch[i - 1] *
-          GST_VIDEO_INFO_COMP_HEIGHT (info, i - 1));
-    for (y = 0; y < rows; y++)
-      copy_bytes ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&vf, i) +
-          (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (&vf, i),
-          p.data[i] + (gsize) y * p.pitch[i], row);
-  }
+  /* each further plane at its own offset, not where the last one ends */
+  for (i = 1; i < p.n_planes; i++)
+    fail_unless (p.offset[i] != p.offset[i - 1] + p.pitch[i - 1] *
+        GST_VIDEO_INFO_COMP_HEIGHT (info, i - 1));
+  copy_frame (&p, &vf, info, FALSE);
   gst_video_frame_unmap (&vf);
   gst_co_nvmm_release (&p, FALSE);
   gst_buffer_unmap (nv, &map);
