@@ -98,6 +98,17 @@ ensure_stage (GstCoEngine * e, GstCoStage * stage, const CoFrame * host)
   return TRUE;
 }
 
+/* Plane @i of @f: the bytes of one of its rows, and *@rows */
+static size_t
+plane_row (const CoFrame * f, int i, int *rows)
+{
+  int pw;
+
+  co_plane_size (f->width, f->height, co_format_plane_shift (f->format, i),
+      &pw, rows);
+  return (size_t) pw * co_pix_bpp (co_format_plane_kind (f->format, i));
+}
+
 static gboolean
 copy_planes (GstCoEngine * e, const CoFrame * dst, const CoFrame * src,
     enum cudaMemcpyKind kind)
@@ -110,11 +121,8 @@ copy_planes (GstCoEngine * e, const CoFrame * dst, const CoFrame * src,
     GST_OBJECT_UNLOCK (e->element);
   }
   for (i = 0; i < co_format_n_planes (src->format); i++) {
-    int pw, ph;
-    co_plane_size (src->width, src->height,
-        co_format_plane_shift (src->format, i), &pw, &ph);
-    size_t row = (size_t) pw * co_pix_bpp (co_format_plane_kind (src->format,
-            i));
+    int ph;
+    const size_t row = plane_row (src, i, &ph);
     cudaError_t err = dst->pitch[i] == src->pitch[i] ?
         /* one run of bytes (the padding of the last row left out) */
         cudaMemcpyAsync (dst->data[i], src->data[i], (size_t) src->pitch[i] *
@@ -150,11 +158,8 @@ co_engine_copy_arrays (GstCoEngine * e, const CoFrame * f,
   int i;
 
   for (i = 0; i < co_format_n_planes (f->format); i++) {
-    int pw, ph;
-    co_plane_size (f->width, f->height, co_format_plane_shift (f->format, i),
-        &pw, &ph);
-    size_t row = (size_t) pw * co_pix_bpp (co_format_plane_kind (f->format,
-            i));
+    int ph;
+    const size_t row = plane_row (f, i, &ph);
     cudaError_t err = to_arrays ?
         cudaMemcpy2DToArrayAsync ((cudaArray_t) arrays[i], 0, 0, f->data[i],
         f->pitch[i], row, ph, cudaMemcpyDeviceToDevice,
